@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what `npm start` and `npm test` need and is missing: Debian packages (when root), then the
+# npm packages, Bun among them (into node_modules/.bin). Safe to run every time: it only acts on gaps.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(ffmpeg pocketsphinx pocketsphinx-en-us nats-server)
+if [ "${1:-}" = "--test" ]; then
+  packages+=()
+fi
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: warning: missing Debian packages ${missing[*]} (run as root, or install them, to use the features that need them)" >&2
+  fi
+fi
+
+if [ ! -x node_modules/.bin/bun ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages (Bun included)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

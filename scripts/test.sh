@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the whole suite with Bun and ends with one plain summary line ("N passed, N failed, N skipped")
+# that CI can read whatever the runner prints above it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+log=$(mktemp)
+node_modules/.bin/bun test "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+pass=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+fail=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+skip=$(grep -Eo '^ *[0-9]+ skip$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+grep '^SKIPPED:' "$log" | sort -u | sed 's/^/note: /'
+echo "tests: ${pass} passed, ${fail} failed, ${skip} skipped"
+rm -f "$log"
+if [ "$pass" = 0 ] && [ "$status" = 0 ]; then echo "no test ran" >&2; exit 1; fi
+exit "$status"

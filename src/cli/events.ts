@@ -1,0 +1,70 @@
+import { loadConfig } from "../config.ts";
+import { openEventStore } from "../adapters.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import { parseArgs } from "./args.ts";
+import { eventFilter, FilterError, matchesFilter } from "./event-filter.ts";
+
+const usage = `usage: bun run events [--stream NAME] [--type TYPE[,TYPE]] [--since TIME] [--until TIME] [--after POSITION] [--limit N] [--follow]
+
+Prints the event log as NDJSON, one event a line, oldest first:
+{"position","streamName","revision","id","type","time","data","metadata"}
+  --stream   only this stream, e.g. task-42 or user-7
+  --type     only these event types (repeat or comma-separate)
+  --since    events recorded at or after this ISO 8601 time
+  --until    events recorded before this ISO 8601 time
+  --after    only events after this global position
+  --limit    stop after N events
+  --follow   keep printing new events as they are appended (Ctrl-C to stop)`;
+
+function line(event: RecordedEvent): string {
+  const { position, streamName, revision, id, type, time, data, metadata } = event;
+  return JSON.stringify({ position, streamName, revision, id, type, time, data, metadata });
+}
+
+async function main(): Promise<number> {
+  const { options } = parseArgs(process.argv.slice(2));
+  if (options.has("help")) {
+    console.log(usage);
+    return 0;
+  }
+  const filter = eventFilter(options);
+  const after = Number(options.get("after")?.at(-1) ?? 0);
+  const limit = Number(options.get("limit")?.at(-1) ?? Infinity);
+  if (!Number.isInteger(after) || after < 0) throw new FilterError("--after must be a whole number");
+  if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new FilterError("--limit must be a positive whole number");
+
+  const store = await openEventStore(loadConfig());
+  let printed = 0;
+  const print = (event: RecordedEvent) => {
+    if (printed >= limit || event.position <= after || !matchesFilter(filter, event)) return;
+    process.stdout.write(line(event) + "\n");
+    printed++;
+  };
+  try {
+    if (options.has("follow")) {
+      const subscription = store.subscribe({ after }, print);
+      process.on("SIGINT", () => void subscription.stop());
+      await subscription.done;
+    } else if (filter.stream !== null) {
+      for (const event of await store.readStream(filter.stream)) print(event);
+    } else {
+      for (let from = after; printed < limit; ) {
+        const batch = await store.readAll({ after: from, limit: 1000 });
+        if (batch.length === 0) break;
+        for (const event of batch) print(event);
+        from = batch[batch.length - 1]!.position;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof FilterError ? `events: ${error.message}\n\n${usage}` : error);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,86 @@
+import { resolve } from "node:path";
+
+export type Role = "api" | "projections" | "workers";
+
+/** Everything the service reads from the environment, validated once at start (composition root only). */
+export type Config = {
+  port: number;
+  dataDir: string;
+  /** Base URL clients reach the API at; used in share links and URLs signed by the embedded blob store. */
+  publicUrl: string;
+  roles: Role[];
+  eventStoreUrl: string | null;
+  mongodbUrl: string | null;
+  mongodbDatabase: string;
+  natsUrl: string | null;
+  s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean } | null;
+  workerConcurrency: number;
+  rateLimitPerMinute: number;
+  loginAttemptsPerMinute: number;
+  /** OpenID Connect provider for `POST /api/auth/social-login` (provider `idp`); null when not configured. */
+  idp: { issuer: string; clientId: string; clientSecret: string; redirectUri: string } | null;
+};
+
+export class ConfigError extends Error {}
+
+function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+function optional(env: Record<string, string | undefined>, name: string): string | null {
+  const raw = env[name]?.trim();
+  return raw ? raw : null;
+}
+
+function identityProvider(env: Record<string, string | undefined>, port: number): Config["idp"] {
+  const issuer = optional(env, "IDP_ISSUER");
+  if (!issuer) return null;
+  const clientId = optional(env, "IDP_CLIENT_ID");
+  const clientSecret = optional(env, "IDP_CLIENT_SECRET");
+  if (!clientId || !clientSecret) throw new ConfigError("IDP_ISSUER needs IDP_CLIENT_ID and IDP_CLIENT_SECRET");
+  const redirectUri = optional(env, "IDP_REDIRECT_URI") ?? `${optional(env, "PUBLIC_URL") ?? `http://localhost:${port}`}/auth/callback`;
+  return { issuer: issuer.replace(/\/+$/, ""), clientId, clientSecret, redirectUri };
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const port = integer(env, "PORT", 3000, 0, 65535);
+  const roles = (optional(env, "ROLES") ?? "api,projections,workers").split(",").map((r) => r.trim());
+  for (const role of roles) {
+    if (role !== "api" && role !== "projections" && role !== "workers") throw new ConfigError(`ROLES: unknown role "${role}" (api, projections, workers)`);
+  }
+  const s3Endpoint = optional(env, "S3_ENDPOINT");
+  let s3: Config["s3"] = null;
+  if (s3Endpoint) {
+    const bucket = optional(env, "S3_BUCKET");
+    const accessKeyId = optional(env, "S3_ACCESS_KEY_ID") ?? optional(env, "AWS_ACCESS_KEY_ID");
+    const secretAccessKey = optional(env, "S3_SECRET_ACCESS_KEY") ?? optional(env, "AWS_SECRET_ACCESS_KEY");
+    if (!bucket || !accessKeyId || !secretAccessKey) throw new ConfigError("S3_ENDPOINT needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY");
+    s3 = {
+      endpoint: s3Endpoint,
+      bucket,
+      region: optional(env, "S3_REGION") ?? "us-east-1",
+      accessKeyId,
+      secretAccessKey,
+      forcePathStyle: (optional(env, "S3_FORCE_PATH_STYLE") ?? "true") !== "false",
+    };
+  }
+  return {
+    port,
+    dataDir: resolve(optional(env, "DATA_DIR") ?? "./data"),
+    publicUrl: (optional(env, "PUBLIC_URL") ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    roles: roles as Role[],
+    eventStoreUrl: optional(env, "EVENTSTORE_URL"),
+    mongodbUrl: optional(env, "MONGODB_URL"),
+    mongodbDatabase: optional(env, "MONGODB_DATABASE") ?? "scribe",
+    natsUrl: optional(env, "NATS_URL"),
+    s3,
+    workerConcurrency: integer(env, "WORKER_CONCURRENCY", 2, 1, 64),
+    rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 10, 1, 1_000_000_000),
+    loginAttemptsPerMinute: integer(env, "LOGIN_ATTEMPTS_PER_MINUTE", 5, 1, 1_000_000_000),
+    idp: identityProvider(env, port),
+  };
+}

@@ -1,0 +1,21 @@
+/** An event as a decider emits it: a past-tense fact without store metadata. */
+export type DomainEvent<Type extends string = string, Data = unknown> = { type: Type; data: Data };
+
+/**
+ * The pure heart of a stream: fold its events into state, and decide which new events a command
+ * produces (or throw a DomainError). No I/O, clock or random ids: those come in with the command.
+ */
+export type Decider<State, Command, Event extends DomainEvent> = {
+  initialState: () => State;
+  evolve: (state: State, event: Event) => State;
+  decide: (command: Command, state: State) => Event[];
+};
+
+export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<State, never, Event>, "initialState" | "evolve">, events: Event[]): State {
+  return events.reduce(decider.evolve, decider.initialState());
+}
+
+/** For the exhaustiveness check at the end of every switch over a tagged union. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,184 @@
+import {
+  ANY,
+  EventStoreDBClient,
+  excludeSystemEvents,
+  FORWARDS,
+  jsonEvent,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  type AllStreamRecordedEvent,
+  type AppendExpectedRevision,
+  type JSONType,
+  type Position,
+  type ReadPosition,
+  type RecordedEvent as EsdbRecordedEvent,
+} from "@eventstore/db-client";
+import type { EventMetadata, NewEvent, RecordedEvent } from "../core/event.ts";
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventHandler,
+  type EventStore,
+  type ExpectedRevision,
+  type Subscription,
+} from "./port.ts";
+
+const READ_ALL_PAGE = 500;
+
+/**
+ * The cluster event store. Our `position` is the event's commit position in $all: since EventStoreDB 20
+ * every appended event has its own (commit = prepare), so positions are distinct and increasing, and
+ * `{ commit: p, prepare: p }` is a valid place to resume from.
+ */
+export class EventStoreDbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+
+  constructor(connectionString: string) {
+    this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  async append(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    if (events.length === 0) throw new Error(`append to ${streamName}: no events`);
+    const expected = options.expectedRevision;
+    let result;
+    try {
+      result = await this.client.appendToStream(
+        streamName,
+        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: e.metadata })),
+        { expectedRevision: toEsdbExpected(expected) },
+      );
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = error.actualVersion === NO_STREAM ? "no_stream" : Number(error.actualVersion);
+        throw new WrongExpectedRevisionError(streamName, expected, actual);
+      }
+      throw error;
+    }
+    const nextRevision = Number(result.nextExpectedRevision);
+    // An idempotent replay of a stored batch answers without a position: take it from the stored last event.
+    const position = result.position ? Number(result.position.commit) : await this.positionOf(streamName, nextRevision);
+    return { nextRevision, position };
+  }
+
+  private async positionOf(streamName: string, revision: number): Promise<number> {
+    for await (const resolved of this.client.readStream(streamName, { fromRevision: BigInt(revision), maxCount: 1 })) {
+      if (resolved.event) return toRecorded(resolved.event).position;
+    }
+    throw new Error(`append to ${streamName}: revision ${revision} not found after append`);
+  }
+
+  async readStream(streamName: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]> {
+    const from = options?.fromRevision ?? 0;
+    const events: RecordedEvent[] = [];
+    try {
+      const read = this.client.readStream(streamName, { fromRevision: from === 0 ? START : BigInt(from), direction: FORWARDS });
+      for await (const resolved of read) if (resolved.event) events.push(toRecorded(resolved.event));
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return events;
+  }
+
+  async readAll(options?: { after?: number; limit?: number }): Promise<RecordedEvent[]> {
+    const after = options?.after;
+    const limit = options?.limit ?? Infinity;
+    const events: RecordedEvent[] = [];
+    // readAll in this client has no server-side filter: page through $all and drop system events here.
+    let cursor: ReadPosition = after === undefined ? START : at(after);
+    for (;;) {
+      let seen = 0;
+      let last: Position | null = null;
+      const page = this.client.readAll({ fromPosition: cursor, maxCount: READ_ALL_PAGE, direction: FORWARDS });
+      for await (const resolved of page) {
+        seen += 1;
+        const event: AllStreamRecordedEvent | undefined = resolved.event;
+        if (!event) continue;
+        last = event.position;
+        // Reading from a position includes the event at it; `after` and page cursors are exclusive.
+        if (typeof cursor === "object" && !isAfter(event.position, cursor)) continue;
+        if (event.type.startsWith("$") || events.length >= limit) continue;
+        events.push(toRecorded(event));
+      }
+      if (seen < READ_ALL_PAGE || events.length >= limit || !last) return events;
+      cursor = last;
+    }
+  }
+
+  subscribe(options: { after?: number }, handler: EventHandler): Subscription {
+    const after = options.after;
+    const stream = this.client.subscribeToAll({
+      fromPosition: after === undefined ? START : at(after),
+      filter: excludeSystemEvents(),
+    });
+    let stopped = false;
+    const run = async () => {
+      try {
+        // for await pulls one event at a time, so a slow handler holds back the gRPC stream (back-pressure).
+        for await (const resolved of stream) {
+          if (stopped) return;
+          const event = resolved.event;
+          if (!event || event.type.startsWith("$")) continue;
+          const recorded = toRecorded(event);
+          if (after !== undefined && recorded.position <= after) continue;
+          await handler(recorded);
+        }
+      } catch (error) {
+        // Cancelling the stream on stop() may surface as a premature close: that is the end we asked for.
+        if (!stopped) throw error;
+      }
+    };
+    const done = run().finally(() => stream.unsubscribe().catch(() => undefined));
+    return {
+      done,
+      stop: async () => {
+        stopped = true;
+        await stream.unsubscribe().catch(() => undefined);
+        stream.destroy();
+        await done.catch(() => undefined);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.client.dispose();
+  }
+}
+
+function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
+  if (expected === "no_stream") return NO_STREAM;
+  if (expected === "any") return ANY;
+  return BigInt(expected);
+}
+
+function at(position: number): Position {
+  return { commit: BigInt(position), prepare: BigInt(position) };
+}
+
+function isAfter(p: Position, q: Position): boolean {
+  return p.commit > q.commit || (p.commit === q.commit && p.prepare > q.prepare);
+}
+
+function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
+  const data: unknown = event.isJson ? event.data : JSON.parse(Buffer.from(event.data).toString("utf8"));
+  return {
+    id: event.id,
+    type: event.type,
+    data,
+    metadata: toMetadata(event.metadata),
+    streamName: event.streamId,
+    revision: Number(event.revision),
+    // Servers before 22.6 leave positions off stream reads; -1 says "unknown" rather than inventing one.
+    position: event.position ? Number(event.position.commit) : -1,
+    time: event.created.toISOString(),
+  };
+}
+
+/** Events written by other tools may lack our metadata; missing fields read as unknown (null). */
+function toMetadata(raw: unknown): EventMetadata {
+  const m = raw !== null && typeof raw === "object" && !(raw instanceof Uint8Array) ? (raw as Record<string, unknown>) : {};
+  const text = (v: unknown) => (typeof v === "string" ? v : null);
+  return { correlationId: text(m.correlationId) ?? "", causationId: text(m.causationId), userId: text(m.userId) };
+}

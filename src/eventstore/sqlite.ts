@@ -1,0 +1,237 @@
+import { Database, type Statement } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { EventMetadata, NewEvent, RecordedEvent } from "../core/event.ts";
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventHandler,
+  type EventStore,
+  type ExpectedRevision,
+  type Subscription,
+} from "./port.ts";
+
+type Row = {
+  position: number;
+  stream_name: string;
+  revision: number;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  time: string;
+};
+type Stored = { stream_name: string; revision: number; position: number };
+
+const CATCH_UP_BATCH = 500;
+/** Appends from other processes (the operator CLI) are only seen by polling the file. */
+const POLL_MS = 100;
+/** The server and the CLI share the file; a writer waits this long for the other's lock instead of failing. */
+const BUSY_TIMEOUT_MS = 5000;
+const COLUMNS = "position, stream_name, revision, event_id, type, data, metadata, time";
+
+/** The embedded event store: one SQLite file (WAL) under DATA_DIR, shared by the server and the operator CLI. */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database;
+  private readonly insert: Statement<never, [string, number, string, string, string, string, string]>;
+  private readonly lastRevision: Statement<{ revision: number | null }, [string]>;
+  private readonly byId: Statement<Stored, [string]>;
+  private readonly streamRows: Statement<Row, [string, number]>;
+  private readonly allRows: Statement<Row, [number, number]>;
+  private readonly head: Statement<{ position: number | null }, []>;
+  private readonly appendTx: (streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult;
+  /** Wakes subscriptions waiting for new events; resolved on every local append and when polling sees a foreign one. */
+  private waiters = new Set<() => void>();
+  private readonly subscriptions = new Set<Subscription>();
+  private poller: ReturnType<typeof setInterval> | null = null;
+  private lastSeenHead = 0;
+
+  /** `path` is a file (its folder is created) or ":memory:" for tests. */
+  constructor(path: string) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path, { create: true, strict: true });
+    this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Durable up to the last checkpoint on power loss, but never corrupt; commits skip fsync, hence the 2 ms append budget.
+    this.db.exec("PRAGMA synchronous = NORMAL");
+    // Switching to WAL does not wait on the busy handler: two processes creating the file at once must retry.
+    retryWhileBusy(() => this.db.exec("PRAGMA journal_mode = WAL"));
+    retryWhileBusy(() => this.db.exec(`CREATE TABLE IF NOT EXISTS events (
+      position INTEGER PRIMARY KEY AUTOINCREMENT,
+      stream_name TEXT NOT NULL,
+      revision INTEGER NOT NULL,
+      event_id TEXT NOT NULL UNIQUE,
+      type TEXT NOT NULL,
+      data TEXT NOT NULL,
+      metadata TEXT NOT NULL,
+      time TEXT NOT NULL,
+      UNIQUE (stream_name, revision)
+    )`));
+    this.insert = this.db.prepare(
+      "INSERT INTO events (stream_name, revision, event_id, type, data, metadata, time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.lastRevision = this.db.prepare("SELECT max(revision) AS revision FROM events WHERE stream_name = ?");
+    this.byId = this.db.prepare("SELECT stream_name, revision, position FROM events WHERE event_id = ?");
+    this.streamRows = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision`);
+    this.allRows = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
+    this.head = this.db.prepare("SELECT max(position) AS position FROM events");
+    // IMMEDIATE takes the write lock before reading the revision, so two appenders (even in two processes) cannot both pass the check.
+    const tx = this.db.transaction((s: string, e: NewEvent[], x: ExpectedRevision) => this.appendLocked(s, e, x));
+    this.appendTx = (s, e, x) => tx.immediate(s, e, x);
+  }
+
+  async append(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    if (events.length === 0) throw new Error(`append to ${streamName}: no events`);
+    const result = this.appendTx(streamName, events, options.expectedRevision);
+    this.wake();
+    return result;
+  }
+
+  private appendLocked(streamName: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+    const first = events[0]!;
+    const already = this.byId.get(first.id);
+    if (already) return this.replayedResult(streamName, events, already);
+    const current = this.lastRevision.get(streamName)?.revision ?? null;
+    if (expected === "no_stream" ? current !== null : expected !== "any" && current !== expected) {
+      throw new WrongExpectedRevisionError(streamName, expected, current ?? "no_stream");
+    }
+    const time = new Date().toISOString();
+    let revision = current ?? -1;
+    let position = 0;
+    for (const event of events) {
+      revision += 1;
+      try {
+        const run = this.insert.run(
+          streamName, revision, event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), time,
+        );
+        position = Number(run.lastInsertRowid);
+      } catch (error) {
+        if (this.byId.get(event.id)) throw partialDuplicate(streamName);
+        throw error;
+      }
+    }
+    return { nextRevision: revision, position };
+  }
+
+  /** The batch was stored before (a retried request): answer as the first append did, like EventStoreDB's idempotent writes. */
+  private replayedResult(streamName: string, events: NewEvent[], first: Stored): AppendResult {
+    let last = first;
+    for (let i = 0; i < events.length; i++) {
+      const stored = i === 0 ? first : this.byId.get(events[i]!.id);
+      if (!stored || stored.stream_name !== streamName || stored.revision !== first.revision + i) throw partialDuplicate(streamName);
+      last = stored;
+    }
+    return { nextRevision: last.revision, position: last.position };
+  }
+
+  async readStream(streamName: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]> {
+    return this.streamRows.all(streamName, options?.fromRevision ?? 0).map(toRecorded);
+  }
+
+  async readAll(options?: { after?: number; limit?: number }): Promise<RecordedEvent[]> {
+    return this.readAfter(options?.after ?? 0, options?.limit ?? -1);
+  }
+
+  private readAfter(after: number, limit: number): RecordedEvent[] {
+    return this.allRows.all(after, limit).map(toRecorded);
+  }
+
+  subscribe(options: { after?: number }, handler: EventHandler): Subscription {
+    let stopped = false;
+    let wakeMe: (() => void) | null = null;
+    const waitForNews = () =>
+      new Promise<void>((resolve) => {
+        wakeMe = resolve;
+        this.waiters.add(resolve);
+      });
+    const run = async () => {
+      let checkpoint = options.after ?? 0;
+      while (!stopped) {
+        const batch = this.readAfter(checkpoint, CATCH_UP_BATCH);
+        if (batch.length === 0) {
+          await waitForNews();
+          continue;
+        }
+        for (const event of batch) {
+          if (stopped) return;
+          await handler(event);
+          checkpoint = event.position;
+        }
+      }
+    };
+    this.startPolling();
+    const done = run();
+    const subscription: Subscription = {
+      done,
+      stop: async () => {
+        stopped = true;
+        wakeMe?.();
+        await done.catch(() => undefined);
+      },
+    };
+    this.subscriptions.add(subscription);
+    const forget = () => {
+      this.subscriptions.delete(subscription);
+      if (this.subscriptions.size === 0) this.stopPolling();
+    };
+    done.then(forget, forget);
+    return subscription;
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = new Set();
+    for (const resolve of waiters) resolve();
+  }
+
+  private startPolling(): void {
+    if (this.poller) return;
+    this.lastSeenHead = this.head.get()?.position ?? 0;
+    this.poller = setInterval(() => {
+      const head = this.head.get()?.position ?? 0;
+      if (head === this.lastSeenHead) return;
+      this.lastSeenHead = head;
+      this.wake();
+    }, POLL_MS);
+  }
+
+  private stopPolling(): void {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    this.stopPolling();
+    this.db.close();
+  }
+}
+
+function retryWhileBusy(run: () => void): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return run();
+    } catch (error) {
+      const busy = error instanceof Error && "code" in error && String(error.code).startsWith("SQLITE_BUSY");
+      if (!busy || Date.now() > deadline) throw error;
+      Bun.sleepSync(5);
+    }
+  }
+}
+
+function partialDuplicate(streamName: string): Error {
+  return new Error(`append to ${streamName}: some event ids of this batch are already stored, but not as this same batch`);
+}
+
+function toRecorded(row: Row): RecordedEvent {
+  return {
+    id: row.event_id,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    streamName: row.stream_name,
+    revision: row.revision,
+    position: row.position,
+    time: row.time,
+  };
+}

@@ -1,0 +1,89 @@
+import { Elysia, ValidationError } from "elysia";
+import { DomainError, TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
+import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
+import { fieldName, messageFor } from "./validation-messages.ts";
+
+/** The one error shape of the API (spec section 7): `message`, plus `errors` keyed by field for 422. */
+export type ErrorBody = { message: string; errors?: Record<string, string[]> };
+
+function json(status: number, body: ErrorBody, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+/**
+ * Elysia's numeric types are unions (a number, or a numeric string from a query or form), so the
+ * useful complaint ("must be at least 0") sits inside the union's first branch.
+ */
+function innermost(issue: ValueError): ValueError {
+  if (issue.type !== ValueErrorType.Union) return issue;
+  const candidates: ValueError[] = [];
+  for (const branch of issue.errors ?? []) {
+    const first = branch.First();
+    if (first) candidates.push(innermost(first));
+  }
+  const rank = (e: ValueError) => (typeMismatch.has(e.type) ? (e.type === ValueErrorType.String ? 2 : 1) : 0);
+  candidates.sort((a, b) => rank(a) - rank(b));
+  return candidates[0] ?? issue;
+}
+
+const typeMismatch = new Set([
+  ValueErrorType.String,
+  ValueErrorType.StringPattern,
+  ValueErrorType.StringFormat,
+  ValueErrorType.Number,
+  ValueErrorType.Integer,
+  ValueErrorType.Boolean,
+  ValueErrorType.Object,
+  ValueErrorType.Array,
+  ValueErrorType.Null,
+  ValueErrorType.Literal,
+]);
+
+/** 422 with every failing field, so a form can show all problems at once. */
+export function validationResponse(error: Readonly<ValidationError>): Response {
+  const errors: Record<string, string[]> = {};
+  const required = new Set<string>();
+  for (const issue of error.all) {
+    if (!("path" in issue)) continue;
+    const field = fieldName(issue.path, error.type);
+    const list = (errors[field] ??= []);
+    // A missing field also fails its type check; only "required" helps the client.
+    if (issue.type === ValueErrorType.ObjectRequiredProperty) list.length = 0;
+    else if (required.has(field)) continue;
+    const message = messageFor(innermost(issue), field);
+    if (!list.includes(message)) list.push(message);
+    if (issue.type === ValueErrorType.ObjectRequiredProperty) required.add(field);
+  }
+  if (Object.keys(errors).length === 0) errors[error.type] = [`The ${error.type} is invalid.`];
+  const messages = Object.values(errors).flat();
+  const more = messages.length - 1;
+  const message = more > 0 ? `${messages[0]} (and ${more} more error${more > 1 ? "s" : ""})` : messages[0]!;
+  return json(422, { message, errors });
+}
+
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ValidationFailedError) return json(422, { message: error.message, errors: error.errors });
+  if (error instanceof TooManyRequestsError) {
+    const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) };
+    return json(429, { message: error.message }, headers);
+  }
+  if (error instanceof DomainError) return json(error.status, { message: error.message });
+  console.error(error);
+  return json(500, { message: "Internal server error." });
+}
+
+/** Maps every failure, from routing to domain rules, to the one error shape. */
+export const errorHandler = new Elysia({ name: "error-handler" }).onError({ as: "global" }, ({ code, error }) => {
+  switch (code) {
+    case "VALIDATION":
+      return validationResponse(error);
+    case "NOT_FOUND":
+      return json(404, { message: "Not found." });
+    case "PARSE":
+      return json(400, { message: "The request body could not be parsed; send valid JSON (or the form encoding the endpoint takes)." });
+    case "INVALID_COOKIE_SIGNATURE":
+      return json(401, { message: "Unauthenticated." });
+    default:
+      return errorResponse(error);
+  }
+});

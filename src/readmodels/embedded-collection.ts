@@ -1,0 +1,222 @@
+/**
+ * A collection of the embedded store (embedded.ts): reads translate to SQL where they can and fall back to
+ * the JS matcher over SQL-prefiltered rows where they cannot; writes are read-modify-write in JS inside
+ * one IMMEDIATE transaction each.
+ */
+import type { Statement } from "bun:sqlite";
+import type { Collection, Document, Filter, FindOptions, Sort, Update, UpdateResult } from "./port.ts";
+import { parseFilter, parseFindOptions, parseSort } from "./filter.ts";
+import { matchesNode } from "./match.ts";
+import { field, orderBy, translate, type SqlParam } from "./embedded-sql.ts";
+import { applyUpdate, parseUpdate, seedFromFilter, type ParsedUpdate } from "./update.ts";
+
+/** What a collection needs from the store's one connection. */
+export interface SqliteSession {
+  /** A prepared statement, cached per SQL string. */
+  statement(sql: string): Statement;
+  explain(sql: string, params: SqlParam[]): string[];
+  /** Runs `work` in one IMMEDIATE transaction; unique violations become DuplicateKeyError. */
+  write<R>(collection: string, work: () => R): R;
+}
+
+type Row = { id: string; doc: string };
+
+export class EmbeddedCollection<T extends Document = Document> implements Collection<T> {
+  private readonly table: string;
+
+  constructor(private readonly name: string, private readonly store: SqliteSession) {
+    this.table = `"${name}"`;
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return this.select(filter, { limit: 1 })[0] ?? null;
+  }
+
+  async find(filter: Filter, options?: FindOptions): Promise<T[]> {
+    return this.select(filter, options);
+  }
+
+  async countDocuments(filter: Filter = {}): Promise<number> {
+    const node = parseFilter(filter);
+    const t = translate(node);
+    if (t.exact) {
+      const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${t.where}`).get(...t.params);
+      return (row as { n: number }).n;
+    }
+    let n = 0;
+    for (const _ of this.candidates(filter)) n++;
+    return n;
+  }
+
+  async insertOne(doc: T): Promise<void> {
+    this.store.write(this.name, () => this.insert(doc));
+  }
+
+  async replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    const node = parseFilter(filter);
+    const seededId = seedFromFilter(node)._id;
+    return this.store.write(this.name, () => {
+      const [row] = this.candidates(filter, 1);
+      if (row !== undefined) {
+        if (doc._id !== row.id) throw new TypeError(`replaceOne in ${this.name}: _id cannot change`);
+        return { matchedCount: 1, modifiedCount: this.save(row, doc) ? 1 : 0, upsertedCount: 0 };
+      }
+      if (!options?.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
+      if (seededId !== undefined && seededId !== doc._id) throw new TypeError(`replaceOne in ${this.name}: _id differs from the filter's`);
+      this.insert(doc);
+      return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
+    });
+  }
+
+  async updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    const parsed = parseUpdate(update);
+    return this.store.write(this.name, () => {
+      const [row] = this.candidates(filter, 1);
+      if (row !== undefined) return { matchedCount: 1, modifiedCount: this.modify(row, parsed) ? 1 : 0, upsertedCount: 0 };
+      if (!options?.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
+      const doc = seedFromFilter(parseFilter(filter));
+      if (typeof doc._id !== "string") doc._id = crypto.randomUUID();
+      applyUpdate(doc, parsed);
+      this.insert(doc as T);
+      return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
+    });
+  }
+
+  async findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null> {
+    const parsed = parseUpdate(update);
+    return this.store.write(this.name, () => {
+      const [row] = this.candidates(filter, 1);
+      if (row !== undefined) {
+        const doc = JSON.parse(row.doc) as T;
+        applyUpdate(doc, parsed);
+        this.save(row, doc);
+        return doc;
+      }
+      if (!options?.upsert) return null;
+      const doc = seedFromFilter(parseFilter(filter));
+      if (typeof doc._id !== "string") doc._id = crypto.randomUUID();
+      applyUpdate(doc, parsed);
+      this.insert(doc as T);
+      return doc as T;
+    });
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const parsed = parseUpdate(update);
+    return this.store.write(this.name, () => {
+      // Collected first: rewriting rows while walking an index over them could visit a row twice.
+      const rows = [...this.candidates(filter)];
+      let modified = 0;
+      for (const row of rows) if (this.modify(row, parsed)) modified++;
+      return { matchedCount: rows.length, modifiedCount: modified, upsertedCount: 0 };
+    });
+  }
+
+  async deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
+    return this.store.write(this.name, () => {
+      const [row] = this.candidates(filter, 1);
+      if (row === undefined) return { deletedCount: 0 };
+      this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(row.id);
+      return { deletedCount: 1 };
+    });
+  }
+
+  async deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
+    const t = translate(parseFilter(filter));
+    return this.store.write(this.name, () => {
+      if (t.exact) return { deletedCount: this.store.statement(`DELETE FROM ${this.table} WHERE ${t.where}`).run(...t.params).changes };
+      const ids = [...this.candidates(filter)].map((row) => row.id);
+      const remove = this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`);
+      for (const id of ids) remove.run(id);
+      return { deletedCount: ids.length };
+    });
+  }
+
+  async createIndex(keys: Sort, options?: { unique?: boolean }): Promise<void> {
+    const sort = parseSort(keys);
+    if (sort.length === 0) throw new TypeError("an index needs at least one key");
+    if (sort.length === 1 && sort[0]![0].join(".") === "_id") return; // the primary key already is one
+    const name = `ix:${this.name}:${Object.entries(keys).map(([k, d]) => `${k}_${d}`).join("_")}`;
+    const unique = options?.unique === true;
+    const existing = this.store.statement(`SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?`).get(name) as { sql: string } | null;
+    if (existing !== null) {
+      if (existing.sql.startsWith("CREATE UNIQUE") !== unique) throw new TypeError(`index ${name} exists with other options`);
+      return;
+    }
+    const expressions = sort.map(([segments, dir]) => `${field(segments).value}${dir === -1 ? " DESC" : ""}`).join(", ");
+    this.store.write(this.name, () => {
+      this.store.statement(`CREATE ${unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${name}" ON ${this.table} (${expressions})`).run();
+    });
+  }
+
+  async clear(): Promise<void> {
+    this.store.write(this.name, () => this.store.statement(`DELETE FROM ${this.table}`).run());
+  }
+
+  /** EXPLAIN QUERY PLAN of what `find` would run (not part of the port; used to check index use). */
+  explain(filter: Filter, options?: FindOptions): string[] {
+    const { sql, params } = this.selectSql(filter, options);
+    return this.store.explain(sql, params);
+  }
+
+  private select(filter: Filter, options?: FindOptions): T[] {
+    const { sql, params, exact, skip, limit } = this.selectSql(filter, options);
+    if (exact) return (this.store.statement(sql).all(...params) as Row[]).map((r) => JSON.parse(r.doc) as T);
+    const node = parseFilter(filter);
+    const found: T[] = [];
+    let skipped = 0;
+    // SQL already sorted the superset; skip and limit count only the documents the JS matcher accepts.
+    for (const row of this.store.statement(sql).iterate(...params) as IterableIterator<Row>) {
+      const doc = JSON.parse(row.doc) as T;
+      if (!matchesNode(doc, node)) continue;
+      if (skipped++ < skip) continue;
+      found.push(doc);
+      if (limit > 0 && found.length >= limit) break;
+    }
+    return found;
+  }
+
+  private selectSql(filter: Filter, options?: FindOptions) {
+    const { sort, skip, limit } = parseFindOptions(options);
+    const t = translate(parseFilter(filter));
+    let sql = `SELECT id, doc FROM ${this.table} WHERE ${t.where}${orderBy(sort)}`;
+    const params: SqlParam[] = [...t.params];
+    if (t.exact && (limit > 0 || skip > 0)) {
+      sql += " LIMIT ? OFFSET ?";
+      params.push(limit > 0 ? limit : -1, skip);
+    }
+    return { sql, params, exact: t.exact, skip, limit };
+  }
+
+  /** Rows matching `filter` in natural order, re-checked in JS when the SQL is only a superset. */
+  private *candidates(filter: Filter, limit = 0): Generator<Row> {
+    const node = parseFilter(filter);
+    const t = translate(node);
+    const sql = `SELECT id, doc FROM ${this.table} WHERE ${t.where}${t.exact && limit > 0 ? ` LIMIT ${limit}` : ""}`;
+    let yielded = 0;
+    for (const row of this.store.statement(sql).iterate(...t.params) as IterableIterator<Row>) {
+      if (!t.exact && !matchesNode(JSON.parse(row.doc) as Document, node)) continue;
+      yield row;
+      if (limit > 0 && ++yielded >= limit) return;
+    }
+  }
+
+  private insert(doc: Document): void {
+    if (typeof doc._id !== "string") throw new TypeError(`insert into ${this.name}: _id must be a string`);
+    this.store.statement(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc._id, JSON.stringify(doc));
+  }
+
+  /** Writes `doc` over `row`; false when nothing changed (MongoDB's modifiedCount ignores no-op writes). */
+  private save(row: Row, doc: Document): boolean {
+    const json = JSON.stringify(doc);
+    if (json === row.doc) return false;
+    this.store.statement(`UPDATE ${this.table} SET doc = ? WHERE id = ?`).run(json, row.id);
+    return true;
+  }
+
+  private modify(row: Row, update: ParsedUpdate): boolean {
+    const doc = JSON.parse(row.doc) as Document;
+    applyUpdate(doc, update);
+    return this.save(row, doc);
+  }
+}

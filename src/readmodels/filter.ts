@@ -1,0 +1,137 @@
+/**
+ * Parses a port `Filter` (see port.ts) into a small tree that both the SQL translator and the JS matcher
+ * consume, so the two can never disagree about what is supported. Anything outside the port's subset
+ * throws a TypeError here — on every adapter, so a projection that runs embedded also runs on MongoDB.
+ */
+import type { Filter, FindOptions, Sort } from "./port.ts";
+
+export type Scalar = string | number | boolean | null;
+
+export type Condition =
+  | { op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte"; value: Scalar }
+  | { op: "in" | "nin"; values: Scalar[] }
+  | { op: "exists"; value: boolean }
+  | { op: "regex"; pattern: string; flags: string; regex: RegExp }
+  | { op: "elemMatch"; conditions: Condition[] };
+
+export type FilterNode =
+  | { kind: "and" | "or"; children: FilterNode[] }
+  | { kind: "field"; path: string; segments: string[]; conditions: Condition[] };
+
+// Paths are spliced into SQL (as JSON path literals) and into index names, so only this shape is allowed.
+const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
+const DIGITS = /^[0-9]+$/;
+
+/** Validates a dotted path and splits it; an all-digit segment addresses an array element. */
+export function pathSegments(path: string): string[] {
+  if (!PATH.test(path)) throw new TypeError(`unsupported field path: ${JSON.stringify(path)}`);
+  return path.split(".");
+}
+
+export function isIndexSegment(segment: string): boolean {
+  return DIGITS.test(segment);
+}
+
+/** The value at a path, or undefined when missing. Digit segments index arrays only (as in SQLite's `$.a[0]`). */
+export function getPath(doc: unknown, segments: readonly string[]): unknown {
+  let current: unknown = doc;
+  for (const segment of segments) {
+    if (Array.isArray(current)) {
+      if (!isIndexSegment(segment)) return undefined;
+      current = current[Number(segment)];
+    } else if (isPlainObject(current)) {
+      if (isIndexSegment(segment)) return undefined;
+      current = Object.hasOwn(current, segment) ? current[segment] : undefined;
+    } else {
+      return undefined;
+    }
+  }
+  return current;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function parseFilter(filter: Filter): FilterNode {
+  if (!isPlainObject(filter)) throw new TypeError("a filter must be an object");
+  const children: FilterNode[] = [];
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === "$and" || key === "$or") {
+      if (!Array.isArray(value) || value.length === 0) throw new TypeError(`${key} needs a non-empty array`);
+      children.push({ kind: key === "$and" ? "and" : "or", children: value.map((f) => parseFilter(f as Filter)) });
+    } else if (key.startsWith("$")) {
+      throw new TypeError(`unsupported top-level operator ${key}`);
+    } else {
+      children.push({ kind: "field", path: key, segments: pathSegments(key), conditions: parseConditions(key, value) });
+    }
+  }
+  return { kind: "and", children };
+}
+
+function parseConditions(path: string, value: unknown): Condition[] {
+  if (!isPlainObject(value)) return [{ op: "eq", value: scalar(path, value) }];
+  const keys = Object.keys(value);
+  if (keys.length === 0 || keys.some((k) => !k.startsWith("$"))) {
+    throw new TypeError(`${path}: equality with an object is not supported; use operators`);
+  }
+  const conditions: Condition[] = [];
+  for (const [op, operand] of Object.entries(value)) {
+    switch (op) {
+      case "$eq": case "$ne": case "$gt": case "$gte": case "$lt": case "$lte":
+        conditions.push({ op: op.slice(1) as "eq", value: scalar(path, operand) });
+        break;
+      case "$in": case "$nin":
+        if (!Array.isArray(operand)) throw new TypeError(`${path}: ${op} needs an array`);
+        conditions.push({ op: op === "$in" ? "in" : "nin", values: operand.map((v) => scalar(path, v)) });
+        break;
+      case "$exists":
+        if (typeof operand !== "boolean") throw new TypeError(`${path}: $exists needs a boolean`);
+        conditions.push({ op: "exists", value: operand });
+        break;
+      case "$regex": {
+        const flags = value.$options ?? "";
+        if (typeof operand !== "string") throw new TypeError(`${path}: $regex needs a string`);
+        if (typeof flags !== "string" || !/^[ims]*$/.test(flags)) throw new TypeError(`${path}: $options must use i, m, s`);
+        conditions.push({ op: "regex", pattern: operand, flags, regex: new RegExp(operand, flags) });
+        break;
+      }
+      case "$options":
+        if (!("$regex" in value)) throw new TypeError(`${path}: $options without $regex`);
+        break;
+      case "$elemMatch": {
+        // Only operators on scalar elements: matching sub-documents of an array is outside the port.
+        const inner = isPlainObject(operand) ? parseConditions(path, operand) : [];
+        if (inner.length === 0 || inner.some((c) => c.op === "elemMatch")) {
+          throw new TypeError(`${path}: $elemMatch takes operators on the elements, e.g. { $eq: v } or { $in: [...] }`);
+        }
+        conditions.push({ op: "elemMatch", conditions: inner });
+        break;
+      }
+      default:
+        throw new TypeError(`${path}: unsupported operator ${op}`);
+    }
+  }
+  return conditions;
+}
+
+function scalar(path: string, value: unknown): Scalar {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  throw new TypeError(`${path}: only strings, finite numbers, booleans and null can be compared`);
+}
+
+/** Validates sort/skip/limit; `limit: 0` means no limit, as in MongoDB. */
+export function parseFindOptions(options: FindOptions = {}): { sort: [string[], 1 | -1][]; skip: number; limit: number } {
+  const { skip = 0, limit = 0 } = options;
+  if (!Number.isInteger(skip) || skip < 0) throw new TypeError("skip must be a non-negative integer");
+  if (!Number.isInteger(limit) || limit < 0) throw new TypeError("limit must be a non-negative integer");
+  return { sort: parseSort(options.sort ?? {}), skip, limit };
+}
+
+export function parseSort(sort: Sort): [string[], 1 | -1][] {
+  return Object.entries(sort).map(([path, direction]) => {
+    if (direction !== 1 && direction !== -1) throw new TypeError(`${path}: sort direction must be 1 or -1`);
+    return [pathSegments(path), direction];
+  });
+}

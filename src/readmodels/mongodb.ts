@@ -1,0 +1,135 @@
+/**
+ * The cluster read-model store: the port mapped 1:1 onto the official `mongodb` driver. Filters and
+ * updates are parsed by the same code as the embedded store's first, so anything outside the port's
+ * subset fails here too instead of only in production's other profile.
+ */
+import { MongoClient, MongoServerError, type Db, type Document as MongoDocument, type Collection as MongoCollection } from "mongodb";
+import type { Collection, Document, DocumentStore, Filter, FindOptions, Sort, Update, UpdateResult } from "./port.ts";
+import { DuplicateKeyError } from "./port.ts";
+import { parseFilter, parseFindOptions, parseSort } from "./filter.ts";
+import { parseUpdate, seedFromFilter } from "./update.ts";
+
+const DUPLICATE_KEY = 11000;
+
+export class MongoDocumentStore implements DocumentStore {
+  private readonly client: MongoClient;
+  private readonly db: Db;
+
+  /** The client connects on first use; `ignoreUndefined` drops undefined fields as JSON.stringify does. */
+  constructor(url: string, databaseName: string) {
+    this.client = new MongoClient(url, { ignoreUndefined: true });
+    this.db = this.client.db(databaseName);
+  }
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    return new MongoBackedCollection<T>(name, this.db.collection<MongoDocument>(name));
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+class MongoBackedCollection<T extends Document> implements Collection<T> {
+  constructor(private readonly name: string, private readonly inner: MongoCollection<MongoDocument>) {}
+
+  async findOne(filter: Filter): Promise<T | null> {
+    parseFilter(filter);
+    const doc = await this.guard(() => this.inner.findOne(filter));
+    return doc === null ? null : plain<T>(doc);
+  }
+
+  async find(filter: Filter, options?: FindOptions): Promise<T[]> {
+    parseFilter(filter);
+    const { skip, limit } = parseFindOptions(options);
+    const docs = await this.guard(() => this.inner.find(filter, { ...(options?.sort ? { sort: options.sort } : {}), skip, limit }).toArray());
+    return docs.map((doc) => plain<T>(doc));
+  }
+
+  async countDocuments(filter: Filter = {}): Promise<number> {
+    parseFilter(filter);
+    return this.guard(() => this.inner.countDocuments(filter));
+  }
+
+  async insertOne(doc: T): Promise<void> {
+    if (typeof doc._id !== "string") throw new TypeError(`insert into ${this.name}: _id must be a string`);
+    // A copy, because the driver may add fields to the object it is given.
+    await this.guard(() => this.inner.insertOne({ ...doc } as MongoDocument));
+  }
+
+  async replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    parseFilter(filter);
+    const result = await this.guard(() => this.inner.replaceOne(filter, { ...doc }, { upsert: options?.upsert === true }));
+    return counts(result);
+  }
+
+  async updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    const node = parseFilter(filter);
+    parseUpdate(update);
+    const upsert = options?.upsert === true;
+    // Without an _id in the filter the server would insert an ObjectId; the port promises string ids.
+    const withId = upsert && typeof seedFromFilter(node)._id !== "string"
+      ? { ...update, $setOnInsert: { _id: crypto.randomUUID() } }
+      : update;
+    return counts(await this.guard(() => this.inner.updateOne(filter, withId, { upsert })));
+  }
+
+  async findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null> {
+    const node = parseFilter(filter);
+    parseUpdate(update);
+    const upsert = options?.upsert === true;
+    const withId = upsert && typeof seedFromFilter(node)._id !== "string" ? { ...update, $setOnInsert: { _id: crypto.randomUUID() } } : update;
+    const doc = await this.guard(() => this.inner.findOneAndUpdate(filter, withId, { upsert, returnDocument: "after", includeResultMetadata: false }));
+    return doc === null ? null : plain<T>(doc);
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    parseFilter(filter);
+    parseUpdate(update);
+    return counts(await this.guard(() => this.inner.updateMany(filter, update)));
+  }
+
+  async deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
+    parseFilter(filter);
+    const result = await this.guard(() => this.inner.deleteOne(filter));
+    return { deletedCount: result.deletedCount };
+  }
+
+  async deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
+    parseFilter(filter);
+    const result = await this.guard(() => this.inner.deleteMany(filter));
+    return { deletedCount: result.deletedCount };
+  }
+
+  async createIndex(keys: Sort, options?: { unique?: boolean }): Promise<void> {
+    const sort = parseSort(keys);
+    if (sort.length === 0) throw new TypeError("an index needs at least one key");
+    // The _id index always exists, and MongoDB refuses `unique` on it.
+    if (sort.length === 1 && sort[0]![0].join(".") === "_id") return;
+    // `unique: false` is left out rather than sent, so re-creating an index never differs in options.
+    await this.guard(() => this.inner.createIndex(keys, options?.unique === true ? { unique: true } : {}));
+  }
+
+  async clear(): Promise<void> {
+    await this.guard(() => this.inner.deleteMany({}));
+  }
+
+  private async guard<R>(operation: () => Promise<R>): Promise<R> {
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) throw new DuplicateKeyError(this.name, error.message);
+      throw error;
+    }
+  }
+}
+
+function counts(result: { matchedCount: number; modifiedCount: number; upsertedCount: number }): UpdateResult {
+  return { matchedCount: result.matchedCount, modifiedCount: result.modifiedCount, upsertedCount: result.upsertedCount };
+}
+
+/** Our writes always carry string ids; a foreign ObjectId is turned into its hex string, never leaked. */
+function plain<T extends Document>(doc: MongoDocument): T {
+  const id: unknown = doc._id;
+  return (typeof id === "string" ? doc : { ...doc, _id: String(id) }) as T;
+}

@@ -1,0 +1,63 @@
+/**
+ * The read-model store, shaped like a small subset of MongoDB's driver so that projections are written
+ * once and run on both adapters (embedded SQLite documents, MongoDB). Both pass
+ * test/contracts/readmodels.contract.ts.
+ *
+ * Documents are plain JSON (no Date, no undefined): timestamps are ISO strings. `_id` is a string.
+ *
+ * Filters support, on dotted paths:
+ * - `{ field: value }` equality of scalars (`null` matches a missing field too);
+ * - `$eq $ne $gt $gte $lt $lte $in $nin $exists`;
+ * - `$regex` (string) with optional `$options: "i"`;
+ * - `$elemMatch: { $eq: value }` (or `$in`) to match an element of an array field;
+ * - top-level `$and`, `$or`.
+ * Equality on an array field without `$elemMatch` is not part of the contract.
+ */
+export type Document = { _id: string } & { [key: string]: unknown };
+
+export type Filter = { [key: string]: unknown };
+
+export type Sort = { [field: string]: 1 | -1 };
+
+export type FindOptions = { sort?: Sort; skip?: number; limit?: number };
+
+export type Update = {
+  $set?: { [path: string]: unknown };
+  $unset?: { [path: string]: "" | 1 | true };
+  $inc?: { [path: string]: number };
+};
+
+export type UpdateResult = { matchedCount: number; modifiedCount: number; upsertedCount: number };
+
+export interface Collection<T extends Document = Document> {
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  countDocuments(filter?: Filter): Promise<number>;
+  /** Inserts; rejects with DuplicateKeyError when `_id` (or a unique index) already exists. */
+  insertOne(doc: T): Promise<void>;
+  replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>;
+  updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
+  updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
+  /**
+   * Updates one document atomically and returns it as it is after the update (null when nothing
+   * matched and `upsert` is off): counters shared by several processes rely on it.
+   */
+  findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null>;
+  deleteOne(filter: Filter): Promise<{ deletedCount: number }>;
+  deleteMany(filter: Filter): Promise<{ deletedCount: number }>;
+  createIndex(keys: Sort, options?: { unique?: boolean }): Promise<void>;
+  /** Removes every document (and keeps the indexes). */
+  clear(): Promise<void>;
+}
+
+export interface DocumentStore {
+  collection<T extends Document = Document>(name: string): Collection<T>;
+  close(): Promise<void>;
+}
+
+export class DuplicateKeyError extends Error {
+  constructor(collection: string, detail: string) {
+    super(`duplicate key in ${collection}: ${detail}`);
+    this.name = "DuplicateKeyError";
+  }
+}
