@@ -1,0 +1,267 @@
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { attachmentDisposition } from "./content-disposition.ts";
+import { NoSuchUploadError, isValidBlobKey } from "./port.ts";
+import type { BlobInfo, BlobRead, BlobStore, ByteRange, SignedRequest, UploadedPart } from "./port.ts";
+
+export type S3BlobStoreOptions = {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** true for MinIO, Ceph RGW and most S3-compatible servers (bucket in the path, not the host name). */
+  forcePathStyle: boolean;
+};
+
+/**
+ * Streams of unknown length are sent as a multipart upload of parts this size, so memory stays
+ * bounded by one part (we do not depend on @aws-sdk/lib-storage, which does the same thing).
+ */
+const STREAM_PART_BYTES = 8 * 1024 * 1024;
+
+export class S3BlobStore implements BlobStore {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(options: S3BlobStoreOptions) {
+    this.bucket = options.bucket;
+    this.client = new S3Client({
+      endpoint: options.endpoint,
+      region: options.region,
+      forcePathStyle: options.forcePathStyle,
+      credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+      // Since 3.729 the SDK adds CRC32 checksums (and aws-chunked bodies) to every upload, which many
+      // S3-compatible servers reject; send them only where an operation requires one.
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
+  }
+
+  async put(key: string, body: Uint8Array | ReadableStream<Uint8Array> | Blob, options: { contentType: string }): Promise<BlobInfo> {
+    checkKey(key);
+    if (body instanceof Uint8Array) {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.byteLength, ContentType: options.contentType }));
+      return { size: body.byteLength, contentType: options.contentType };
+    }
+    return this.putStream(key, body instanceof Blob ? body.stream() : body, options.contentType);
+  }
+
+  async get(key: string, options: { range?: ByteRange } = {}): Promise<BlobRead | null> {
+    checkKey(key);
+    const range = options.range;
+    if (range && (range.start < 0 || range.end < range.start)) throw new RangeError(`invalid byte range ${range.start}-${range.end}`);
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      if (!out.Body) throw new Error(`GetObject ${key} returned no body`);
+      const read: BlobRead = {
+        size: out.ContentLength ?? 0,
+        contentType: out.ContentType ?? "application/octet-stream",
+        body: out.Body.transformToWebStream() as ReadableStream<Uint8Array>,
+      };
+      // "bytes 0-9/1234": the served range and the object's full size.
+      const served = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(out.ContentRange ?? "");
+      if (range && served) {
+        read.range = { start: Number(served[1]), end: Number(served[2]) };
+        read.size = Number(served[3]);
+      } else if (range) {
+        // A server may ignore Range and send the whole object; say so truthfully.
+        read.range = { start: 0, end: read.size - 1 };
+      }
+      return read;
+    } catch (error) {
+      if (isS3Error(error, "NoSuchKey") || isS3Error(error, "InvalidRange")) return null;
+      throw error;
+    }
+  }
+
+  async head(key: string): Promise<BlobInfo | null> {
+    checkKey(key);
+    try {
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { size: out.ContentLength ?? 0, contentType: out.ContentType ?? "application/octet-stream" };
+    } catch (error) {
+      // HEAD answers carry no body, so the status is all there is to go on.
+      if (httpStatus(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    checkKey(key);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async signGet(key: string, options: { expiresInSeconds: number; downloadName?: string }): Promise<SignedRequest> {
+    checkKey(key);
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentDisposition: options.downloadName === undefined ? undefined : attachmentDisposition(options.downloadName),
+    });
+    return { url: await getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds }), method: "GET", headers: {} };
+  }
+
+  async createMultipartUpload(key: string, options: { contentType: string }): Promise<{ uploadId: string }> {
+    checkKey(key);
+    const out = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: options.contentType }));
+    if (!out.UploadId) throw new Error(`CreateMultipartUpload ${key} returned no UploadId`);
+    return { uploadId: out.UploadId };
+  }
+
+  async signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number }): Promise<SignedRequest> {
+    checkKey(key);
+    if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) throw new RangeError("partNumber must be 1 to 10000");
+    const command = new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber });
+    return { url: await getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds }), method: "PUT", headers: {} };
+  }
+
+  async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
+    checkKey(key);
+    const parts: UploadedPart[] = [];
+    let marker: string | undefined;
+    try {
+      for (;;) {
+        const out = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+        for (const part of out.Parts ?? []) {
+          if (part.PartNumber === undefined || !part.ETag) continue;
+          parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: part.ETag });
+        }
+        if (!out.IsTruncated || !out.NextPartNumberMarker) break;
+        marker = out.NextPartNumberMarker;
+      }
+    } catch (error) {
+      if (isNoSuchUpload(error)) throw new NoSuchUploadError(uploadId);
+      throw error;
+    }
+    return parts.sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  async completeMultipartUpload(key: string, uploadId: string, parts: UploadedPart[]): Promise<BlobInfo> {
+    checkKey(key);
+    try {
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+        }),
+      );
+    } catch (error) {
+      // Ceph RGW (16.x) answers a complete of an unknown upload with 500 "This multipart completion
+      // is already in progress"; asking whether the upload still exists tells the two apart.
+      if (isNoSuchUpload(error) || (await this.uploadIsGone(key, uploadId))) throw new NoSuchUploadError(uploadId);
+      throw error;
+    }
+    const info = await this.head(key);
+    if (!info) throw new Error(`completed upload ${uploadId} but ${key} is not there`);
+    return info;
+  }
+
+  async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
+    checkKey(key);
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
+    } catch (error) {
+      if (!isNoSuchUpload(error)) throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+
+  private async uploadIsGone(key: string, uploadId: string): Promise<boolean> {
+    try {
+      await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, MaxParts: 1 }));
+      return false;
+    } catch (error) {
+      return isNoSuchUpload(error);
+    }
+  }
+
+  /** One PutObject when the stream fits in a part, otherwise a multipart upload of fixed-size parts. */
+  private async putStream(key: string, stream: ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo> {
+    const chunks = fixedSizeChunks(stream, STREAM_PART_BYTES);
+    const first = await chunks.next();
+    const firstBytes = first.done ? new Uint8Array(0) : first.value;
+    if (firstBytes.byteLength < STREAM_PART_BYTES) return this.put(key, firstBytes, { contentType });
+
+    const { uploadId } = await this.createMultipartUpload(key, { contentType });
+    try {
+      const parts: UploadedPart[] = [];
+      let bytes: Uint8Array | undefined = firstBytes;
+      while (bytes) {
+        const partNumber = parts.length + 1;
+        const out = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: bytes, ContentLength: bytes.byteLength }));
+        parts.push({ partNumber, size: bytes.byteLength, etag: out.ETag ?? "" });
+        const next = await chunks.next();
+        bytes = next.done ? undefined : next.value;
+      }
+      const info = await this.completeMultipartUpload(key, uploadId, parts);
+      return { size: info.size, contentType };
+    } catch (error) {
+      await this.abortMultipartUpload(key, uploadId).catch(() => {});
+      throw error;
+    }
+  }
+}
+
+/** Regroups a stream into chunks of exactly `size` bytes (the last may be shorter, never empty unless it is the only one). */
+async function* fixedSizeChunks(stream: ReadableStream<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  let buffer = new Uint8Array(size);
+  let filled = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      let offset = 0;
+      while (offset < value.byteLength) {
+        const n = Math.min(size - filled, value.byteLength - offset);
+        buffer.set(value.subarray(offset, offset + n), filled);
+        filled += n;
+        offset += n;
+        if (filled === size) {
+          yield buffer;
+          buffer = new Uint8Array(size);
+          filled = 0;
+        }
+      }
+    }
+    if (filled > 0) yield buffer.subarray(0, filled);
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+function checkKey(key: string): void {
+  if (!isValidBlobKey(key)) throw new TypeError(`invalid blob key: ${JSON.stringify(key)}`);
+}
+
+/** Matches the S3 error code (the SDK names the exception after it). */
+function isS3Error(error: unknown, code: string): boolean {
+  const e = error as { name?: unknown; Code?: unknown } | null;
+  return e?.name === code || e?.Code === code;
+}
+
+/** AWS says NoSuchUpload; Ceph RGW says NoSuchKey for the same thing (the upload's record is gone). */
+function isNoSuchUpload(error: unknown): boolean {
+  return isS3Error(error, "NoSuchUpload") || isS3Error(error, "NoSuchKey");
+}
+
+function httpStatus(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+}
