@@ -19,6 +19,8 @@ export type Config = {
   loginAttemptsPerMinute: number;
   /** OpenID Connect provider for `POST /api/auth/social-login` (provider `idp`); null when not configured. */
   idp: { issuer: string; clientId: string; clientSecret: string; redirectUri: string } | null;
+  /** Verifies payment webhooks; null derives one from the service secret (what the sandbox provider uses). */
+  paymentWebhookSecret: string | null;
 };
 
 export class ConfigError extends Error {}
@@ -82,5 +84,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 10, 1, 1_000_000_000),
     loginAttemptsPerMinute: integer(env, "LOGIN_ATTEMPTS_PER_MINUTE", 5, 1, 1_000_000_000),
     idp: identityProvider(env, port),
+    paymentWebhookSecret: optional(env, "PAYMENT_WEBHOOK_SECRET"),
   };
 }

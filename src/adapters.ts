@@ -1,0 +1,85 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "./config.ts";
+import type { EventStore } from "./eventstore/port.ts";
+import type { DocumentStore } from "./readmodels/port.ts";
+import type { Bus } from "./bus/port.ts";
+import type { BlobStore } from "./blobs/port.ts";
+import { SqliteEventStore } from "./eventstore/sqlite.ts";
+import { EventStoreDbEventStore } from "./eventstore/eventstoredb.ts";
+import { EmbeddedDocumentStore } from "./readmodels/embedded.ts";
+import { MongoDocumentStore } from "./readmodels/mongodb.ts";
+import { InProcessBus } from "./bus/in-process.ts";
+import { NatsBus } from "./bus/nats.ts";
+import { FileBlobStore } from "./blobs/filesystem.ts";
+import { S3BlobStore } from "./blobs/s3.ts";
+
+/** One adapter per port, chosen by configuration: a URL set means the cluster adapter, none the embedded one. */
+export type Adapters = {
+  eventStore: EventStore;
+  documents: DocumentStore;
+  bus: Bus;
+  blobs: BlobStore;
+  /** Set in the embedded profile: the API must serve its signed storage URLs. */
+  fileBlobs: FileBlobStore | null;
+  secret: string;
+  describe(): string;
+  close(): Promise<void>;
+};
+
+/**
+ * The secret that signs embedded storage URLs: SIGNING_SECRET when set (several API processes must
+ * share it), else one generated on first start and kept under DATA_DIR.
+ */
+function signingSecret(dataDir: string): string {
+  const fromEnv = process.env.SIGNING_SECRET?.trim();
+  if (fromEnv) return fromEnv;
+  const file = join(dataDir, "signing-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export async function openEventStore(config: Config): Promise<EventStore> {
+  mkdirSync(config.dataDir, { recursive: true });
+  return config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new SqliteEventStore(join(config.dataDir, "events.sqlite"));
+}
+
+export async function openDocumentStore(config: Config): Promise<DocumentStore> {
+  mkdirSync(config.dataDir, { recursive: true });
+  return config.mongodbUrl
+    ? new MongoDocumentStore(config.mongodbUrl, config.mongodbDatabase)
+    : new EmbeddedDocumentStore(join(config.dataDir, "readmodels.sqlite"));
+}
+
+export async function openAdapters(config: Config): Promise<Adapters> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const secret = signingSecret(config.dataDir);
+  const eventStore = await openEventStore(config);
+  const documents = await openDocumentStore(config);
+  const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl) : new InProcessBus();
+  const fileBlobs = config.s3 ? null : new FileBlobStore({ root: join(config.dataDir, "blobs"), publicUrl: config.publicUrl, secret });
+  const blobs: BlobStore = config.s3 ? new S3BlobStore(config.s3) : fileBlobs!;
+  return {
+    eventStore,
+    documents,
+    bus,
+    blobs,
+    fileBlobs,
+    secret,
+    describe: () =>
+      [
+        `event store: ${config.eventStoreUrl ? "EventStoreDB" : "SQLite"}`,
+        `read models: ${config.mongodbUrl ? "MongoDB" : "embedded"}`,
+        `bus: ${config.natsUrl ? "NATS JetStream" : "in-process"}`,
+        `blobs: ${config.s3 ? "S3" : "files"}`,
+      ].join(", "),
+    async close() {
+      await bus.close();
+      await blobs.close();
+      await documents.close();
+      await eventStore.close();
+    },
+  };
+}

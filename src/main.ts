@@ -1,0 +1,33 @@
+import { ConfigError, loadConfig } from "./config.ts";
+import { openAdapters } from "./adapters.ts";
+import { startService } from "./service.ts";
+
+/** The composition root: reads configuration once, opens the adapters, starts this process's roles. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const adapters = await openAdapters(config);
+  const service = await startService(config, adapters);
+  // Parts stream to disk, but Bun still caps request bodies: allow a whole 2 GiB file plus slack.
+  const server = service.app ? service.app.listen({ port: config.port, maxRequestBodySize: 2 ** 31 + 2 ** 20 }).server : null;
+
+  console.log(`scribe: roles ${config.roles.join(", ")}; ${adapters.describe()}; data in ${config.dataDir}`);
+  if (server) console.log(`scribe: listening on http://localhost:${server.port} (API docs at /swagger)`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`scribe: ${signal}, stopping`);
+    await server?.stop();
+    await service.stop();
+    await adapters.close();
+    process.exit();
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? `scribe: configuration: ${error.message}` : error);
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+const root = join(import.meta.dir, "..", "..");
+export const bunBinary = process.execPath;
+
+/** A free TCP port on loopback, found by letting the OS pick one. */
+export function freePort(): number {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = server.port!;
+  server.stop(true);
+  return port;
+}
+
+export type RunningService = {
+  url: string;
+  dataDir: string;
+  process: Subprocess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+};
+
+/**
+ * Starts the real service (`bun src/main.ts`) the way `npm start` does, on a free port and a temp
+ * DATA_DIR. `env` may be a function of the service's URL, for settings that must name it (PUBLIC_URL).
+ */
+export async function startServiceProcess(env: Record<string, string> | ((url: string) => Record<string, string>) = {}, dataDir?: string): Promise<RunningService> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "scribe-service-"));
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let output = "";
+  const child = Bun.spawn([bunBinary, "src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dir, ...(typeof env === "function" ? env(url) : env) },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    void (async () => {
+      for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+    })();
+  }
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`service did not become healthy:\n${output}`);
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    dataDir: dir,
+    process: child,
+    output: () => output,
+    async stop(signal = "SIGTERM") {
+      child.kill(signal);
+      const code = await child.exited;
+      if (!dataDir) rmSync(dir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+/** Runs a project CLI (`bun src/cli/<name>.ts ...`) to completion. */
+export async function runCli(name: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([bunBinary, `src/cli/${name}.ts`, ...args], { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { openAdapters, type Adapters } from "../../src/adapters.ts";
+import { startService, type Service } from "../../src/service.ts";
+import { handleCommand } from "../../src/core/command-handler.ts";
+import { userDecider } from "../../src/accounts/decider.ts";
+import { userStream } from "../../src/accounts/events.ts";
+import type { BillingInterval, PlanKey } from "../../src/billing/plans.ts";
+
+export type TestApp = {
+  config: Config;
+  adapters: Adapters;
+  service: Service;
+  /** Calls the API in process: `request("POST", "/api/login", { json: {...}, token })`. */
+  request(method: string, path: string, options?: { json?: unknown; body?: RequestInit["body"]; token?: string; headers?: Record<string, string> }): Promise<Response>;
+  /** Registers a fresh account and returns its token and id. */
+  register(overrides?: { name?: string; email?: string; password?: string }): Promise<{ token: string; id: number; email: string; password: string }>;
+  /** Changes an account's plan the way the operator CLI does (a command), and waits for the read models. */
+  setPlan(userId: number, plan: PlanKey, interval?: BillingInterval): Promise<void>;
+  close(): Promise<void>;
+};
+
+/**
+ * The whole service in this process on embedded adapters in a temp DATA_DIR: the same composition
+ * root as `npm start`, reached through `app.handle` without opening a port.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), "scribe-app-"));
+  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", ...env, DATA_DIR: dataDir, PUBLIC_URL: env.PUBLIC_URL ?? "http://localhost:3000" });
+  const adapters = await openAdapters(config);
+  const service = await startService(config, adapters);
+  const app = service.app!;
+  let counter = 0;
+
+  const request: TestApp["request"] = (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers["content-type"] = "application/json";
+    }
+    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  };
+
+  return {
+    config,
+    adapters,
+    service,
+    request,
+    async register(overrides = {}) {
+      counter++;
+      const email = overrides.email ?? `user${counter}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      const password = overrides.password ?? "correct horse battery";
+      const response = await request("POST", "/api/register", {
+        json: { name: overrides.name ?? `User ${counter}`, email, password, password_confirmation: password },
+      });
+      if (response.status !== 201) throw new Error(`register failed: ${response.status} ${await response.text()}`);
+      const body = (await response.json()) as { token: string; user: { id: number } };
+      return { token: body.token, id: body.user.id, email, password };
+    },
+    async setPlan(userId, plan, interval = plan === "free" || plan === "payg" ? "none" : "month") {
+      const result = await handleCommand(adapters.eventStore, userStream(userId), userDecider, { type: "ChangePlan", plan, interval, source: "operator", reference: null, now: new Date().toISOString() }, {
+        metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null },
+      });
+      if (result.position !== null) await service.waitForProjections(result.position);
+    },
+    async close() {
+      await service.stop();
+      await adapters.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
