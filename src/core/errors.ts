@@ -1,10 +1,11 @@
 /**
- * Typed domain errors. Each carries the HTTP status it becomes (spec section 7), so the HTTP layer
- * maps them in one place and deciders never know about HTTP.
+ * Typed domain errors. Each carries the HTTP status it becomes (spec section 7, plus 502 for an
+ * upstream such as the identity provider failing), so the HTTP layer maps them in one place and
+ * deciders never know about HTTP.
  */
 export class DomainError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 502,
     message: string,
   ) {
     super(message);

@@ -1,0 +1,28 @@
+// HTTP ceilings on the real service (embedded profile), measured with wrk, 64 connections:
+//   bun bench/http.bench.ts [seconds]
+// GET /api/health is the ceiling later endpoints are compared with; GET /api/user (authenticated,
+// rate limit raised) is reported as a ratio of it in the same run.
+import { startServiceProcess } from "../test/support/service-process.ts";
+import { requireWrk, wrk } from "./support/stats.ts";
+
+requireWrk();
+const seconds = Number(process.argv[2] ?? 10);
+const service = await startServiceProcess({ RATE_LIMIT_PER_MINUTE: "1000000000" });
+try {
+  const registered = await fetch(`${service.url}/api/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Bench", email: "bench@example.com", password: "password123", password_confirmation: "password123" }),
+  });
+  const { token } = (await registered.json()) as { token: string };
+  await wrk(`${service.url}/api/health`, { seconds: 2 }); // warm-up
+  const health = await wrk(`${service.url}/api/health`, { seconds });
+  const user = await wrk(`${service.url}/api/user`, { seconds, headers: { authorization: `Bearer ${token}` } });
+  const line = (name: string, r: typeof health) =>
+    `${name}: ${Math.round(r.requestsPerSecond)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}`;
+  console.log(line("GET /api/health", health));
+  console.log(line("GET /api/user  ", user));
+  console.log(`GET /api/user / GET /api/health: ${((user.requestsPerSecond / health.requestsPerSecond) * 100).toFixed(1)}% of health's requests/s`);
+} finally {
+  await service.stop();
+}

@@ -1,0 +1,35 @@
+export function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export type WrkResult = { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number };
+
+function toMs(value: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
+  if (!match) return NaN;
+  const n = Number(match[1]);
+  return match[2] === "us" ? n / 1000 : match[2] === "s" ? n * 1000 : n;
+}
+
+/** Runs wrk (Debian package `wrk`) against a URL and reads its figures. */
+export async function wrk(url: string, options: { connections?: number; seconds?: number; threads?: number; headers?: Record<string, string>; rate?: number } = {}): Promise<WrkResult> {
+  const args = ["wrk", `-t${options.threads ?? 2}`, `-c${options.connections ?? 64}`, `-d${options.seconds ?? 10}s`, "--latency"];
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
+  args.push(url);
+  const child = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
+  const output = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error(`wrk failed: ${await new Response(child.stderr).text()}`);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
+  const p50 = toMs(/\s50%\s+(\S+)/.exec(output)?.[1] ?? "");
+  const p99 = toMs(/\s99%\s+(\S+)/.exec(output)?.[1] ?? "");
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0);
+  return { requestsPerSecond: rps, p50Ms: p50, p99Ms: p99, non2xx };
+}
+
+export function requireWrk(): void {
+  if (!Bun.which("wrk")) {
+    console.error("bench: wrk is missing — apt-get install wrk");
+    process.exit(2);
+  }
+}

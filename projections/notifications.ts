@@ -1,0 +1,111 @@
+/**
+ * The `notifications` read model (spec 2.5): one document per notification, keyed by the id of the
+ * event that caused it, so a redelivered event finds its notification already there.
+ *
+ * Sources:
+ * - `user-<id>`: PlanChanged ("Plan changed"); SecondsCharged when it takes the balance below 10 %
+ *   of the period's total or below 60 s ("Balance low"); NotificationsRead marks them read.
+ * - `task-<id>` (later issues): TaskFinished {taskId, name}, TaskFailed {taskId, name, reason},
+ *   ExportReady {taskId, format}. Their `data` MUST carry `userId` (the task's owner): this
+ *   projection sees one event at a time and never looks the task up.
+ *
+ * "Balance low" needs the balance before and after a charge. The `users` read model is fed by its own
+ * subscription and may lag behind this one, so this projection folds the ledger events itself into
+ * `notification_balances` (one small document per user, guarded by log position).
+ */
+import type { RecordedEvent } from "../src/core/event.ts";
+import { DuplicateKeyError, type Document, type DocumentStore } from "../src/readmodels/port.ts";
+import { userIdOfStream, type UserEvent } from "../src/accounts/events.ts";
+import { emptyLedger, evolveLedger, type BalanceLedger } from "../src/accounts/balance.ts";
+import {
+  balanceLowAfterCharge,
+  planChanged,
+  taskNotification,
+  taskNotificationEventTypes,
+  type NotificationContent,
+  type NotificationKind,
+  type TaskNotificationEvent,
+} from "../src/notifications/decisions.ts";
+import type { Projection, ProjectedDocument } from "./projection.ts";
+
+export type NotificationDocument = ProjectedDocument & {
+  userId: number;
+  kind: NotificationKind;
+  title: string;
+  message: string;
+  read_at: string | null;
+  created_at: string;
+};
+
+type BalanceDocument = ProjectedDocument & { ledger: BalanceLedger };
+
+const ledgerEventTypes = ["AllowanceGranted", "SecondsToppedUp", "SecondsCharged"] as const;
+type LedgerEvent = Extract<UserEvent, { type: (typeof ledgerEventTypes)[number] }>;
+
+/** Adds a notification unless this event made it before; never touches one that exists (it may be read). */
+async function notify(db: DocumentStore, event: RecordedEvent, userId: number, content: NotificationContent): Promise<void> {
+  const notifications = db.collection<NotificationDocument>("notifications");
+  if (await notifications.findOne({ _id: event.id })) return;
+  try {
+    await notifications.insertOne({ _id: event.id, _position: event.position, userId, ...content, read_at: null, created_at: event.time });
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+  }
+}
+
+/**
+ * Folds a ledger event into the user's balance. The notification is written before the balance, so
+ * a crash in between replays the event against the same "before" and writes the same notification.
+ */
+async function applyLedgerEvent(db: DocumentStore, recorded: RecordedEvent, userId: number, event: LedgerEvent): Promise<void> {
+  const balances = db.collection<BalanceDocument>("notification_balances");
+  const current = await balances.findOne({ _id: String(userId) });
+  if (current && current._position >= recorded.position) return;
+  const before = current?.ledger ?? emptyLedger;
+  const after = evolveLedger(before, event);
+  if (event.type === "SecondsCharged") {
+    const low = balanceLowAfterCharge(before, after);
+    if (low) await notify(db, recorded, userId, low);
+  }
+  await balances.replaceOne({ _id: String(userId) }, { _id: String(userId), _position: recorded.position, ledger: after }, { upsert: true });
+}
+
+function isTaskNotificationEvent(event: RecordedEvent): event is RecordedEvent & TaskNotificationEvent {
+  const data = event.data as Document | null;
+  return (taskNotificationEventTypes as readonly string[]).includes(event.type) && typeof data?.userId === "number";
+}
+
+export const notificationsProjection: Projection = {
+  name: "notifications",
+  collections: ["notifications", "notification_balances"],
+  eventTypes: ["PlanChanged", ...ledgerEventTypes, "NotificationsRead", ...taskNotificationEventTypes],
+  async setup(db) {
+    await db.collection("notifications").createIndex({ userId: 1, _position: -1 });
+    await db.collection("notifications").createIndex({ userId: 1, read_at: 1 });
+  },
+  async apply(recorded, db) {
+    if (isTaskNotificationEvent(recorded)) {
+      await notify(db, recorded, recorded.data.userId, taskNotification(recorded));
+      return;
+    }
+    const userId = userIdOfStream(recorded.streamName);
+    if (userId === null) return;
+    const event = recorded as unknown as UserEvent;
+    switch (event.type) {
+      case "PlanChanged":
+        await notify(db, recorded, userId, planChanged(event.data.plan, event.data.interval));
+        return;
+      case "AllowanceGranted":
+      case "SecondsToppedUp":
+      case "SecondsCharged":
+        await applyLedgerEvent(db, recorded, userId, event);
+        return;
+      case "NotificationsRead":
+        // Idempotent: a second pass finds nothing unread at or before `upTo`.
+        await db
+          .collection<NotificationDocument>("notifications")
+          .updateMany({ userId, read_at: null, created_at: { $lte: event.data.upTo } }, { $set: { read_at: event.data.upTo } });
+        return;
+    }
+  },
+};

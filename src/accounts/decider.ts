@@ -1,0 +1,195 @@
+import { assertNever, type Decider } from "../core/decider.ts";
+import { ForbiddenError, NotFoundError } from "../core/errors.ts";
+import { periodOf, plans, type BillingInterval, type PlanKey } from "../billing/plans.ts";
+import { emptyLedger, evolveLedger, remainingSeconds, splitCharge, type BalanceLedger } from "./balance.ts";
+import { userEventTypes, type Identity, type UserEvent } from "./events.ts";
+
+export type UserCommand =
+  | {
+      type: "RegisterUser";
+      userId: number;
+      name: string;
+      email: string;
+      passwordHash: string | null;
+      identity: Identity | null;
+      token: { tokenId: string; tokenHash: string; method: "registration" | "social" };
+      now: string;
+    }
+  | { type: "IssueAccessToken"; tokenId: string; tokenHash: string; method: "password" | "social"; now: string }
+  | { type: "RevokeAccessToken"; tokenId: string; now: string }
+  | { type: "UpdateProfile"; name?: string; email?: string; now: string }
+  | { type: "ChangeAvatar"; key: string; contentType: string; now: string }
+  | { type: "LinkIdentity"; identity: Identity }
+  | { type: "ChangePlan"; plan: PlanKey; interval: BillingInterval; source: "operator" | "checkout"; reference: string | null; now: string }
+  | { type: "GrantMonthlyAllowance"; now: string }
+  | { type: "TopUpSeconds"; seconds: number; source: "operator" | "purchase"; now: string }
+  | { type: "ChargeSeconds"; taskId: number; seconds: number; now: string }
+  | { type: "CreateApiKey"; keyId: string; name: string; keyHash: string; prefix: string; now: string }
+  | { type: "RevokeApiKey"; keyId: string; now: string }
+  | { type: "MarkNotificationsRead"; now: string };
+
+export type UserState =
+  | { status: "none" }
+  | {
+      status: "registered";
+      userId: number;
+      email: string;
+      plan: PlanKey;
+      interval: BillingInterval;
+      ledger: BalanceLedger;
+      tokens: ReadonlySet<string>;
+      apiKeys: ReadonlySet<string>;
+      identities: readonly Identity[];
+      chargedTasks: ReadonlySet<number>;
+      /** Checkout references already turned into a plan change: a repeated payment webhook changes nothing. */
+      checkoutReferences: ReadonlySet<string>;
+    };
+
+type Registered = Extract<UserState, { status: "registered" }>;
+
+function registered(state: UserState): Registered {
+  if (state.status !== "registered") throw new NotFoundError("User not found.");
+  return state;
+}
+
+const accountEventTypes: ReadonlySet<string> = new Set(userEventTypes);
+
+const withItem = <T>(set: ReadonlySet<T>, item: T) => new Set([...set, item]);
+const withoutItem = <T>(set: ReadonlySet<T>, item: T) => new Set([...set].filter((x) => x !== item));
+
+export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
+  initialState: () => ({ status: "none" }),
+
+  evolve(state, event) {
+    // The stream is shared with folders, task admissions and notifications: fold only account facts.
+    if (!accountEventTypes.has(event.type)) return state;
+    if (event.type === "UserRegistered") {
+      const { userId, email, identity } = event.data;
+      return {
+        status: "registered",
+        userId,
+        email,
+        plan: "free",
+        interval: "none",
+        ledger: emptyLedger,
+        tokens: new Set(),
+        apiKeys: new Set(),
+        identities: identity ? [identity] : [],
+        chargedTasks: new Set(),
+        checkoutReferences: new Set(),
+      };
+    }
+    if (state.status !== "registered") return state;
+    switch (event.type) {
+      case "AccessTokenIssued":
+        return { ...state, tokens: withItem(state.tokens, event.data.tokenId) };
+      case "AccessTokenRevoked":
+        return { ...state, tokens: withoutItem(state.tokens, event.data.tokenId) };
+      case "ProfileUpdated":
+        return { ...state, email: event.data.email ?? state.email };
+      case "AvatarChanged":
+        return state;
+      case "IdentityLinked":
+        return { ...state, identities: [...state.identities, event.data.identity] };
+      case "PlanChanged": {
+        const { plan, interval, reference } = event.data;
+        return { ...state, plan, interval, checkoutReferences: reference === null ? state.checkoutReferences : withItem(state.checkoutReferences, reference) };
+      }
+      case "AllowanceGranted":
+      case "SecondsToppedUp":
+        return { ...state, ledger: evolveLedger(state.ledger, event) };
+      case "SecondsCharged":
+        return { ...state, ledger: evolveLedger(state.ledger, event), chargedTasks: withItem(state.chargedTasks, event.data.taskId) };
+      case "ApiKeyCreated":
+        return { ...state, apiKeys: withItem(state.apiKeys, event.data.keyId) };
+      case "ApiKeyRevoked":
+        return { ...state, apiKeys: withoutItem(state.apiKeys, event.data.keyId) };
+      case "NotificationsRead":
+        return state;
+      default:
+        return assertNever(event);
+    }
+  },
+
+  decide(command, state): UserEvent[] {
+    switch (command.type) {
+      case "RegisterUser": {
+        if (state.status === "registered") return [];
+        const { userId, name, email, passwordHash, identity, token, now } = command;
+        return [
+          { type: "UserRegistered", data: { userId, name, email, passwordHash, identity, registeredAt: now } },
+          { type: "AllowanceGranted", data: { period: periodOf(now), seconds: plans.free.monthlyAllowanceSeconds, reason: "monthly", grantedAt: now } },
+          { type: "AccessTokenIssued", data: { tokenId: token.tokenId, tokenHash: token.tokenHash, method: token.method, issuedAt: now } },
+        ];
+      }
+      case "IssueAccessToken": {
+        const user = registered(state);
+        if (user.tokens.has(command.tokenId)) return [];
+        return [{ type: "AccessTokenIssued", data: { tokenId: command.tokenId, tokenHash: command.tokenHash, method: command.method, issuedAt: command.now } }];
+      }
+      case "RevokeAccessToken":
+        return registered(state).tokens.has(command.tokenId) ? [{ type: "AccessTokenRevoked", data: { tokenId: command.tokenId, revokedAt: command.now } }] : [];
+      case "UpdateProfile": {
+        registered(state);
+        if (command.name === undefined && command.email === undefined) return [];
+        const data: Extract<UserEvent, { type: "ProfileUpdated" }>["data"] = { updatedAt: command.now };
+        if (command.name !== undefined) data.name = command.name;
+        if (command.email !== undefined) data.email = command.email;
+        return [{ type: "ProfileUpdated", data }];
+      }
+      case "ChangeAvatar":
+        registered(state);
+        return [{ type: "AvatarChanged", data: { key: command.key, contentType: command.contentType, changedAt: command.now } }];
+      case "LinkIdentity": {
+        const user = registered(state);
+        const known = user.identities.some((i) => i.issuer === command.identity.issuer && i.subject === command.identity.subject);
+        return known ? [] : [{ type: "IdentityLinked", data: { identity: command.identity } }];
+      }
+      case "ChangePlan": {
+        const user = registered(state);
+        if (user.plan === command.plan && user.interval === command.interval) return [];
+        if (command.reference !== null && user.checkoutReferences.has(command.reference)) return [];
+        const { plan, interval, source, reference, now } = command;
+        return [
+          { type: "PlanChanged", data: { plan, interval, previousPlan: user.plan, source, reference, changedAt: now } },
+          { type: "AllowanceGranted", data: { period: periodOf(now), seconds: plans[plan].monthlyAllowanceSeconds, reason: "plan_change", grantedAt: now } },
+        ];
+      }
+      case "GrantMonthlyAllowance": {
+        const user = registered(state);
+        const period = periodOf(command.now);
+        if (user.ledger.period >= period) return [];
+        return [{ type: "AllowanceGranted", data: { period, seconds: plans[user.plan].monthlyAllowanceSeconds, reason: "monthly", grantedAt: command.now } }];
+      }
+      case "TopUpSeconds":
+        registered(state);
+        return [{ type: "SecondsToppedUp", data: { seconds: command.seconds, source: command.source, toppedUpAt: command.now } }];
+      case "ChargeSeconds": {
+        const user = registered(state);
+        // A task is charged once, whatever redeliveries its completion sees.
+        if (user.chargedTasks.has(command.taskId)) return [];
+        const seconds = Math.min(command.seconds, remainingSeconds(user.ledger));
+        const split = splitCharge(user.ledger, seconds);
+        return [{ type: "SecondsCharged", data: { taskId: command.taskId, seconds, ...split, chargedAt: command.now } }];
+      }
+      case "CreateApiKey": {
+        const user = registered(state);
+        if (!plans[user.plan].apiAccess) throw new ForbiddenError("API keys need a Pro, Max or pay-as-you-go plan.");
+        const { keyId, name, keyHash, prefix, now } = command;
+        return [{ type: "ApiKeyCreated", data: { keyId, name, keyHash, prefix, createdAt: now } }];
+      }
+      case "RevokeApiKey": {
+        const user = registered(state);
+        if (!user.apiKeys.has(command.keyId)) throw new NotFoundError("API key not found.");
+        return [{ type: "ApiKeyRevoked", data: { keyId: command.keyId, revokedAt: command.now } }];
+      }
+      case "MarkNotificationsRead":
+        // Notifications live only in their read model, so the account records the intent and the
+        // projection applies it; always a fact, even when nothing happens to be unread.
+        registered(state);
+        return [{ type: "NotificationsRead", data: { upTo: command.now } }];
+      default:
+        return assertNever(command);
+    }
+  },
+};

@@ -1,0 +1,52 @@
+import type { BillingInterval, PlanKey } from "../billing/plans.ts";
+
+export type Identity = { issuer: string; subject: string };
+
+/** Everything that happens to an account, on its stream `user-<id>`. */
+export type UserEvent =
+  | {
+      type: "UserRegistered";
+      data: { userId: number; name: string; email: string; passwordHash: string | null; identity: Identity | null; registeredAt: string };
+    }
+  | { type: "AccessTokenIssued"; data: { tokenId: string; tokenHash: string; method: "registration" | "password" | "social"; issuedAt: string } }
+  | { type: "AccessTokenRevoked"; data: { tokenId: string; revokedAt: string } }
+  | { type: "ProfileUpdated"; data: { name?: string; email?: string; updatedAt: string } }
+  | { type: "AvatarChanged"; data: { key: string; contentType: string; changedAt: string } }
+  | { type: "IdentityLinked"; data: { identity: Identity } }
+  | {
+      type: "PlanChanged";
+      data: { plan: PlanKey; interval: BillingInterval; previousPlan: PlanKey; source: "operator" | "checkout"; reference: string | null; changedAt: string };
+    }
+  /** `monthly` starts a new period (usage counts from zero); `plan_change` resizes the current one. */
+  | { type: "AllowanceGranted"; data: { period: string; seconds: number; reason: "monthly" | "plan_change"; grantedAt: string } }
+  | { type: "SecondsToppedUp"; data: { seconds: number; source: "operator" | "purchase"; toppedUpAt: string } }
+  | { type: "SecondsCharged"; data: { taskId: number; seconds: number; fromAllowance: number; fromTopUp: number; chargedAt: string } }
+  | { type: "ApiKeyCreated"; data: { keyId: string; name: string; keyHash: string; prefix: string; createdAt: string } }
+  | { type: "ApiKeyRevoked"; data: { keyId: string; revokedAt: string } }
+  /** The user marked every notification created at or before `upTo` as read (the notifications read model applies it). */
+  | { type: "NotificationsRead"; data: { upTo: string } };
+
+export type UserEventType = UserEvent["type"];
+
+export const userEventTypes: readonly UserEventType[] = [
+  "UserRegistered",
+  "AccessTokenIssued",
+  "AccessTokenRevoked",
+  "ProfileUpdated",
+  "AvatarChanged",
+  "IdentityLinked",
+  "PlanChanged",
+  "AllowanceGranted",
+  "SecondsToppedUp",
+  "SecondsCharged",
+  "ApiKeyCreated",
+  "ApiKeyRevoked",
+  "NotificationsRead",
+];
+
+export const userStream = (userId: number | string) => `user-${userId}`;
+
+export function userIdOfStream(streamName: string): number | null {
+  const match = /^user-(\d+)$/.exec(streamName);
+  return match ? Number(match[1]) : null;
+}

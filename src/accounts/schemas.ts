@@ -1,0 +1,69 @@
+import { t } from "elysia";
+
+const email = t.String({ format: "email", maxLength: 255, error: "The email field must be a valid email address of at most 255 characters." });
+const name = t.String({ minLength: 1, maxLength: 255 });
+
+export const registerBody = t.Object({
+  name,
+  email,
+  password: t.String({ minLength: 8, maxLength: 255, description: "At least 8 characters." }),
+  password_confirmation: t.String({ maxLength: 255, description: "Must equal password." }),
+});
+
+export const loginBody = t.Object({ email: t.String({ minLength: 1, maxLength: 255 }), password: t.String({ minLength: 1, maxLength: 255 }) });
+
+export const socialLoginBody = t.Object({
+  provider: t.String({ minLength: 1, maxLength: 64, description: "Only `idp` is supported." }),
+  code: t.String({ minLength: 1, maxLength: 4096, description: "OAuth 2.0 authorization code from the identity provider." }),
+});
+
+export const tokenResponse = t.Object({
+  token: t.String({ description: "Opaque bearer token; send it as `Authorization: Bearer <token>`." }),
+  user: t.Object({ id: t.Integer(), name: t.String(), email: t.String() }),
+});
+
+export const updateUserBody = t.Object({
+  name: t.Optional(name),
+  email: t.Optional(email),
+  avatar: t.Optional(t.File({ description: "PNG, JPEG, GIF or WebP image, at most 5 MB (multipart/form-data)." })),
+});
+
+export const userResponse = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  email: t.String(),
+  avatar: t.String({ description: "URL of the avatar image (a generated one until the user uploads their own)." }),
+  balance: t.Object({
+    used_seconds: t.Integer({ description: "Seconds charged since the last monthly grant." }),
+    remaining_seconds: t.Integer({ description: "allowance_remaining_seconds + top_up_remaining_seconds." }),
+    allowance_remaining_seconds: t.Integer({ description: "Left of this month's plan allowance; it does not carry over." }),
+    top_up_remaining_seconds: t.Integer({ description: "Left of top-ups (purchases, operator grants); they never expire." }),
+    total_seconds: t.Integer({ description: "used_seconds + remaining_seconds." }),
+    usage_percent: t.Integer({ minimum: 0, maximum: 100 }),
+  }),
+  subscription: t.Object({
+    plan: t.String({ description: "Display name: Free, Pay as you go, Pro, Max." }),
+    plan_key: t.String({ description: "free | payg | pro | max" }),
+    tier: t.String({ description: "free | paid" }),
+    billing_interval: t.String({ description: "none | month | year" }),
+    active: t.Boolean({ description: "Whether a paid plan is in force (false on Free)." }),
+    access_tier: t.String({ description: "free (web only, no API) | standard (API, medium priority) | priority (API, high priority)" }),
+  }),
+  queue: t.Object({
+    pending_count: t.Integer({ description: "Tasks pending or waiting." }),
+    running_count: t.Integer({ description: "Tasks scribing." }),
+    failed_count: t.Integer({ description: "Failed tasks." }),
+  }),
+});
+
+export const profileResponse = t.Object({ id: t.Integer(), name: t.String(), email: t.String(), avatar: t.String() });
+
+export const apiKeyBody = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 255 })) });
+export const apiKeyView = t.Object({ id: t.String(), name: t.String(), prefix: t.String(), created_at: t.String() });
+export const createdApiKey = t.Object({
+  id: t.String(),
+  name: t.String(),
+  prefix: t.String(),
+  created_at: t.String(),
+  key: t.String({ description: "The key itself; shown only in this response." }),
+});

@@ -1,0 +1,150 @@
+import type { EventStore } from "../eventstore/port.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { EventMetadata } from "../core/event.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { nextId } from "../core/sequence.ts";
+import { ForbiddenError, UnauthenticatedError, ValidationFailedError } from "../core/errors.ts";
+import type { WaitForProjections } from "../../projections/wait.ts";
+import type { UserDocument } from "../../projections/users.ts";
+import type { CredentialDocument } from "../../projections/credentials.ts";
+import { plans, type BillingInterval, type PlanKey } from "../billing/plans.ts";
+import { userDecider, type UserCommand } from "./decider.ts";
+import { claimDecider, emailClaimStream, normalizeEmail, type ClaimEvent } from "./claims.ts";
+import { fold } from "../core/decider.ts";
+import { userStream, type Identity } from "./events.ts";
+import { hashPassword, hashSecret, newAccessToken, newApiKey, verifyPassword } from "./secrets.ts";
+
+export type Caller = { userId: number; kind: "token" | "api_key"; credentialId: string };
+export type TokenResponse = { token: string; user: { id: number; name: string; email: string } };
+
+const emailTaken = "The email has already been taken.";
+
+/**
+ * Account use cases. Writes go through commands on `user-<id>` (and the email's claim stream for
+ * uniqueness); reads come from the `users` and `credentials` read models. Each write waits until
+ * the read models show it, so a token works on the very next request.
+ */
+export class Accounts {
+  constructor(
+    private readonly store: EventStore,
+    private readonly db: DocumentStore,
+    private readonly waitFor: WaitForProjections,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private get users() {
+    return this.db.collection<UserDocument>("users");
+  }
+
+  async findByEmail(email: string): Promise<UserDocument | null> {
+    return this.users.findOne({ emailKey: normalizeEmail(email) });
+  }
+
+  async findById(userId: number): Promise<UserDocument | null> {
+    return this.users.findOne({ _id: String(userId) });
+  }
+
+  /** Runs a command on the account's stream and waits for the read models to show it. */
+  async execute(userId: number, command: UserCommand, metadata: EventMetadata): Promise<void> {
+    const result = await handleCommand(this.store, userStream(userId), userDecider, command, { metadata });
+    if (result.position !== null) await this.waitFor(result.position, ["users", "credentials"]);
+  }
+
+  /**
+   * Claims an email for an account. A claim left by a registration that died before its account
+   * existed is taken over; one held by a live account is a 422 on `email`.
+   */
+  async claimEmail(email: string, userId: number, metadata: EventMetadata): Promise<void> {
+    const stream = emailClaimStream(email);
+    const claim = fold(claimDecider, (await this.store.readStream(stream)) as unknown as ClaimEvent[]);
+    const abandonedBy = claim.owner !== null && claim.owner !== userId && (await this.store.readStream(userStream(claim.owner))).length === 0 ? claim.owner : null;
+    await handleCommand(this.store, stream, claimDecider, { type: "Claim", userId, abandonedBy, field: "email", message: emailTaken }, { metadata });
+  }
+
+  async releaseEmail(email: string, userId: number, metadata: EventMetadata): Promise<void> {
+    await handleCommand(this.store, emailClaimStream(email), claimDecider, { type: "Release", userId }, { metadata });
+  }
+
+  /** `userId` comes in when the caller had to claim something for the account before it exists (social login's identity). */
+  async register(
+    input: { name: string; email: string; password: string | null; identity: Identity | null; method: "registration" | "social"; userId?: number },
+    correlationId: string,
+  ): Promise<TokenResponse> {
+    if (await this.findByEmail(input.email)) throw new ValidationFailedError({ email: [emailTaken] });
+    const userId = input.userId ?? (await nextId(this.store, "user", correlationId));
+    const metadata = { correlationId, causationId: null, userId: String(userId) };
+    const passwordHash = input.password === null ? null : await hashPassword(input.password);
+    await this.claimEmail(input.email, userId, metadata);
+    const { tokenId, token, tokenHash } = newAccessToken();
+    await this.execute(
+      userId,
+      { type: "RegisterUser", userId, name: input.name, email: input.email.trim(), passwordHash, identity: input.identity, token: { tokenId, tokenHash, method: input.method }, now: this.now().toISOString() },
+      metadata,
+    );
+    return { token, user: { id: userId, name: input.name, email: input.email.trim() } };
+  }
+
+  /** The same answer whether the email is unknown or the password wrong, and in about the same time. */
+  async login(email: string, password: string, correlationId: string): Promise<TokenResponse> {
+    const user = await this.findByEmail(email);
+    const valid = await verifyPassword(password, user?.passwordHash ?? null);
+    if (!user || !valid) throw new UnauthenticatedError("These credentials do not match our records.");
+    return this.issueToken(user, "password", correlationId);
+  }
+
+  async issueToken(user: UserDocument, method: "password" | "social", correlationId: string): Promise<TokenResponse> {
+    const { tokenId, token, tokenHash } = newAccessToken();
+    await this.execute(user.id, { type: "IssueAccessToken", tokenId, tokenHash, method, now: this.now().toISOString() }, {
+      correlationId,
+      causationId: null,
+      userId: String(user.id),
+    });
+    return { token, user: { id: user.id, name: user.name, email: user.email } };
+  }
+
+  async logout(caller: Caller, correlationId: string): Promise<void> {
+    if (caller.kind !== "token") throw new ForbiddenError("Log out revokes access tokens; revoke API keys in account settings.");
+    await this.execute(caller.userId, { type: "RevokeAccessToken", tokenId: caller.credentialId, now: this.now().toISOString() }, {
+      correlationId,
+      causationId: null,
+      userId: String(caller.userId),
+    });
+  }
+
+  /** Who sent `Authorization: Bearer <secret>`: null when the secret is unknown or revoked. */
+  async authenticate(secret: string): Promise<{ caller: Caller; user: UserDocument } | null> {
+    const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ _id: hashSecret(secret) });
+    if (!credential) return null;
+    const user = await this.findById(credential.userId);
+    if (!user) return null;
+    return { caller: { userId: credential.userId, kind: credential.kind, credentialId: credential.credentialId }, user };
+  }
+
+  async createApiKey(userId: number, name: string, correlationId: string) {
+    const { keyId, key, keyHash, prefix } = newApiKey();
+    const now = this.now().toISOString();
+    await this.execute(userId, { type: "CreateApiKey", keyId, name, keyHash, prefix, now }, { correlationId, causationId: null, userId: String(userId) });
+    return { id: keyId, name, key, prefix, created_at: now };
+  }
+
+  async listApiKeys(userId: number) {
+    const keys = await this.db.collection<CredentialDocument>("credentials").find({ userId, kind: "api_key" }, { sort: { createdAt: -1 } });
+    return keys.map((k) => ({ id: k.credentialId, name: k.name ?? "", prefix: k.prefix ?? "", created_at: k.createdAt }));
+  }
+
+  async revokeApiKey(userId: number, keyId: string, correlationId: string, actingUserId: string | null = String(userId)): Promise<void> {
+    await this.execute(userId, { type: "RevokeApiKey", keyId, now: this.now().toISOString() }, { correlationId, causationId: null, userId: actingUserId });
+  }
+
+  async changePlan(userId: number, plan: PlanKey, interval: BillingInterval, source: "operator" | "checkout", reference: string | null, metadata: EventMetadata) {
+    await this.execute(userId, { type: "ChangePlan", plan, interval, source, reference, now: this.now().toISOString() }, metadata);
+  }
+
+  async topUp(userId: number, seconds: number, source: "operator" | "purchase", metadata: EventMetadata) {
+    await this.execute(userId, { type: "TopUpSeconds", seconds, source, now: this.now().toISOString() }, metadata);
+  }
+
+  hasApiAccess(user: UserDocument): boolean {
+    return plans[user.plan].apiAccess;
+  }
+}

@@ -1,0 +1,81 @@
+import { Elysia, t, type AnyElysia } from "elysia";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { BlobStore } from "../blobs/port.ts";
+import { NotFoundError } from "../core/errors.ts";
+import { correlationIdOf } from "../http/correlation.ts";
+import type { UserDocument } from "../../projections/users.ts";
+import type { Accounts } from "./service.ts";
+import { checkAvatar, initialsAvatar } from "./avatars.ts";
+import { profileResponse, updateUserBody, userResponse } from "./schemas.ts";
+import { profileView, userView } from "./user-view.ts";
+
+export type UserRoutesDependencies = { accounts: Accounts; db: DocumentStore; blobs: BlobStore; publicUrl: string; authenticated: AnyElysia };
+
+/** GET and PUT /api/user (spec 4.5), and the public avatar images their URLs point at. */
+export function userRoutes({ accounts, db, blobs, publicUrl, authenticated }: UserRoutesDependencies) {
+  const tags = ["User"];
+  const security = [{ bearer: [] }];
+
+  const account = new Elysia({ name: "user-routes" })
+    .use(authenticated)
+    .get("/api/user", ({ user }) => userView(db, publicUrl, user as UserDocument), {
+      response: { 200: userResponse },
+      detail: { tags, security, summary: "The account: profile, balance, subscription and queue" },
+    })
+    .put(
+      "/api/user",
+      async ({ body, caller, request }) => {
+        const correlationId = correlationIdOf(request);
+        const metadata = { correlationId, causationId: null, userId: String(caller.userId) };
+        const current = (await accounts.findById(caller.userId))!;
+        // Check everything before changing anything, so a bad avatar leaves the name as it was.
+        const avatar = body.avatar ? await checkAvatar(body.avatar) : null;
+        const email = body.email?.trim();
+        const emailChanges = email !== undefined && email.toLowerCase() !== current.emailKey;
+        if (emailChanges) await accounts.claimEmail(email, caller.userId, metadata);
+        if (avatar) {
+          const key = `avatars/${caller.userId}/${crypto.randomUUID()}.${avatar.extension}`;
+          await blobs.put(key, avatar.bytes, { contentType: avatar.type });
+          await accounts.execute(caller.userId, { type: "ChangeAvatar", key, contentType: avatar.type, now: new Date().toISOString() }, metadata);
+        }
+        await accounts.execute(
+          caller.userId,
+          { type: "UpdateProfile", name: body.name?.trim(), email: email === current.email ? undefined : email, now: new Date().toISOString() },
+          metadata,
+        );
+        if (emailChanges) await accounts.releaseEmail(current.email, caller.userId, metadata);
+        return profileView(publicUrl, (await accounts.findById(caller.userId))!);
+      },
+      {
+        body: updateUserBody,
+        response: { 200: profileResponse },
+        detail: {
+          tags,
+          security,
+          summary: "Update name, email and avatar",
+          description: "JSON or multipart/form-data (for the avatar). All fields optional. 422 for a taken email, a non-image or an image over 5 MB.",
+        },
+      },
+    );
+
+  const images = new Elysia({ name: "avatar-images" }).get(
+    "/avatars/:userId/:file",
+    async ({ params }) => {
+      if (!/^\d+$/.test(params.userId)) throw new NotFoundError();
+      if (params.file === "default.svg") {
+        const user = await accounts.findById(Number(params.userId));
+        if (!user) throw new NotFoundError();
+        return new Response(initialsAvatar(user.name, user.id), { headers: { "content-type": "image/svg+xml", "cache-control": "no-cache" } });
+      }
+      if (!/^[0-9a-f-]{36}\.(png|jpg|gif|webp)$/.test(params.file)) throw new NotFoundError();
+      const blob = await blobs.get(`avatars/${params.userId}/${params.file}`);
+      if (!blob) throw new NotFoundError();
+      return new Response(blob.body, {
+        headers: { "content-type": blob.contentType, "content-length": String(blob.size), "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" },
+      });
+    },
+    { params: t.Object({ userId: t.String(), file: t.String() }), detail: { tags, summary: "Avatar image (public)" } },
+  );
+
+  return new Elysia({ name: "user-feature" }).use(account).use(images);
+}

@@ -1,0 +1,45 @@
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { UserDocument } from "../../projections/users.ts";
+import { balanceView } from "./balance.ts";
+import { plans } from "../billing/plans.ts";
+
+export function avatarUrl(publicUrl: string, user: Pick<UserDocument, "id" | "avatar">): string {
+  if (!user.avatar) return `${publicUrl}/avatars/${user.id}/default.svg`;
+  return `${publicUrl}/avatars/${user.avatar.key.split("/").slice(1).join("/")}`;
+}
+
+export function subscriptionView(user: Pick<UserDocument, "plan" | "interval">) {
+  const plan = plans[user.plan];
+  return {
+    plan: plan.name,
+    plan_key: plan.key,
+    tier: plan.key === "free" ? "free" : "paid",
+    billing_interval: user.interval,
+    active: plan.key !== "free",
+    access_tier: plan.accessTier,
+  };
+}
+
+/** The user's tasks by state, counted in the tasks read model. */
+export async function queueCounts(db: DocumentStore, userId: number) {
+  const tasks = db.collection("tasks");
+  const [pending, running, failed] = await Promise.all([
+    tasks.countDocuments({ userId, status: { $in: ["pending", "waiting"] } }),
+    tasks.countDocuments({ userId, status: "scribing" }),
+    tasks.countDocuments({ userId, status: "failed" }),
+  ]);
+  return { pending_count: pending, running_count: running, failed_count: failed };
+}
+
+export function profileView(publicUrl: string, user: UserDocument) {
+  return { id: user.id, name: user.name, email: user.email, avatar: avatarUrl(publicUrl, user) };
+}
+
+export async function userView(db: DocumentStore, publicUrl: string, user: UserDocument) {
+  return {
+    ...profileView(publicUrl, user),
+    balance: balanceView(user.ledger),
+    subscription: subscriptionView(user),
+    queue: await queueCounts(db, user.id),
+  };
+}

@@ -1,0 +1,58 @@
+import { Elysia, t, type AnyElysia } from "elysia";
+import { correlationIdOf } from "../http/correlation.ts";
+import type { UserDocument } from "../../projections/users.ts";
+import type { Checkout } from "./checkout.ts";
+import type { PaymentWebhooks } from "./payment-webhook.ts";
+import { signatureHeader } from "./webhook-signature.ts";
+
+const checkoutOptions = t.Object({
+  provider: t.String({ description: "The payment provider: `sandbox` (no money is taken) in the embedded profile." }),
+  plan: t.String({ description: "test | month | year" }),
+  plan_key: t.String({ description: "The plan this buys: pro." }),
+  description: t.String(),
+  price: t.Integer({ description: "Minor units of currency (cents): test 100, month 1500, year 15000." }),
+  currency: t.String({ description: "ISO 4217, e.g. USD." }),
+  interval: t.String({ description: "month | year" }),
+  customer: t.Object({ id: t.Integer(), email: t.String(), name: t.String() }),
+  checkout_url: t.String({ description: "Send the customer here to pay." }),
+  reference: t.String({ description: "Signed token that ties the payment to this account and offer." }),
+  expires_at: t.String({ description: "The checkout can be paid until then (one hour)." }),
+});
+
+/** GET /api/checkout/{plan} (spec 4.7) and the payment provider's webhook (outside the client API). */
+export function billingRoutes({ checkout, webhooks, authenticated }: { checkout: Checkout; webhooks: PaymentWebhooks; authenticated: AnyElysia }) {
+  const client = new Elysia({ name: "checkout-routes" }).use(authenticated).get(
+    "/api/checkout/:plan",
+    ({ params, user }) => {
+      const customer = user as UserDocument;
+      return checkout.options({ id: customer.id, email: customer.email, name: customer.name }, params.plan);
+    },
+    {
+      params: t.Object({ plan: t.String({ maxLength: 32 }) }),
+      response: { 200: checkoutOptions },
+      detail: {
+        tags: ["Checkout"],
+        security: [{ bearer: [] }],
+        summary: "Options for opening a subscription checkout",
+        description: "Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). Any other plan is a 404.",
+      },
+    },
+  );
+
+  // Public: a provider cannot hold a bearer token; the signature over the raw body authenticates it.
+  const webhook = new Elysia({ name: "payment-webhook-routes" }).post(
+    "/api/webhooks/sandbox",
+    async ({ request }) => webhooks.receive(await request.text(), request.headers.get(signatureHeader), correlationIdOf(request)),
+    {
+      parse: "none",
+      response: { 200: t.Object({ received: t.Boolean() }) },
+      detail: {
+        tags: ["Payment webhooks"],
+        summary: "Payment provider webhook (not part of the client API)",
+        description: `Signed with \`${signatureHeader}: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">\` and the webhook secret. 400 for a missing or malformed signature, body or reference; 401 for a wrong or stale (over 5 minutes) signature.`,
+      },
+    },
+  );
+
+  return new Elysia({ name: "billing-routes" }).use(client).use(webhook);
+}

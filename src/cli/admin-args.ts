@@ -1,0 +1,103 @@
+import { isPlanKey, planKeys, type BillingInterval, type PlanKey } from "../billing/plans.ts";
+import { parseArgs } from "./args.ts";
+
+export const adminUsage = `usage: bun run admin <command> [options]
+
+Operator commands on accounts. Uses the server's configuration (DATA_DIR, EVENTSTORE_URL,
+MONGODB_URL) and works while the server runs: changes reach it within a second.
+
+  plan <email> <${planKeys.join("|")}> [--interval month|year]
+                              change the account's plan (paid plans bill monthly unless --interval year)
+  grant <email> <seconds>     add top-up seconds (a positive whole number; they never expire)
+  apikey create <email> [--name NAME]
+                              create an API key (plans with API access only); prints the key alone
+                              on the last line, and its id on the line before as "id: <key-id>"
+  apikey revoke <key-id>      revoke an API key
+  users [--json]              list accounts: id, email, name, plan, remaining seconds
+                              (a table, or NDJSON with --json)
+  help                        this text
+
+Exit codes: 0 done, 1 refused (unknown email or key, plan without API access), 2 bad usage.`;
+
+export type AdminCommand =
+  | { type: "help" }
+  | { type: "plan"; email: string; plan: PlanKey; interval: BillingInterval }
+  | { type: "grant"; email: string; seconds: number }
+  | { type: "apikey-create"; email: string; name: string }
+  | { type: "apikey-revoke"; keyId: string }
+  | { type: "users"; json: boolean };
+
+/** Wrong words or options: the CLI prints this with the usage text and exits 2. */
+export class UsageError extends Error {}
+
+function expectWords(words: string[], count: number, shape: string): void {
+  if (words.length !== count) throw new UsageError(`expected: ${shape}`);
+}
+
+function expectOptions(options: Map<string, string[]>, allowed: string[]): void {
+  for (const name of options.keys()) if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
+}
+
+function lastOption(options: Map<string, string[]>, name: string): string | undefined {
+  return options.get(name)?.at(-1);
+}
+
+/** Free and pay-as-you-go have no billing period; paid subscriptions bill monthly unless told otherwise. */
+function intervalFor(plan: PlanKey, raw: string | undefined): BillingInterval {
+  if (plan === "free" || plan === "payg") {
+    if (raw !== undefined) throw new UsageError(`--interval does not apply to the ${plan} plan`);
+    return "none";
+  }
+  if (raw === undefined || raw === "month" || raw === "year") return raw ?? "month";
+  throw new UsageError(`--interval must be month or year, got "${raw}"`);
+}
+
+/** Parses the words after `admin` into a command, or throws UsageError; touches no store. */
+export function parseAdminCommand(argv: string[]): AdminCommand {
+  // Flags take no value: taken out first so `--json users` does not read "users" as the flag's value.
+  const flags = new Set<string>(argv.filter((arg) => arg === "--json" || arg === "--help"));
+  const { options, words } = parseArgs(argv.filter((arg) => !flags.has(arg)));
+  for (const flag of flags) options.set(flag.slice(2), ["true"]);
+  const [name, ...rest] = words;
+  if (options.has("help") || name === "help") return { type: "help" };
+  switch (name) {
+    case "plan": {
+      expectOptions(options, ["interval"]);
+      expectWords(rest, 2, "plan <email> <plan>");
+      const [email, plan] = rest as [string, string];
+      if (!isPlanKey(plan)) throw new UsageError(`unknown plan "${plan}" (${planKeys.join(", ")})`);
+      return { type: "plan", email, plan, interval: intervalFor(plan, lastOption(options, "interval")) };
+    }
+    case "grant": {
+      expectOptions(options, []);
+      expectWords(rest, 2, "grant <email> <seconds>");
+      const [email, raw] = rest as [string, string];
+      const seconds = Number(raw);
+      if (!/^[1-9]\d*$/.test(raw) || !Number.isSafeInteger(seconds)) throw new UsageError(`seconds must be a positive whole number, got "${raw}"`);
+      return { type: "grant", email, seconds };
+    }
+    case "apikey": {
+      const [action, ...args] = rest;
+      if (action === "create") {
+        expectOptions(options, ["name"]);
+        expectWords(args, 1, "apikey create <email>");
+        const keyName = lastOption(options, "name")?.trim() || "Operator key";
+        return { type: "apikey-create", email: args[0]!, name: keyName.slice(0, 255) };
+      }
+      if (action === "revoke") {
+        expectOptions(options, []);
+        expectWords(args, 1, "apikey revoke <key-id>");
+        return { type: "apikey-revoke", keyId: args[0]! };
+      }
+      throw new UsageError(action === undefined ? "apikey needs create or revoke" : `unknown apikey command "${action}"`);
+    }
+    case "users":
+      expectOptions(options, ["json"]);
+      expectWords(rest, 0, "users [--json]");
+      return { type: "users", json: options.has("json") };
+    case undefined:
+      throw new UsageError("missing command");
+    default:
+      throw new UsageError(`unknown command "${name}"`);
+  }
+}

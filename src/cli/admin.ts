@@ -1,0 +1,115 @@
+import { ConfigError, loadConfig } from "../config.ts";
+import { openDocumentStore, openEventStore } from "../adapters.ts";
+import { Accounts } from "../accounts/service.ts";
+import { newApiKey } from "../accounts/secrets.ts";
+import { remainingSeconds } from "../accounts/balance.ts";
+import { plans } from "../billing/plans.ts";
+import { DomainError, ForbiddenError } from "../core/errors.ts";
+import type { EventMetadata } from "../core/event.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import { allProjections } from "../../projections/index.ts";
+import type { UserDocument } from "../../projections/users.ts";
+import type { CredentialDocument } from "../../projections/credentials.ts";
+import { catchUpReadModels } from "./catch-up.ts";
+import { adminUsage, parseAdminCommand, UsageError, type AdminCommand } from "./admin-args.ts";
+
+/** The operator asked for something the data refuses (unknown email or key, a domain rule): exit 1. */
+class Refused extends Error {}
+
+type Context = { accounts: Accounts; db: DocumentStore; metadata: EventMetadata };
+
+async function userByEmail(accounts: Accounts, email: string): Promise<UserDocument> {
+  const user = await accounts.findByEmail(email);
+  if (!user) throw new Refused(`no user with email ${email}`);
+  return user;
+}
+
+function usersTable(users: UserDocument[]): string[] {
+  const rows = [["ID", "EMAIL", "NAME", "PLAN", "REMAINING_SECONDS"], ...users.map((u) => [String(u.id), u.email, u.name, u.plan, String(remainingSeconds(u.ledger))])];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  "));
+}
+
+/** Every change goes through the account's decider as a command, like the HTTP routes' own. */
+async function run(command: Exclude<AdminCommand, { type: "help" }>, { accounts, db, metadata }: Context): Promise<string[]> {
+  switch (command.type) {
+    case "plan": {
+      const user = await userByEmail(accounts, command.email);
+      await accounts.changePlan(user.id, command.plan, command.interval, "operator", null, metadata);
+      const billed = command.interval === "none" ? "" : `, billed per ${command.interval}`;
+      return [`${user.email} (user ${user.id}): plan ${user.plan} -> ${command.plan}${billed}`];
+    }
+    case "grant": {
+      const user = await userByEmail(accounts, command.email);
+      await accounts.topUp(user.id, command.seconds, "operator", metadata);
+      return [`${user.email} (user ${user.id}): granted ${command.seconds} top-up seconds, ${remainingSeconds(user.ledger) + command.seconds} remaining`];
+    }
+    case "apikey-create": {
+      const user = await userByEmail(accounts, command.email);
+      // Not Accounts.createApiKey: that one records the key's owner as the acting user, and here the operator acts.
+      const { keyId, key, keyHash, prefix } = newApiKey();
+      try {
+        await accounts.execute(user.id, { type: "CreateApiKey", keyId, name: command.name, keyHash, prefix, now: new Date().toISOString() }, metadata);
+      } catch (error) {
+        if (error instanceof ForbiddenError) throw new Refused(`cannot create an API key for ${user.email}: the ${plans[user.plan].name} plan has no API access`);
+        throw error;
+      }
+      return [`API key "${command.name}" created for ${user.email} (user ${user.id})`, `id: ${keyId}`, key];
+    }
+    case "apikey-revoke": {
+      const credential = await db.collection<CredentialDocument>("credentials").findOne({ credentialId: command.keyId, kind: "api_key" });
+      if (!credential) throw new Refused(`no API key with id ${command.keyId}`);
+      await accounts.revokeApiKey(credential.userId, command.keyId, metadata.correlationId, null);
+      return [`API key ${command.keyId} of user ${credential.userId} revoked`];
+    }
+    case "users": {
+      const users = await db.collection<UserDocument>("users").find({}, { sort: { id: 1 } });
+      if (!command.json) return usersTable(users);
+      return users.map((u) => JSON.stringify({ id: u.id, email: u.email, name: u.name, plan: u.plan, remaining_seconds: remainingSeconds(u.ledger) }));
+    }
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let command: AdminCommand;
+  try {
+    command = parseAdminCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`admin: ${error.message}\n\n${adminUsage}`);
+    return 2;
+  }
+  if (command.type === "help") {
+    console.log(adminUsage);
+    return 0;
+  }
+
+  const config = loadConfig();
+  const store = await openEventStore(config);
+  const db = await openDocumentStore(config);
+  try {
+    // Lookups read the read models, which may lag the log when no server is running (or none ever ran).
+    await catchUpReadModels(store, db, allProjections);
+    // No projections run here, so writes do not wait for them: the server's projections (or the next
+    // catch-up above) pick the events up; the SQLite store's subscribers poll the file every ~100 ms.
+    const accounts = new Accounts(store, db, async () => {});
+    const metadata: EventMetadata = { correlationId: crypto.randomUUID(), causationId: null, userId: null };
+    for (const line of await run(command, { accounts, db, metadata })) console.log(line);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof Refused || error instanceof DomainError)) throw error;
+    console.error(`admin: ${error.message}`);
+    return 1;
+  } finally {
+    await db.close();
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof ConfigError ? `admin: ${error.message}` : error);
+    process.exit(error instanceof ConfigError ? 2 : 1);
+  },
+);

@@ -1,0 +1,67 @@
+import { assertNever } from "../core/decider.ts";
+import { balanceView, type BalanceLedger } from "../accounts/balance.ts";
+import { plans, type BillingInterval, type PlanKey } from "../billing/plans.ts";
+
+/** What a notification says (spec 2.5's title and message); the read model adds id, times and owner. */
+export type NotificationContent = { kind: NotificationKind; title: string; message: string };
+export type NotificationKind = "plan_changed" | "balance_low" | "task_finished" | "task_failed" | "export_ready";
+
+/**
+ * Task events that notify their owner. The tasks and exports capabilities own these events (later
+ * issues); they are written on `task-<id>` and must carry the owner in `data.userId`, because a
+ * projection sees one event at a time and cannot look the task up.
+ */
+export type TaskNotificationEvent =
+  | { type: "TaskFinished"; data: { userId: number; taskId: number; name: string } }
+  | { type: "TaskFailed"; data: { userId: number; taskId: number; name: string; reason: string } }
+  | { type: "ExportReady"; data: { userId: number; taskId: number; format: string } };
+
+export const taskNotificationEventTypes: readonly TaskNotificationEvent["type"][] = ["TaskFinished", "TaskFailed", "ExportReady"];
+
+/** Below this many seconds the balance is low, whatever the plan. */
+export const lowBalanceSeconds = 60;
+/** ...and below this share of the period's total (used + remaining). */
+export const lowBalanceShare = 0.1;
+
+export function isBalanceLow(ledger: BalanceLedger): boolean {
+  const { remaining_seconds: remaining, total_seconds: total } = balanceView(ledger);
+  return remaining < lowBalanceSeconds || remaining < total * lowBalanceShare;
+}
+
+/**
+ * Warn on the charge that crosses into "low", not on every charge after it: once per period, and once
+ * more only if a top-up, plan change or the next monthly grant lifted the balance back above the line.
+ */
+export function balanceLowAfterCharge(before: BalanceLedger, after: BalanceLedger): NotificationContent | null {
+  if (isBalanceLow(before) || !isBalanceLow(after)) return null;
+  const remaining = balanceView(after).remaining_seconds;
+  return { kind: "balance_low", title: "Balance low", message: `You have ${formatDuration(remaining)} of transcription time left. Top up or change your plan to keep transcribing.` };
+}
+
+const billed: Record<BillingInterval, string> = { none: "", month: ", billed monthly", year: ", billed yearly" };
+
+export function planChanged(plan: PlanKey, interval: BillingInterval): NotificationContent {
+  return { kind: "plan_changed", title: "Plan changed", message: `Your plan is now ${plans[plan].name}${billed[interval]}.` };
+}
+
+export function taskNotification(event: TaskNotificationEvent): NotificationContent {
+  switch (event.type) {
+    case "TaskFinished":
+      return { kind: "task_finished", title: "Task finished", message: `"${event.data.name}" is transcribed and ready.` };
+    case "TaskFailed":
+      return { kind: "task_failed", title: "Task failed", message: `"${event.data.name}" could not be transcribed: ${event.data.reason}` };
+    case "ExportReady":
+      return { kind: "export_ready", title: "Export ready", message: `The ${event.data.format.toUpperCase()} export of task ${event.data.taskId} is ready to download.` };
+    default:
+      return assertNever(event);
+  }
+}
+
+/** 0 s, 45 s, 3 min, 2 h 5 min: minutes are enough once there are a few of them. */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+}

@@ -1,0 +1,40 @@
+import type { EventStore } from "../eventstore/port.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { WaitForProjections } from "../../projections/wait.ts";
+import type { NotificationDocument } from "../../projections/notifications.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { userDecider } from "../accounts/decider.ts";
+import { userStream } from "../accounts/events.ts";
+
+/** Spec 2.5. */
+export type NotificationView = { id: string; title: string; message: string; read_at: string | null; created_at: string };
+
+/** Spec 8: GET /api/notifications returns this many, newest first. */
+export const recentLimit = 10;
+
+/**
+ * Notification use cases. Reading is a query on the `notifications` read model; marking read is a
+ * command on the account's stream (NotificationsRead), which the projection then applies.
+ */
+export class Notifications {
+  constructor(
+    private readonly store: EventStore,
+    private readonly db: DocumentStore,
+    private readonly waitFor: WaitForProjections,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async recent(userId: number): Promise<NotificationView[]> {
+    // Log position orders them exactly as they happened, even within one millisecond.
+    const found = await this.db.collection<NotificationDocument>("notifications").find({ userId }, { sort: { _position: -1 }, limit: recentLimit });
+    return found.map((n) => ({ id: n._id, title: n.title, message: n.message, read_at: n.read_at, created_at: n.created_at }));
+  }
+
+  /** Waits for the projection, so a GET right after the answer already shows them read. */
+  async markAllRead(userId: number, correlationId: string): Promise<void> {
+    const result = await handleCommand(this.store, userStream(userId), userDecider, { type: "MarkNotificationsRead", now: this.now().toISOString() }, {
+      metadata: { correlationId, causationId: null, userId: String(userId) },
+    });
+    if (result.position !== null) await this.waitFor(result.position, ["notifications"]);
+  }
+}

@@ -1,0 +1,48 @@
+import type { EventStore } from "../src/eventstore/port.ts";
+import type { DocumentStore } from "../src/readmodels/port.ts";
+import { handleCommand } from "../src/core/command-handler.ts";
+import { userDecider } from "../src/accounts/decider.ts";
+import { userStream } from "../src/accounts/events.ts";
+import { periodOf } from "../src/billing/plans.ts";
+import type { UserDocument } from "../projections/users.ts";
+
+/**
+ * Grants each account its plan's allowance when a new calendar month (UTC) starts. The decider
+ * grants at most once per month, so several workers running this at once are harmless.
+ */
+export async function grantMonthlyAllowances(store: EventStore, db: DocumentStore, now: Date): Promise<number> {
+  const period = periodOf(now);
+  const due = await db.collection<UserDocument>("users").find({ "ledger.period": { $lt: period } }, { limit: 1000 });
+  let granted = 0;
+  for (const user of due) {
+    const result = await handleCommand(store, userStream(user.id), userDecider, { type: "GrantMonthlyAllowance", now: now.toISOString() }, {
+      metadata: { correlationId: `monthly-allowance-${period}`, causationId: null, userId: null },
+    });
+    if (result.events.length > 0) granted++;
+  }
+  return granted;
+}
+
+/** Checks every few minutes, so a month starts for everyone within minutes of midnight UTC. */
+export function startMonthlyAllowanceJob(store: EventStore, db: DocumentStore, everyMs = 5 * 60_000): { stop(): void } {
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      while ((await grantMonthlyAllowances(store, db, new Date())) > 0);
+    } catch (error) {
+      console.error("monthly allowance job:", error);
+    } finally {
+      running = false;
+    }
+  };
+  const first = setTimeout(tick, 1000);
+  const timer = setInterval(tick, everyMs);
+  return {
+    stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+    },
+  };
+}
