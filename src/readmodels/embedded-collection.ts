@@ -7,7 +7,7 @@ import type { Statement } from "bun:sqlite";
 import type { Collection, Document, Filter, FindOptions, Sort, Update, UpdateResult } from "./port.ts";
 import { parseFilter, parseFindOptions, parseSort } from "./filter.ts";
 import { matchesNode } from "./match.ts";
-import { field, orderBy, translate, type SqlParam } from "./embedded-sql.ts";
+import { field, orderBy, translateFilter, type SqlParam } from "./embedded-sql.ts";
 import { applyUpdate, parseUpdate, seedFromFilter, type ParsedUpdate } from "./update.ts";
 
 /** What a collection needs from the store's one connection. */
@@ -21,14 +21,35 @@ export interface SqliteSession {
 
 type Row = { id: string; doc: string };
 
+/**
+ * The `_id` of a filter that is exactly `{ _id: "<string>" }`, the commonest shape (lookups by key,
+ * counters), which skips parsing and translating; null for any other filter.
+ */
+function idOnly(filter: Filter): string | null {
+  let id: unknown = null;
+  let keys = 0;
+  for (const key in filter) {
+    if (++keys > 1 || key !== "_id") return null;
+    id = filter[key];
+  }
+  return typeof id === "string" && Object.getPrototypeOf(filter) === Object.prototype ? id : null;
+}
+
 export class EmbeddedCollection<T extends Document = Document> implements Collection<T> {
   private readonly table: string;
+  private readonly byIdSql: string;
 
   constructor(private readonly name: string, private readonly store: SqliteSession) {
     this.table = `"${name}"`;
+    this.byIdSql = `SELECT id, doc FROM ${this.table} WHERE id = ?`;
   }
 
   async findOne(filter: Filter): Promise<T | null> {
+    const id = idOnly(filter);
+    if (id !== null) {
+      const row = this.byId(id);
+      return row === null ? null : (JSON.parse(row.doc) as T);
+    }
     return this.select(filter, { limit: 1 })[0] ?? null;
   }
 
@@ -37,8 +58,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {
-    const node = parseFilter(filter);
-    const t = translate(node);
+    const t = translateFilter(filter);
     if (t.exact) {
       const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${t.where}`).get(...t.params);
       return (row as { n: number }).n;
@@ -84,8 +104,9 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   async findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null> {
     const parsed = parseUpdate(update);
+    const id = idOnly(filter);
     return this.store.write(this.name, () => {
-      const [row] = this.candidates(filter, 1);
+      const row = id !== null ? this.byId(id) ?? undefined : this.candidates(filter, 1).next().value;
       if (row !== undefined) {
         const doc = JSON.parse(row.doc) as T;
         applyUpdate(doc, parsed);
@@ -93,7 +114,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
         return doc;
       }
       if (!options?.upsert) return null;
-      const doc = seedFromFilter(parseFilter(filter));
+      const doc = id !== null ? { _id: id } : seedFromFilter(parseFilter(filter));
       if (typeof doc._id !== "string") doc._id = crypto.randomUUID();
       applyUpdate(doc, parsed);
       this.insert(doc as T);
@@ -122,7 +143,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   async deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
-    const t = translate(parseFilter(filter));
+    const t = translateFilter(filter);
     return this.store.write(this.name, () => {
       if (t.exact) return { deletedCount: this.store.statement(`DELETE FROM ${this.table} WHERE ${t.where}`).run(...t.params).changes };
       const ids = [...this.candidates(filter)].map((row) => row.id);
@@ -178,7 +199,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   private selectSql(filter: Filter, options?: FindOptions) {
     const { sort, skip, limit } = parseFindOptions(options);
-    const t = translate(parseFilter(filter));
+    const t = translateFilter(filter);
     let sql = `SELECT id, doc FROM ${this.table} WHERE ${t.where}${orderBy(sort)}`;
     const params: SqlParam[] = [...t.params];
     if (t.exact && (limit > 0 || skip > 0)) {
@@ -188,14 +209,24 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     return { sql, params, exact: t.exact, skip, limit };
   }
 
+  private byId(id: string): Row | null {
+    return this.store.statement(this.byIdSql).get(id) as Row | null;
+  }
+
   /** Rows matching `filter` in natural order, re-checked in JS when the SQL is only a superset. */
   private *candidates(filter: Filter, limit = 0): Generator<Row> {
-    const node = parseFilter(filter);
-    const t = translate(node);
+    const id = idOnly(filter);
+    if (id !== null) {
+      const row = this.byId(id);
+      if (row !== null) yield row;
+      return;
+    }
+    const t = translateFilter(filter);
+    const node = t.exact ? null : parseFilter(filter);
     const sql = `SELECT id, doc FROM ${this.table} WHERE ${t.where}${t.exact && limit > 0 ? ` LIMIT ${limit}` : ""}`;
     let yielded = 0;
     for (const row of this.store.statement(sql).iterate(...t.params) as IterableIterator<Row>) {
-      if (!t.exact && !matchesNode(JSON.parse(row.doc) as Document, node)) continue;
+      if (node !== null && !matchesNode(JSON.parse(row.doc) as Document, node)) continue;
       yield row;
       if (limit > 0 && ++yielded >= limit) return;
     }

@@ -19,27 +19,38 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   // Filters with $in lists of varying length make many distinct SQL strings, so the cache is bounded.
   private readonly statements = new Map<string, Statement>();
   // CREATE TABLE IF NOT EXISTS may wait for the write lock (a replay running), so only once per name.
-  private readonly tables = new Set<string>();
+  // A collection object holds nothing but its name (and SQL strings), so one per name is handed out.
+  private readonly collections = new Map<string, EmbeddedCollection>();
+  // Prepared once: `db.transaction(work)` would build a new wrapper function on every write.
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
 
   constructor(path: string) {
     this.db = new Database(path, { create: true });
     this.db.exec("PRAGMA busy_timeout = 5000");
     this.db.exec("PRAGMA journal_mode = WAL");
     this.db.exec("PRAGMA synchronous = NORMAL");
+    this.begin = this.db.prepare("BEGIN IMMEDIATE");
+    this.commit = this.db.prepare("COMMIT");
+    this.rollback = this.db.prepare("ROLLBACK");
   }
 
   collection<T extends Document = Document>(name: string): EmbeddedCollection<T> {
-    if (!COLLECTION_NAME.test(name) || name.startsWith("sqlite_")) throw new TypeError(`invalid collection name ${name}`);
-    if (!this.tables.has(name)) {
+    let collection = this.collections.get(name);
+    if (collection === undefined) {
+      if (!COLLECTION_NAME.test(name) || name.startsWith("sqlite_")) throw new TypeError(`invalid collection name ${name}`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
-      this.tables.add(name);
+      collection = new EmbeddedCollection(name, this);
+      this.collections.set(name, collection);
     }
-    return new EmbeddedCollection<T>(name, this);
+    return collection as unknown as EmbeddedCollection<T>;
   }
 
   async close(): Promise<void> {
     for (const statement of this.statements.values()) statement.finalize();
     this.statements.clear();
+    for (const statement of [this.begin, this.commit, this.rollback]) statement.finalize();
     this.db.close();
   }
 
@@ -70,7 +81,18 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   /** Runs `work` in a BEGIN IMMEDIATE transaction, so a read-modify-write never loses a race. */
   write<R>(collection: string, work: () => R): R {
     try {
-      return this.db.transaction(work).immediate();
+      // Inside another transaction (never from this store's own code), bun nests with a SAVEPOINT.
+      if (this.db.inTransaction) return this.db.transaction(work).immediate();
+      this.begin.run();
+      try {
+        const result = work();
+        this.commit.run();
+        return result;
+      } catch (error) {
+        // A failed COMMIT may already have rolled back on its own.
+        if (this.db.inTransaction) this.rollback.run();
+        throw error;
+      }
     } catch (error) {
       if (error instanceof SQLiteError && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(error.code ?? "")) {
         throw new DuplicateKeyError(collection, error.message);

@@ -1,0 +1,50 @@
+import type { Projection } from "./projection.ts";
+import type { Document } from "../src/readmodels/port.ts";
+import type { RecordedEvent } from "../src/core/event.ts";
+import { taskEventTypes, taskIdOfStream } from "../src/tasks/events.ts";
+
+/** The `task_history` read model: one document per task event, for the owner's history view. */
+export type TaskHistoryDocument = Document & {
+  taskId: number;
+  position: number;
+  type: string;
+  time: string;
+  actingUserId: string | null;
+  summary: Record<string, unknown>;
+};
+
+const large = new Set(["segments", "summary", "mindmap"]);
+
+/** The data of an event with the bulky parts (transcripts) replaced by their size. */
+export function summarize(data: unknown): Record<string, unknown> {
+  const summary: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries((data ?? {}) as Record<string, unknown>)) {
+    if (large.has(key)) summary[key] = Array.isArray(value) ? `${value.length} segments` : typeof value === "string" ? `${value.length} characters` : value;
+    else summary[key] = value;
+  }
+  return summary;
+}
+
+export const taskHistoryProjection: Projection = {
+  name: "task_history",
+  collections: ["task_history"],
+  eventTypes: taskEventTypes,
+  async setup(db) {
+    await db.collection("task_history").createIndex({ taskId: 1, position: 1 });
+  },
+  // Keyed by event id: applying an event twice writes the same document.
+  async apply(event: RecordedEvent, db) {
+    const taskId = taskIdOfStream(event.streamName);
+    if (taskId === null) return;
+    const doc: TaskHistoryDocument = {
+      _id: event.id,
+      taskId,
+      position: event.position,
+      type: event.type,
+      time: event.time,
+      actingUserId: event.metadata.userId,
+      summary: summarize(event.data),
+    };
+    await db.collection<TaskHistoryDocument>("task_history").replaceOne({ _id: event.id }, doc, { upsert: true });
+  },
+};

@@ -1,0 +1,164 @@
+import type { RecordedEvent } from "../src/core/event.ts";
+import type { Projection, ProjectedDocument } from "./projection.ts";
+import { positionGuarded } from "./projection.ts";
+import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskStatus } from "../src/tasks/events.ts";
+import type { FolderEvent } from "../src/folders/decider.ts";
+import { userIdOfStream } from "../src/accounts/events.ts";
+import { exportVersion } from "../src/tasks/export-version.ts";
+
+/** The `tasks` read model: what lists and details show, without the transcript (kept in `transcripts`). */
+export type TaskFields = {
+  id: number;
+  userId: number;
+  name: string;
+  /** Lower-cased name, for case-insensitive search. */
+  nameKey: string;
+  file: string | null;
+  path: string;
+  disk: Disk;
+  size: number | null;
+  duration: number;
+  cost: number | null;
+  status: TaskStatus;
+  attempts: number;
+  quality: number | null;
+  index: number | null;
+  folderId: number | null;
+  folder: string | null;
+  url: string | null;
+  speakerDiarization: boolean;
+  shared: boolean;
+  failureReason: string | null;
+  hasTranscript: boolean;
+  exportVersion: string;
+  createdAt: string;
+  updatedAt: string;
+};
+export type TaskDocument = ProjectedDocument & TaskFields;
+
+/** The transcript, summary and mind map of a task: large, so only the detail view reads them. */
+export type TranscriptFields = { userId: number; segments: unknown[] | null; summary: string | null; mindmap: string | null };
+export type TranscriptDocument = ProjectedDocument & TranscriptFields;
+
+function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields | null {
+  const event = recorded as unknown as TaskEvent;
+  const time = recorded.time;
+  if (event.type === "TaskCreated") {
+    const d = event.data;
+    return {
+      id: d.taskId,
+      userId: d.userId,
+      name: d.name,
+      nameKey: d.name.toLowerCase(),
+      file: d.file,
+      path: d.path,
+      disk: d.disk,
+      size: d.size,
+      duration: d.duration ?? 0,
+      cost: d.cost,
+      status: "pending",
+      attempts: 1,
+      quality: null,
+      index: null,
+      folderId: null,
+      folder: null,
+      url: d.url,
+      speakerDiarization: d.speakerDiarization,
+      shared: false,
+      failureReason: null,
+      hasTranscript: d.segments !== null,
+      exportVersion: exportVersion(time, null),
+      createdAt: d.createdAt,
+      updatedAt: time,
+    };
+  }
+  if (doc === null) return null;
+  const next = { ...doc, updatedAt: time };
+  switch (event.type) {
+    case "TaskRenamed":
+      return { ...next, name: event.data.name, nameKey: event.data.name.toLowerCase() };
+    case "TaskMoved":
+      return { ...next, folderId: event.data.folder?.id ?? null, folder: event.data.folder?.name ?? null };
+    case "TranscriptEdited":
+      return { ...next, hasTranscript: true, exportVersion: exportVersion(time, doc.exportVersion) };
+    case "TaskDetailsCorrected": {
+      const { duration, cost, index } = event.data;
+      return { ...next, duration: duration ?? doc.duration, cost: cost ?? doc.cost, index: index ?? doc.index };
+    }
+    case "TaskRated":
+      return { ...next, quality: event.data.quality };
+    case "TaskShared":
+      return { ...next, shared: true };
+    case "TaskUnshared":
+      return { ...next, shared: false };
+    case "TaskDeleted":
+      return null;
+    case "TaskRetried":
+      return { ...next, status: event.data.status, attempts: event.data.attempts, failureReason: null };
+    case "TranscriptionStarted":
+      return { ...next, status: "scribing" };
+    case "TaskFinished": {
+      const d = event.data;
+      return {
+        ...next,
+        status: "finished",
+        duration: d.duration ?? doc.duration,
+        cost: d.cost ?? doc.cost,
+        hasTranscript: doc.hasTranscript || d.segments !== null,
+        exportVersion: d.segments !== null ? exportVersion(time, doc.exportVersion) : doc.exportVersion,
+      };
+    }
+    case "TaskFailed":
+      return { ...next, status: "failed", failureReason: event.data.reason };
+  }
+}
+
+function evolveTranscript(doc: TranscriptFields | null, recorded: RecordedEvent): TranscriptFields | null {
+  const event = recorded as unknown as TaskEvent;
+  switch (event.type) {
+    case "TaskCreated":
+      return { userId: event.data.userId, segments: event.data.segments, summary: null, mindmap: null };
+    case "TranscriptEdited":
+      return doc && { ...doc, segments: event.data.segments };
+    case "TaskFinished":
+      return doc && { ...doc, segments: event.data.segments ?? doc.segments, summary: event.data.summary ?? doc.summary, mindmap: event.data.mindmap ?? doc.mindmap };
+    case "TaskDeleted":
+      return null;
+    default:
+      return doc;
+  }
+}
+
+const taskId = (event: RecordedEvent) => {
+  const id = taskIdOfStream(event.streamName);
+  return id === null ? null : String(id);
+};
+const applyTask = positionGuarded<TaskFields>({ collection: "tasks", documentId: taskId, evolve: evolveTask });
+const applyTranscript = positionGuarded<TranscriptFields>({ collection: "transcripts", documentId: taskId, evolve: evolveTranscript });
+
+/** Folder renames and deletions reach every task in the folder (idempotent: they match by folder id). */
+async function applyFolderEvent(recorded: RecordedEvent, db: Parameters<Projection["apply"]>[1]): Promise<void> {
+  const userId = userIdOfStream(recorded.streamName);
+  const event = recorded as unknown as FolderEvent;
+  const tasks = db.collection<TaskDocument>("tasks");
+  if (userId === null) return;
+  if (event.type === "FolderRenamed") await tasks.updateMany({ userId, folderId: event.data.folderId }, { $set: { folder: event.data.name } });
+  if (event.type === "FolderDeleted") await tasks.updateMany({ userId, folderId: event.data.folderId }, { $set: { folder: null, folderId: null } });
+}
+
+export const tasksProjection: Projection = {
+  name: "tasks",
+  collections: ["tasks", "transcripts"],
+  eventTypes: [...taskEventTypes, "FolderRenamed", "FolderDeleted"],
+  async setup(db) {
+    const tasks = db.collection("tasks");
+    await tasks.createIndex({ userId: 1, id: -1 });
+    await tasks.createIndex({ userId: 1, status: 1, id: -1 });
+    await tasks.createIndex({ userId: 1, folderId: 1, id: -1 });
+  },
+  async apply(event, db) {
+    if (event.type === "FolderRenamed" || event.type === "FolderDeleted") return applyFolderEvent(event, db);
+    await applyTask(event, db);
+    await applyTranscript(event, db);
+  },
+};

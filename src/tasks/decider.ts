@@ -1,0 +1,120 @@
+import { assertNever, type Decider } from "../core/decider.ts";
+import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
+import { maxRetries, type Disk, type FolderRef, type TaskEvent, type TaskStatus } from "./events.ts";
+import type { Segment } from "./segments.ts";
+
+type Created = Extract<TaskEvent, { type: "TaskCreated" }>["data"];
+
+export type TaskCommand =
+  | { type: "CreateTask"; task: Omit<Created, "createdAt">; now: string }
+  | { type: "RenameTask"; name: string }
+  | { type: "MoveTask"; folder: FolderRef | null }
+  | { type: "EditTranscript"; segments: Segment[] }
+  | { type: "CorrectTaskDetails"; duration?: number; cost?: number; index?: number }
+  | { type: "RateTask"; quality: number }
+  | { type: "ShareTask" }
+  | { type: "UnshareTask" }
+  | { type: "DeleteTask" }
+  | { type: "RetryTask" }
+  | { type: "StartTranscription" }
+  | { type: "FinishTask"; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null }
+  | { type: "FailTask"; reason: string };
+
+export type TaskState =
+  | { status: "none" }
+  | { status: "deleted" }
+  | { status: "live"; taskId: number; userId: number; name: string; disk: Disk; state: TaskStatus; attempts: number; folderId: number | null; shared: boolean };
+
+type Live = Extract<TaskState, { status: "live" }>;
+
+/** A deleted or never-created task is "not found" for every command, like another user's task. */
+function live(state: TaskState): Live {
+  if (state.status !== "live") throw new NotFoundError("Task not found.");
+  return state;
+}
+
+const inFlight = (state: TaskStatus) => state === "pending" || state === "waiting" || state === "scribing";
+
+export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
+  initialState: () => ({ status: "none" }),
+
+  evolve(state, event) {
+    if (event.type === "TaskCreated") {
+      const { taskId, userId, name, disk } = event.data;
+      return { status: "live", taskId, userId, name, disk, state: "pending", attempts: 1, folderId: null, shared: false };
+    }
+    if (state.status !== "live") return state;
+    switch (event.type) {
+      case "TaskRenamed":
+        return { ...state, name: event.data.name };
+      case "TaskMoved":
+        return { ...state, folderId: event.data.folder?.id ?? null };
+      case "TaskShared":
+        return { ...state, shared: true };
+      case "TaskUnshared":
+        return { ...state, shared: false };
+      case "TaskDeleted":
+        return { status: "deleted" };
+      case "TaskRetried":
+        return { ...state, state: event.data.status, attempts: event.data.attempts };
+      case "TranscriptionStarted":
+        return { ...state, state: "scribing" };
+      case "TaskFinished":
+        return { ...state, state: "finished" };
+      case "TaskFailed":
+        return { ...state, state: "failed" };
+      case "TranscriptEdited":
+      case "TaskDetailsCorrected":
+      case "TaskRated":
+        return state;
+      default:
+        return assertNever(event);
+    }
+  },
+
+  decide(command, state): TaskEvent[] {
+    if (command.type === "CreateTask") {
+      if (state.status !== "none") return [];
+      return [{ type: "TaskCreated", data: { ...command.task, createdAt: command.now } }];
+    }
+    const task = live(state);
+    const userId = task.userId;
+    switch (command.type) {
+      case "RenameTask":
+        return task.name === command.name ? [] : [{ type: "TaskRenamed", data: { userId, name: command.name } }];
+      case "MoveTask":
+        return task.folderId === (command.folder?.id ?? null) ? [] : [{ type: "TaskMoved", data: { userId, folder: command.folder } }];
+      case "EditTranscript":
+        return [{ type: "TranscriptEdited", data: { userId, segments: command.segments } }];
+      case "CorrectTaskDetails": {
+        const { duration, cost, index } = command;
+        if (duration === undefined && cost === undefined && index === undefined) return [];
+        return [{ type: "TaskDetailsCorrected", data: { userId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) } }];
+      }
+      case "RateTask":
+        return [{ type: "TaskRated", data: { userId, quality: command.quality } }];
+      case "ShareTask":
+        return task.shared ? [] : [{ type: "TaskShared", data: { userId } }];
+      case "UnshareTask":
+        return task.shared ? [{ type: "TaskUnshared", data: { userId } }] : [];
+      case "DeleteTask":
+        return [{ type: "TaskDeleted", data: { userId, wasInFlight: inFlight(task.state), attempt: task.attempts } }];
+      case "RetryTask":
+        if (task.state !== "failed") throw new ValidationFailedError({ status: ["Only a failed task can be retried."] }, "Only a failed task can be retried.");
+        if (task.attempts > maxRetries) {
+          throw new ValidationFailedError({ attempts: [`The task has been retried ${maxRetries} times already, the most allowed.`] });
+        }
+        return [{ type: "TaskRetried", data: { userId, attempts: task.attempts + 1, status: task.disk === "objstore" ? "pending" : "waiting" } }];
+      case "StartTranscription":
+        return task.state === "pending" ? [{ type: "TranscriptionStarted", data: { userId } }] : [];
+      case "FinishTask":
+        if (!inFlight(task.state)) return [];
+        return [{ type: "TaskFinished", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, segments: command.segments, duration: command.duration, cost: command.cost, summary: command.summary, mindmap: command.mindmap } }];
+      case "FailTask":
+        if (!inFlight(task.state)) return [];
+        return [{ type: "TaskFailed", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, reason: command.reason } }];
+      default:
+        return assertNever(command);
+    }
+  },
+};

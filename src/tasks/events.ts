@@ -1,0 +1,70 @@
+import type { Segment } from "./segments.ts";
+
+export type Disk = "objstore" | "remote" | "videolink";
+export type TaskStatus = "pending" | "waiting" | "scribing" | "finished" | "failed";
+export const taskStatuses: readonly TaskStatus[] = ["pending", "waiting", "scribing", "finished", "failed"];
+/** Pending, waiting and scribing tasks count against the concurrent-task limit. */
+export const inFlightStatuses: readonly TaskStatus[] = ["pending", "waiting", "scribing"];
+
+export type FolderRef = { id: number; name: string };
+
+/** Everything that happens to a task, on its stream `task-<id>`. Every event carries `userId`. */
+export type TaskEvent =
+  | {
+      type: "TaskCreated";
+      data: {
+        taskId: number;
+        userId: number;
+        name: string;
+        file: string | null;
+        path: string;
+        disk: Disk;
+        size: number | null;
+        duration: number | null;
+        cost: number | null;
+        url: string | null;
+        speakerDiarization: boolean;
+        segments: Segment[] | null;
+        createdAt: string;
+      };
+    }
+  | { type: "TaskRenamed"; data: { userId: number; name: string } }
+  | { type: "TaskMoved"; data: { userId: number; folder: FolderRef | null } }
+  | { type: "TranscriptEdited"; data: { userId: number; segments: Segment[] } }
+  | { type: "TaskDetailsCorrected"; data: { userId: number; duration?: number; cost?: number; index?: number } }
+  | { type: "TaskRated"; data: { userId: number; quality: number } }
+  | { type: "TaskShared"; data: { userId: number } }
+  | { type: "TaskUnshared"; data: { userId: number } }
+  | { type: "TaskDeleted"; data: { userId: number; wasInFlight: boolean; attempt: number } }
+  | { type: "TaskRetried"; data: { userId: number; attempts: number; status: "pending" | "waiting" } }
+  | { type: "TranscriptionStarted"; data: { userId: number } }
+  | { type: "TaskFinished"; data: { userId: number; taskId: number; attempt: number; name: string; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null } }
+  | { type: "TaskFailed"; data: { userId: number; taskId: number; attempt: number; name: string; reason: string } };
+
+export type TaskEventType = TaskEvent["type"];
+
+export const taskEventTypes: readonly TaskEventType[] = [
+  "TaskCreated",
+  "TaskRenamed",
+  "TaskMoved",
+  "TranscriptEdited",
+  "TaskDetailsCorrected",
+  "TaskRated",
+  "TaskShared",
+  "TaskUnshared",
+  "TaskDeleted",
+  "TaskRetried",
+  "TranscriptionStarted",
+  "TaskFinished",
+  "TaskFailed",
+];
+
+export const taskStream = (taskId: number | string) => `task-${taskId}`;
+
+export function taskIdOfStream(streamName: string): number | null {
+  const match = /^task-(\d+)$/.exec(streamName);
+  return match ? Number(match[1]) : null;
+}
+
+/** At most this many retries per task (spec 8); attempts start at 1. */
+export const maxRetries = 3;

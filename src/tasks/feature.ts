@@ -1,0 +1,22 @@
+import type { AnyElysia } from "elysia";
+import type { Config } from "../config.ts";
+import type { Adapters } from "../adapters.ts";
+import type { WaitForProjections } from "../../projections/wait.ts";
+import { Tasks } from "./service.ts";
+import { taskRoutes } from "./routes.ts";
+import { shareRoutes } from "./share-routes.ts";
+import { historyRoutes } from "./history-routes.ts";
+import { Folders } from "../folders/service.ts";
+import { folderRoutes } from "../folders/routes.ts";
+
+/** Wires tasks and folders: their services and routes behind the accounts' authentication. */
+export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitForProjections, authenticated: AnyElysia): AnyElysia[] {
+  const tasks = new Tasks(adapters.eventStore, adapters.documents, waitFor);
+  const folders = new Folders(adapters.eventStore, adapters.documents, waitFor);
+  return [
+    taskRoutes({ tasks, authenticated }),
+    shareRoutes({ tasks, db: adapters.documents, publicUrl: config.publicUrl, authenticated }),
+    historyRoutes({ tasks, db: adapters.documents, authenticated }),
+    folderRoutes({ folders, authenticated }),
+  ];
+}

@@ -1,0 +1,117 @@
+import { t } from "elysia";
+import { segmentSchema, segmentsSchema } from "./segments.ts";
+
+const seconds = t.Integer({ minimum: 0, maximum: 2_147_483_647 });
+const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
+export const createTaskBody = t.Object({
+  disk: t.Union([t.Literal("objstore"), t.Literal("remote"), t.Literal("videolink")], { description: "objstore: `path` is a storage path from an upload; remote: a direct file URL; videolink: a video page URL (paid plans)." }),
+  name: t.String({ minLength: 1, maxLength: 255 }),
+  path: t.String({ minLength: 1, maxLength: 2048, description: "Storage path, or the source URL for remote and videolink." }),
+  file: t.Optional(t.String({ maxLength: 255 })),
+  size: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_648 })),
+  duration: t.Optional(seconds),
+  cost: t.Optional(seconds),
+  segments: t.Optional(segmentsSchema),
+  speaker_diarization: t.Optional(t.Boolean({ description: "Label segments with speakers (speaker diarization)." })),
+});
+
+export const createdTask = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  status: t.String(),
+  speaker_diarization: t.Boolean(),
+  created_at: t.String(),
+});
+
+export const statusFilter = t.Union(
+  ["all", "pending", "waiting", "scribing", "finished", "failed"].map((s) => t.Literal(s)),
+  { default: "all", description: "all (default), pending, waiting, scribing, finished or failed." },
+);
+
+export const listQuery = t.Object({
+  status: t.Optional(statusFilter),
+  search: t.Optional(t.String({ maxLength: 255, description: "Part of the task name, case-insensitive." })),
+  folder: t.Optional(t.String({ maxLength: 255, description: "A folder name, or `Uncategorized` for tasks in no folder." })),
+  // Ranges are checked in Tasks.list: Elysia's query decoder reports a range error without the field's
+  // name (`errors.property`), and spec 7 wants errors keyed by field.
+  page: t.Optional(t.Integer({ default: 1, description: "Page number, from 1." })),
+  per_page: t.Optional(t.Integer({ default: 25, description: "Tasks per page, 1 to 100." })),
+});
+
+export const taskParams = t.Object({ id: taskId });
+
+export const updateTaskBody = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+  folder: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 255 }))),
+  duration: t.Optional(seconds),
+  cost: t.Optional(seconds),
+  segments: t.Optional(segmentsSchema),
+  text: t.Optional(t.String({ maxLength: 10_000_000, description: "The whole transcript, one line per segment." })),
+  quality: t.Optional(t.Integer({ minimum: 0, maximum: 5 })),
+  index: t.Optional(t.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 })),
+});
+
+export const idsBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }) });
+export const moveBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }), folder: t.String({ minLength: 1, maxLength: 255 }) });
+
+const segmentView = t.Object({
+  id: t.Integer(),
+  start: t.Integer(),
+  end: t.Integer(),
+  text: t.String(),
+  speaker: t.Nullable(t.String()),
+  tokens: t.Nullable(t.Array(t.String())),
+});
+
+export const taskListItemSchema = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  file: t.String(),
+  disk: t.Nullable(t.String()),
+  size: t.Nullable(t.Integer()),
+  duration: t.Integer(),
+  cost: t.Nullable(t.Integer()),
+  status: t.String(),
+  attempts: t.Integer(),
+  quality: t.Nullable(t.Integer()),
+  folder: t.Nullable(t.String()),
+  created_at: t.String(),
+});
+
+export const taskListSchema = t.Object({
+  data: t.Array(taskListItemSchema),
+  current_page: t.Integer(),
+  last_page: t.Integer(),
+  per_page: t.Integer(),
+  total: t.Integer(),
+});
+
+export const taskDetailSchema = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  file: t.String(),
+  path: t.String(),
+  disk: t.Nullable(t.String()),
+  size: t.Nullable(t.Integer()),
+  duration: t.Integer(),
+  cost: t.Nullable(t.Integer()),
+  status: t.String({ description: "pending, waiting, scribing, finished or failed." }),
+  attempts: t.Integer(),
+  quality: t.Nullable(t.Integer()),
+  created_at: t.String(),
+  updated_at: t.String(),
+  summary: t.Nullable(t.String()),
+  mindmap: t.Nullable(t.String()),
+  folder: t.Nullable(t.String()),
+  tags: t.Array(t.String()),
+  url: t.Nullable(t.String()),
+  segments: t.Nullable(t.Array(segmentView)),
+  export: t.Object({ allowed_formats: t.Array(t.String()), heavy_formats: t.Array(t.String()), version: t.String() }),
+  speaker_diarization: t.Boolean(),
+  index: t.Nullable(t.Integer()),
+  failure_reason: t.Nullable(t.String({ description: "Why the task failed (failed tasks only)." })),
+});
+
+export const messageSchema = t.Object({ message: t.String() });
+export { segmentSchema };

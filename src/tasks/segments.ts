@@ -1,0 +1,56 @@
+import { t, type Static } from "elysia";
+
+/** Spec 2.1's segment: times in whole milliseconds, `tokens` the words. */
+export const segmentSchema = t.Object({
+  id: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  start: t.Integer({ minimum: 0, maximum: 2_147_483_647, description: "Start time in ms." }),
+  end: t.Integer({ minimum: 0, maximum: 2_147_483_647, description: "End time in ms, not before start." }),
+  text: t.String({ maxLength: 100_000 }),
+  speaker: t.Optional(t.Nullable(t.String({ maxLength: 255 }))),
+  tokens: t.Optional(t.Nullable(t.Array(t.String({ maxLength: 1000 }), { maxItems: 100_000 }))),
+});
+
+export const segmentsSchema = t.Array(segmentSchema, { maxItems: 100_000 });
+
+export type SegmentInput = Static<typeof segmentSchema>;
+
+export type Segment = { id: number; start: number; end: number; text: string; speaker: string | null; tokens: string[] | null };
+
+/** Problems the schema cannot see (an end before its start), keyed like validation errors. */
+export function segmentErrors(segments: SegmentInput[], field = "segments"): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  segments.forEach((segment, i) => {
+    if (segment.end < segment.start) errors[`${field}.${i}.end`] = [`The ${field}.${i}.end must not be before ${field}.${i}.start.`];
+  });
+  return errors;
+}
+
+/** Numbers segments in order (ids the client sent are kept when unique) and fills tokens from the text. */
+export function normalizeSegments(segments: SegmentInput[]): Segment[] {
+  const ids = segments.map((s) => s.id);
+  const keepIds = ids.every((id) => id !== undefined) && new Set(ids).size === ids.length;
+  return segments.map((segment, i) => ({
+    id: keepIds ? segment.id! : i + 1,
+    start: segment.start,
+    end: segment.end,
+    text: segment.text,
+    speaker: segment.speaker ?? null,
+    tokens: segment.tokens ?? words(segment.text),
+  }));
+}
+
+export function words(text: string): string[] {
+  return text.split(/\s+/).filter(Boolean);
+}
+
+/**
+ * `PATCH text`: the whole transcript as text, one line per segment. With segments, each line replaces
+ * the text of the segment at its place (times kept), so the line count must match; without segments,
+ * the text becomes one segment over the task's duration.
+ */
+export function applyText(current: Segment[], text: string, durationSeconds: number): Segment[] | { error: string } {
+  const lines = text.replace(/\r\n?/g, "\n").replace(/\n$/, "").split("\n");
+  if (current.length === 0) return [{ id: 1, start: 0, end: Math.max(0, durationSeconds) * 1000, text, speaker: null, tokens: words(text) }];
+  if (lines.length !== current.length) return { error: `The text must have one line per segment (${current.length} lines, got ${lines.length}).` };
+  return current.map((segment, i) => ({ ...segment, text: lines[i]!, tokens: words(lines[i]!) }));
+}

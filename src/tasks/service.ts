@@ -1,0 +1,272 @@
+import type { EventStore } from "../eventstore/port.ts";
+import type { DocumentStore, Filter } from "../readmodels/port.ts";
+import type { EventMetadata } from "../core/event.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { nextId } from "../core/sequence.ts";
+import { NotFoundError, TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
+import type { WaitForProjections } from "../../projections/wait.ts";
+import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.ts";
+import type { FolderDocument } from "../../projections/folders.ts";
+import { userStream } from "../accounts/events.ts";
+import { admissionDecider, maxConcurrentTasks, type AdmissionState } from "./admission.ts";
+import { taskDecider, type TaskCommand } from "./decider.ts";
+import { taskStream, type Disk } from "./events.ts";
+import { applyText, normalizeSegments, segmentErrors, type SegmentInput } from "./segments.ts";
+import { fold } from "../core/decider.ts";
+
+export type CreateTaskInput = {
+  disk: Disk;
+  name: string;
+  path: string;
+  file?: string;
+  size?: number;
+  duration?: number;
+  cost?: number;
+  segments?: SegmentInput[];
+  speaker_diarization?: boolean;
+};
+
+export type TaskPatch = {
+  name?: string;
+  folder?: string | null;
+  duration?: number;
+  cost?: number;
+  segments?: SegmentInput[];
+  text?: string;
+  quality?: number;
+  index?: number;
+};
+
+/** An admission whose task stream is still empty this long after is a creation that died. */
+const abandonedAfterMs = 60_000;
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Task use cases. Writes are commands on `task-<id>` (and the admission on `user-<id>`); reads come
+ * from the `tasks`, `transcripts` and `folders` read models, scoped to the caller: another user's task
+ * is "not found" everywhere.
+ */
+export class Tasks {
+  constructor(
+    private readonly store: EventStore,
+    private readonly db: DocumentStore,
+    private readonly waitFor: WaitForProjections,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private get tasks() {
+    return this.db.collection<TaskDocument>("tasks");
+  }
+
+  async owned(userId: number, taskId: number): Promise<TaskDocument> {
+    const task = await this.tasks.findOne({ _id: String(taskId) });
+    if (!task || task.userId !== userId) throw new NotFoundError("Task not found.");
+    return task;
+  }
+
+  async transcript(taskId: number): Promise<TranscriptDocument | null> {
+    return this.db.collection<TranscriptDocument>("transcripts").findOne({ _id: String(taskId) });
+  }
+
+  async findFolder(userId: number, name: string): Promise<FolderDocument | null> {
+    const folders = await this.db.collection<FolderDocument>("folders").find({ userId });
+    const key = name.normalize("NFC").toLowerCase();
+    return folders.find((f) => f.name.normalize("NFC").toLowerCase() === key) ?? null;
+  }
+
+  private async run(taskId: number, command: TaskCommand, metadata: EventMetadata): Promise<number | null> {
+    return (await handleCommand(this.store, taskStream(taskId), taskDecider, command, { metadata })).position;
+  }
+
+  private async settle(position: number | null): Promise<void> {
+    if (position !== null) await this.waitFor(position);
+  }
+
+  /** Takes one of the user's concurrent-task slots, freeing slots of creations that died first. */
+  async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata): Promise<void> {
+    const admit = (abandoned: number[]) =>
+      handleCommand(this.store, userStream(userId), admissionDecider, { type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now: this.now().toISOString() }, { metadata });
+    try {
+      await admit([]);
+    } catch (error) {
+      if (!(error instanceof TooManyRequestsError)) throw error;
+      const abandoned = await this.abandonedAdmissions(userId);
+      if (abandoned.length === 0) throw error;
+      await admit(abandoned);
+    }
+  }
+
+  private async abandonedAdmissions(userId: number): Promise<number[]> {
+    const state: AdmissionState = fold(admissionDecider, (await this.store.readStream(userStream(userId))) as never);
+    const abandoned: number[] = [];
+    for (const { taskId, admittedAt } of state.inFlight.values()) {
+      if (this.now().getTime() - Date.parse(admittedAt) < abandonedAfterMs) continue;
+      if ((await this.store.readStream(taskStream(taskId))).length === 0) abandoned.push(taskId);
+    }
+    return abandoned;
+  }
+
+  async releaseSlot(userId: number, taskId: number, attempt: number, metadata: EventMetadata): Promise<void> {
+    await handleCommand(this.store, userStream(userId), admissionDecider, { type: "ReleaseTaskSlot", taskId, attempt }, { metadata });
+  }
+
+  async create(userId: number, input: CreateTaskInput, metadata: EventMetadata): Promise<TaskDocument> {
+    const problems = input.segments ? segmentErrors(input.segments) : {};
+    if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
+    const taskId = await nextId(this.store, "task", metadata.correlationId);
+    await this.admit(userId, taskId, 1, input.disk, metadata);
+    const position = await this.run(
+      taskId,
+      {
+        type: "CreateTask",
+        now: this.now().toISOString(),
+        task: {
+          taskId,
+          userId,
+          name: input.name,
+          file: input.file ?? null,
+          path: input.path,
+          disk: input.disk,
+          size: input.size ?? null,
+          duration: input.duration ?? null,
+          cost: input.cost ?? null,
+          url: input.disk === "videolink" || input.disk === "remote" ? input.path : null,
+          speakerDiarization: input.speaker_diarization ?? false,
+          segments: input.segments ? normalizeSegments(input.segments) : null,
+        },
+      },
+      metadata,
+    );
+    await this.settle(position);
+    return this.owned(userId, taskId);
+  }
+
+  async list(userId: number, query: { status?: string; search?: string; folder?: string; page?: number; per_page?: number }) {
+    const filter: Filter = { userId };
+    if (query.status && query.status !== "all") filter.status = query.status;
+    if (query.search) filter.nameKey = { $regex: escapeRegex(query.search.toLowerCase()) };
+    if (query.folder !== undefined) {
+      if (query.folder === "Uncategorized") filter.folderId = null;
+      else {
+        const folder = await this.findFolder(userId, query.folder);
+        if (!folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+        filter.folderId = folder.id;
+      }
+    }
+    const page = query.page ?? 1;
+    const perPage = query.per_page ?? 25;
+    const problems: Record<string, string[]> = {};
+    if (page < 1 || page > 1_000_000) problems.page = [page < 1 ? "The page field must be at least 1." : "The page field must not be greater than 1000000."];
+    if (perPage < 1 || perPage > 100) problems.per_page = [perPage < 1 ? "The per page field must be at least 1." : "The per page field must not be greater than 100."];
+    if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
+    const [total, data] = await Promise.all([
+      this.tasks.countDocuments(filter),
+      this.tasks.find(filter, { sort: { id: -1 }, skip: (page - 1) * perPage, limit: perPage }),
+    ]);
+    return { data, current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total };
+  }
+
+  async update(userId: number, taskId: number, patch: TaskPatch, metadata: EventMetadata): Promise<void> {
+    const task = await this.owned(userId, taskId);
+    // Everything is checked before anything is appended, so a bad field leaves the task as it was.
+    const commands: TaskCommand[] = [];
+    if (patch.segments) {
+      const problems = segmentErrors(patch.segments);
+      if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
+      commands.push({ type: "EditTranscript", segments: normalizeSegments(patch.segments) });
+    } else if (patch.text !== undefined) {
+      const current = ((await this.transcript(taskId))?.segments ?? []) as ReturnType<typeof normalizeSegments>;
+      const edited = applyText(current, patch.text, patch.duration ?? task.duration);
+      if ("error" in edited) throw new ValidationFailedError({ text: [edited.error] });
+      commands.push({ type: "EditTranscript", segments: edited });
+    }
+    if (patch.folder !== undefined) {
+      const folder = patch.folder === null ? null : await this.findFolder(userId, patch.folder);
+      if (patch.folder !== null && !folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+      commands.push({ type: "MoveTask", folder: folder && { id: folder.id, name: folder.name } });
+    }
+    if (patch.name !== undefined) commands.push({ type: "RenameTask", name: patch.name });
+    if (patch.duration !== undefined || patch.cost !== undefined || patch.index !== undefined) {
+      commands.push({ type: "CorrectTaskDetails", duration: patch.duration, cost: patch.cost, index: patch.index });
+    }
+    if (patch.quality !== undefined) commands.push({ type: "RateTask", quality: patch.quality });
+    let position: number | null = null;
+    for (const command of commands) position = (await this.run(taskId, command, metadata)) ?? position;
+    await this.settle(position);
+  }
+
+  async remove(userId: number, taskId: number, metadata: EventMetadata): Promise<void> {
+    const task = await this.owned(userId, taskId);
+    const position = await this.run(taskId, { type: "DeleteTask" }, metadata);
+    // Freed here too (the slot worker also does it), so a create right after a delete is admitted.
+    await this.releaseSlot(userId, taskId, task.attempts, metadata);
+    await this.settle(position);
+  }
+
+  /** Deletes the caller's tasks among `ids` (others are ignored) and says how many it deleted. */
+  async removeMany(userId: number, ids: number[], metadata: EventMetadata): Promise<number> {
+    const own = await this.tasks.find({ userId, id: { $in: [...new Set(ids)] } });
+    let deleted = 0;
+    let position: number | null = null;
+    for (const task of own) {
+      const appended = await this.unlessGone(() => this.run(task.id, { type: "DeleteTask" }, metadata));
+      if (appended === undefined) continue;
+      position = appended ?? position;
+      deleted++;
+      await this.releaseSlot(userId, task.id, task.attempts, metadata);
+    }
+    await this.settle(position);
+    return deleted;
+  }
+
+  async moveMany(userId: number, ids: number[], folderName: string, metadata: EventMetadata): Promise<number> {
+    const folder = await this.findFolder(userId, folderName);
+    if (!folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+    const own = await this.tasks.find({ userId, id: { $in: [...new Set(ids)] } });
+    let position: number | null = null;
+    let moved = 0;
+    for (const task of own) {
+      const appended = await this.unlessGone(() => this.run(task.id, { type: "MoveTask", folder: { id: folder.id, name: folder.name } }, metadata));
+      if (appended === undefined) continue;
+      position = appended ?? position;
+      moved++;
+    }
+    await this.settle(position);
+    return moved;
+  }
+
+  /** A task deleted by a parallel request since we listed it is skipped (undefined), not an error. */
+  private async unlessGone<R>(work: () => Promise<R>): Promise<R | undefined> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  async retry(userId: number, taskId: number, metadata: EventMetadata): Promise<TaskDocument> {
+    const task = await this.owned(userId, taskId);
+    // Refuse early (422) before taking a slot that the decider would then refuse to use.
+    if (task.status !== "failed") throw new ValidationFailedError({ status: ["Only a failed task can be retried."] }, "Only a failed task can be retried.");
+    await this.admit(userId, taskId, task.attempts + 1, task.disk, metadata);
+    try {
+      await this.settle(await this.run(taskId, { type: "RetryTask" }, metadata));
+    } catch (error) {
+      await this.releaseSlot(userId, taskId, task.attempts + 1, metadata);
+      throw error;
+    }
+    return this.owned(userId, taskId);
+  }
+
+  async share(userId: number, taskId: number, metadata: EventMetadata): Promise<void> {
+    await this.owned(userId, taskId);
+    await this.settle(await this.run(taskId, { type: "ShareTask" }, metadata));
+  }
+
+  async unshare(userId: number, taskId: number, metadata: EventMetadata): Promise<void> {
+    await this.owned(userId, taskId);
+    await this.settle(await this.run(taskId, { type: "UnshareTask" }, metadata));
+  }
+}

@@ -1,0 +1,49 @@
+import { Elysia, t, type AnyElysia } from "elysia";
+import type { DocumentStore } from "../readmodels/port.ts";
+import { NotFoundError } from "../core/errors.ts";
+import { correlationIdOf } from "../http/correlation.ts";
+import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.ts";
+import type { Tasks } from "./service.ts";
+import { sharePage } from "./share-page.ts";
+import { taskParams } from "./schemas.ts";
+
+type SharedSegment = { start: number; end: number; text: string; speaker: string | null };
+
+/** `GET /api/tasks/{id}/share-url` and the public, read-only page it points at. */
+export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Tasks; db: DocumentStore; publicUrl: string; authenticated: AnyElysia }) {
+  const detail = (summary: string, description?: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
+  const owner = new Elysia({ name: "share-owner-routes" })
+    .use(authenticated)
+    .get(
+      "/api/tasks/:id/share-url",
+      async ({ params, caller, request }) => {
+        await tasks.share(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
+        return { share_url: `${publicUrl}/share/tasks/${params.id}` };
+      },
+      { params: taskParams, response: { 200: t.Object({ share_url: t.String() }) }, detail: detail("Get or create the public share URL", "The page stays public until the share is removed (DELETE) or the task is deleted.") },
+    )
+    .delete(
+      "/api/tasks/:id/share-url",
+      async ({ params, caller, request }) => {
+        await tasks.unshare(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
+        return { message: "The task is no longer shared." };
+      },
+      { params: taskParams, response: { 200: t.Object({ message: t.String() }) }, detail: detail("Stop sharing a task") },
+    );
+
+  const page = new Elysia({ name: "share-page" }).get(
+    "/share/tasks/:id",
+    async ({ params, headers }) => {
+      const task = await db.collection<TaskDocument>("tasks").findOne({ _id: String(params.id) });
+      if (!task || !task.shared) throw new NotFoundError("This transcript is not shared.");
+      const transcript = await db.collection<TranscriptDocument>("transcripts").findOne({ _id: String(params.id) });
+      const segments = ((transcript?.segments ?? []) as SharedSegment[]).map(({ start, end, text, speaker }) => ({ start, end, text, speaker: speaker ?? null }));
+      const shared = { id: task.id, name: task.name, status: task.status, duration: task.duration, created_at: task.createdAt, summary: transcript?.summary ?? null, mindmap: transcript?.mindmap ?? null, segments };
+      if ((headers.accept ?? "").includes("application/json")) return shared;
+      return new Response(sharePage(shared), { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" } });
+    },
+    { params: taskParams, detail: { tags: ["Tasks"], summary: "Public page of a shared transcript", description: "HTML, or JSON for `Accept: application/json`. 404 when not shared." } },
+  );
+
+  return new Elysia({ name: "share-feature" }).use(owner).use(page);
+}

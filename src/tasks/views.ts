@@ -1,0 +1,51 @@
+import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.ts";
+
+export const allowedFormats = ["txt", "srt", "vtt", "csv", "pdf", "docx"] as const;
+export const heavyFormats = ["pdf", "docx"] as const;
+
+/** Spec 2.2: one row of `GET /api/tasks`. */
+export function taskListItem(task: TaskDocument) {
+  return {
+    id: task.id,
+    name: task.name,
+    file: task.file ?? "",
+    disk: task.disk,
+    size: task.size,
+    duration: task.duration,
+    cost: task.cost,
+    status: task.status,
+    attempts: task.attempts,
+    quality: task.quality,
+    folder: task.folder,
+    created_at: task.createdAt,
+  };
+}
+
+/** Spec 2.1, plus `speaker_diarization`, `index` and `failure_reason` (why a failed task failed). */
+export function taskDetail(task: TaskDocument, transcript: TranscriptDocument | null) {
+  return {
+    id: task.id,
+    name: task.name,
+    file: task.file ?? "",
+    path: task.path,
+    disk: task.disk,
+    size: task.size,
+    duration: task.duration,
+    cost: task.cost,
+    status: task.status,
+    attempts: task.attempts,
+    quality: task.quality,
+    created_at: task.createdAt,
+    updated_at: task.updatedAt,
+    summary: transcript?.summary ?? null,
+    mindmap: transcript?.mindmap ?? null,
+    folder: task.folder,
+    tags: task.folder === null ? [] : [task.folder],
+    url: task.url,
+    segments: transcript?.segments ?? null,
+    export: { allowed_formats: [...allowedFormats], heavy_formats: [...heavyFormats], version: task.exportVersion },
+    speaker_diarization: task.speakerDiarization,
+    index: task.index,
+    failure_reason: task.failureReason,
+  };
+}
