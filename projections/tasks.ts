@@ -95,8 +95,16 @@ function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields
       return null;
     case "TaskRetried":
       return { ...next, status: event.data.status, attempts: event.data.attempts, failureReason: null };
+    case "MediaFetchStarted":
+      return { ...next, status: "waiting" };
+    case "MediaFetched":
+      return { ...next, status: "pending", size: event.data.size, file: doc.file ?? event.data.file };
     case "TranscriptionStarted":
       return { ...next, status: "scribing" };
+    case "SummaryRefreshed":
+    case "SummaryFailed":
+    case "ExportGenerated":
+      return doc;
     case "TaskFinished": {
       const d = event.data;
       return {
@@ -122,6 +130,8 @@ function evolveTranscript(doc: TranscriptFields | null, recorded: RecordedEvent)
       return doc && { ...doc, segments: event.data.segments };
     case "TaskFinished":
       return doc && { ...doc, segments: event.data.segments ?? doc.segments, summary: event.data.summary ?? doc.summary, mindmap: event.data.mindmap ?? doc.mindmap };
+    case "SummaryRefreshed":
+      return doc && { ...doc, summary: event.data.summary, mindmap: event.data.mindmap };
     case "TaskDeleted":
       return null;
     default:

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 packages=(ffmpeg pocketsphinx pocketsphinx-en-us nats-server)
 if [ "${1:-}" = "--test" ]; then
-  packages+=()
+  # The S3 contract suite runs against a real S3 implementation: Ceph's RADOS Gateway.
+  packages+=(radosgw ceph-mon ceph-osd ceph-common ceph-base)
 fi
 
 missing=()

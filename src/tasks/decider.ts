@@ -16,7 +16,12 @@ export type TaskCommand =
   | { type: "UnshareTask" }
   | { type: "DeleteTask" }
   | { type: "RetryTask" }
+  | { type: "StartFetching" }
+  | { type: "FinishFetching"; path: string; size: number; contentType: string; file: string }
   | { type: "StartTranscription" }
+  | { type: "RecordSummary"; summary: string | null; mindmap: string | null }
+  | { type: "RecordSummaryFailure"; reason: string }
+  | { type: "RecordExport"; format: string; version: string; key: string; size: number }
   | { type: "FinishTask"; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null }
   | { type: "FailTask"; reason: string };
 
@@ -57,6 +62,10 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
         return { status: "deleted" };
       case "TaskRetried":
         return { ...state, state: event.data.status, attempts: event.data.attempts };
+      case "MediaFetchStarted":
+        return { ...state, state: "waiting" };
+      case "MediaFetched":
+        return { ...state, state: "pending" };
       case "TranscriptionStarted":
         return { ...state, state: "scribing" };
       case "TaskFinished":
@@ -66,6 +75,9 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "TranscriptEdited":
       case "TaskDetailsCorrected":
       case "TaskRated":
+      case "SummaryRefreshed":
+      case "SummaryFailed":
+      case "ExportGenerated":
         return state;
       default:
         return assertNever(event);
@@ -105,8 +117,23 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
           throw new ValidationFailedError({ attempts: [`The task has been retried ${maxRetries} times already, the most allowed.`] });
         }
         return [{ type: "TaskRetried", data: { userId, attempts: task.attempts + 1, status: task.disk === "objstore" ? "pending" : "waiting" } }];
+      case "StartFetching":
+        return task.state === "pending" && task.disk !== "objstore" ? [{ type: "MediaFetchStarted", data: { userId } }] : [];
+      case "FinishFetching": {
+        if (task.state !== "waiting") return [];
+        const { path, size, contentType, file } = command;
+        return [{ type: "MediaFetched", data: { userId, path, size, contentType, file } }];
+      }
       case "StartTranscription":
         return task.state === "pending" ? [{ type: "TranscriptionStarted", data: { userId } }] : [];
+      case "RecordSummary":
+        return [{ type: "SummaryRefreshed", data: { userId, summary: command.summary, mindmap: command.mindmap } }];
+      case "RecordSummaryFailure":
+        return [{ type: "SummaryFailed", data: { userId, reason: command.reason } }];
+      case "RecordExport": {
+        const { format, version, key, size } = command;
+        return [{ type: "ExportGenerated", data: { userId, taskId: task.taskId, format, version, key, size } }];
+      }
       case "FinishTask":
         if (!inFlight(task.state)) return [];
         return [{ type: "TaskFinished", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, segments: command.segments, duration: command.duration, cost: command.cost, summary: command.summary, mindmap: command.mindmap } }];

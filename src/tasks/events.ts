@@ -37,7 +37,16 @@ export type TaskEvent =
   | { type: "TaskUnshared"; data: { userId: number } }
   | { type: "TaskDeleted"; data: { userId: number; wasInFlight: boolean; attempt: number } }
   | { type: "TaskRetried"; data: { userId: number; attempts: number; status: "pending" | "waiting" } }
+  /** A remote or video-link task's media is being fetched: the task is `waiting`. */
+  | { type: "MediaFetchStarted"; data: { userId: number } }
+  /** The fetched media is stored at `path` (a blob key); the task is `pending` again, ready for recognition. */
+  | { type: "MediaFetched"; data: { userId: number; path: string; size: number; contentType: string; file: string } }
   | { type: "TranscriptionStarted"; data: { userId: number } }
+  | { type: "SummaryRefreshed"; data: { userId: number; summary: string | null; mindmap: string | null } }
+  /** Summary or mind map could not be made: the task keeps its transcript; refresh-summary can try again. */
+  | { type: "SummaryFailed"; data: { userId: number; reason: string } }
+  /** A heavy export (pdf, docx) of the transcript at `version` is stored at `key`. */
+  | { type: "ExportGenerated"; data: { userId: number; taskId: number; format: string; version: string; key: string; size: number } }
   | { type: "TaskFinished"; data: { userId: number; taskId: number; attempt: number; name: string; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null } }
   | { type: "TaskFailed"; data: { userId: number; taskId: number; attempt: number; name: string; reason: string } };
 
@@ -54,7 +63,12 @@ export const taskEventTypes: readonly TaskEventType[] = [
   "TaskUnshared",
   "TaskDeleted",
   "TaskRetried",
+  "MediaFetchStarted",
+  "MediaFetched",
   "TranscriptionStarted",
+  "SummaryRefreshed",
+  "SummaryFailed",
+  "ExportGenerated",
   "TaskFinished",
   "TaskFailed",
 ];
