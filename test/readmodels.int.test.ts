@@ -61,19 +61,15 @@ describe("embedded store: indexes", () => {
     expect(plan).not.toContain("TEMP B-TREE");
   });
 
-  test("a page of 25 out of 100,000 documents (10,000 for the user) is read in well under 5 ms", async () => {
+  // Speed is measured in bench/, not asserted here: this checks the indexed page is the right one.
+  test("a page of 25 out of 100,000 documents (10,000 for the user) comes back sorted and filtered", async () => {
     const first = await tasks.find(query, page);
     expect(first).toHaveLength(25);
     expect(first.every((t) => t.userId === "u1" && t.status === "finished")).toBe(true);
     const createdAt = first.map((t) => t.createdAt as string);
     expect(createdAt).toEqual([...createdAt].sort().reverse());
-
-    const runs = 50;
-    const started = performance.now();
-    for (let i = 0; i < runs; i++) await tasks.find(query, { ...page, skip: (i % 5) * 25 });
-    const perQuery = (performance.now() - started) / runs;
-    console.log(`indexed paged query on ${total} docs: ${perQuery.toFixed(3)} ms per query`);
-    expect(perQuery).toBeLessThan(5);
+    const later = await tasks.find(query, { ...page, skip: 25 });
+    expect(later.map((t) => t._id)).not.toContain(first[0]!._id);
     expect(await tasks.countDocuments({ userId: "u1" })).toBe(total / users);
   });
 
