@@ -11,10 +11,11 @@ FROM oven/bun:${BUN_VERSION}-debian AS bun
 FROM debian:bookworm-slim
 
 # What the workers shell out to: ffmpeg decodes audio, PocketSphinx (with its US English model)
-# recognises speech, yt-dlp fetches remote media. ca-certificates for yt-dlp's HTTPS.
+# recognises speech, yt-dlp fetches remote media. ca-certificates for yt-dlp's HTTPS. The PDF export
+# embeds fonts-wqy-microhei (Latin, CJK, Hangul) and fonts-dejavu-core (Arabic, Hebrew).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates ffmpeg pocketsphinx pocketsphinx-en-us yt-dlp \
+      ca-certificates ffmpeg pocketsphinx pocketsphinx-en-us yt-dlp fonts-wqy-microhei fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 
 COPY --from=bun /usr/local/bin/bun /usr/local/bin/bun

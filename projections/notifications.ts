@@ -6,7 +6,7 @@
  * - `user-<id>`: PlanChanged ("Plan changed"); SecondsCharged when it takes the balance below 10 %
  *   of the period's total or below 60 s ("Balance low"); NotificationsRead marks them read.
  * - `task-<id>` (later issues): TaskFinished {taskId, name}, TaskFailed {taskId, name, reason},
- *   ExportReady {taskId, format}. Their `data` MUST carry `userId` (the task's owner): this
+ *   ExportReady {taskId, format}, ExportGenerated {taskId, format} when `requested`. Their `data` MUST carry `userId` (the task's owner): this
  *   projection sees one event at a time and never looks the task up.
  *
  * "Balance low" needs the balance before and after a charge. The `users` read model is fed by its own
@@ -72,6 +72,7 @@ async function applyLedgerEvent(db: DocumentStore, recorded: RecordedEvent, user
 
 function isTaskNotificationEvent(event: RecordedEvent): event is RecordedEvent & TaskNotificationEvent {
   const data = event.data as Document | null;
+  if (event.type === "ExportGenerated" && data?.requested !== true) return false; // made ahead of time: nobody is waiting
   return (taskNotificationEventTypes as readonly string[]).includes(event.type) && typeof data?.userId === "number";
 }
 

@@ -40,7 +40,7 @@ export type TaskDocument = ProjectedDocument & TaskFields;
 export type TranscriptFields = { userId: number; segments: unknown[] | null; summary: string | null; mindmap: string | null };
 export type TranscriptDocument = ProjectedDocument & TranscriptFields;
 
-function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields | null {
+export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields | null {
   const event = recorded as unknown as TaskEvent;
   const time = recorded.time;
   if (event.type === "TaskCreated") {
@@ -104,6 +104,7 @@ function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields
     case "SummaryRefreshed":
     case "SummaryFailed":
     case "ExportGenerated":
+    case "ExportRequested":
       return doc;
     case "TaskFinished": {
       const d = event.data;
@@ -112,6 +113,7 @@ function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields
         status: "finished",
         duration: d.duration ?? doc.duration,
         cost: d.cost ?? doc.cost,
+        quality: d.quality ?? doc.quality,
         hasTranscript: doc.hasTranscript || d.segments !== null,
         exportVersion: d.segments !== null ? exportVersion(time, doc.exportVersion) : doc.exportVersion,
       };
@@ -121,7 +123,7 @@ function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields
   }
 }
 
-function evolveTranscript(doc: TranscriptFields | null, recorded: RecordedEvent): TranscriptFields | null {
+export function evolveTranscript(doc: TranscriptFields | null, recorded: RecordedEvent): TranscriptFields | null {
   const event = recorded as unknown as TaskEvent;
   switch (event.type) {
     case "TaskCreated":

@@ -4,10 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(ffmpeg pocketsphinx pocketsphinx-en-us nats-server)
+# fonts-wqy-microhei and fonts-dejavu-core: the fonts the PDF export embeds (CJK and Hangul; Arabic, Hebrew).
+packages=(ffmpeg pocketsphinx pocketsphinx-en-us nats-server fonts-wqy-microhei fonts-dejavu-core)
+# yt-dlp: downloads the media of `videolink` tasks.
+packages+=(yt-dlp)
 if [ "${1:-}" = "--test" ]; then
   # The S3 contract suite runs against a real S3 implementation: Ceph's RADOS Gateway.
   packages+=(radosgw ceph-mon ceph-osd ceph-common ceph-base)
+  # The export tests read PDFs with pdftotext and convert a docx with LibreOffice.
+  packages+=(poppler-utils libreoffice-writer-nogui)
+  # The transcription tests make speech (two voices, for diarization) with espeak-ng.
+  packages+=(espeak-ng)
 fi
 
 missing=()

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { loadTranscriptionConfig, type TranscriptionConfig } from "./transcription/config.ts";
 
 export type Role = "api" | "projections" | "workers";
 
@@ -21,6 +22,10 @@ export type Config = {
   idp: { issuer: string; clientId: string; clientSecret: string; redirectUri: string } | null;
   /** Verifies payment webhooks; null derives one from the service secret (what the sandbox provider uses). */
   paymentWebhookSecret: string | null;
+  /** Server-side fetches of remote and video-link media (MEDIA_FETCH_*, YT_DLP_PATH). */
+  mediaFetch: { maxBytes: number; timeoutSeconds: number; allowLoopback: boolean; ytDlp: string };
+  /** Speech recognition, summaries, chunking and deadlines (src/transcription/config.ts). */
+  transcription: TranscriptionConfig;
 };
 
 export class ConfigError extends Error {}
@@ -85,5 +90,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginAttemptsPerMinute: integer(env, "LOGIN_ATTEMPTS_PER_MINUTE", 5, 1, 1_000_000_000),
     idp: identityProvider(env, port),
     paymentWebhookSecret: optional(env, "PAYMENT_WEBHOOK_SECRET"),
+    transcription: loadTranscriptionConfig(env, (message) => new ConfigError(message)),
+    mediaFetch: {
+      maxBytes: integer(env, "MEDIA_FETCH_MAX_BYTES", 2_147_483_648, 1, Number.MAX_SAFE_INTEGER),
+      timeoutSeconds: integer(env, "MEDIA_FETCH_TIMEOUT_SECONDS", 900, 1, 86_400),
+      // Tests serve media from 127.0.0.1; never set this in production (it opens loopback to fetches).
+      allowLoopback: optional(env, "MEDIA_FETCH_ALLOW_LOOPBACK") === "true",
+      ytDlp: optional(env, "YT_DLP_PATH") ?? "yt-dlp",
+    },
   };
 }

@@ -10,6 +10,11 @@ import { startRelay, type Relay } from "../workers/relay.ts";
 import { startWorker } from "../workers/worker.ts";
 import { createWorkers } from "../workers/index.ts";
 import { startMonthlyAllowanceJob } from "../workers/monthly-allowance.ts";
+import { startStuckTaskSweeper } from "../workers/stuck-tasks.ts";
+import type { Worker } from "../workers/worker.ts";
+import { startUploadCleanupJob } from "../workers/upload-cleanup.ts";
+import { Uploads } from "./uploads/service.ts";
+import { Tasks } from "./tasks/service.ts";
 import { storageRoutes } from "./blobs/storage-routes.ts";
 import { accountsModule } from "./accounts/feature.ts";
 import { taskFeatures } from "./tasks/feature.ts";
@@ -35,6 +40,9 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   const consumers: Consumer[] = [];
   let relay: Relay | null = null;
   let monthlyAllowance: { stop(): void } | null = null;
+  let stuckTasks: { stop(): void } | null = null;
+  let workers: Worker[] = [];
+  let uploadCleanup: { stop(): void } | null = null;
 
   if (roles.has("projections")) {
     projections = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections);
@@ -45,11 +53,15 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     : waitForCheckpoints(checkpoints, allProjections.map((p) => p.name));
 
   if (roles.has("workers")) {
-    for (const worker of createWorkers({ eventStore: adapters.eventStore, blobs: adapters.blobs })) {
+    workers = createWorkers({ eventStore: adapters.eventStore, blobs: adapters.blobs, mediaFetch: config.mediaFetch, transcription: config.transcription });
+    for (const worker of workers) {
       consumers.push(await startWorker(adapters.bus, worker, config.workerConcurrency));
     }
     relay = await startRelay({ store: adapters.eventStore, bus: adapters.bus, checkpoints });
     monthlyAllowance = startMonthlyAllowanceJob(adapters.eventStore, adapters.documents);
+    stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
+    const uploads = new Uploads(adapters.eventStore, adapters.blobs, new Tasks(adapters.eventStore, adapters.documents, waitForProjections));
+    uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.fileBlobs);
     relay.done.catch((error: unknown) => {
       // The relay stopped before a bus failure: exit so the supervisor restarts us from the checkpoint.
       console.error("relay failed:", error);
@@ -73,6 +85,9 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     waitForProjections,
     async stop() {
       monthlyAllowance?.stop();
+      stuckTasks?.stop();
+      for (const worker of workers) worker.abort?.(); // long transcriptions give their message back
+      uploadCleanup?.stop();
       await relay?.stop();
       for (const consumer of consumers) await consumer.stop();
       await projections?.stop();

@@ -3,10 +3,16 @@ import type { BlobStore } from "../src/blobs/port.ts";
 import type { Worker } from "./worker.ts";
 import { taskSlotWorker } from "./task-slots.ts";
 import { suppliedTranscriptWorker } from "./supplied-transcripts.ts";
+import { exportWorker } from "./exports.ts";
+import { fetchMediaWorker } from "./fetch-media.ts";
+import { defaultMediaFetchSettings, type MediaFetchSettings } from "../src/media/fetch-media.ts";
+import { loadTranscriptionConfig, type TranscriptionConfig } from "../src/transcription/config.ts";
+import { transcriptionWorkers } from "./transcription-workers.ts";
 
-export type WorkerDependencies = { eventStore: EventStore; blobs: BlobStore };
+export type WorkerDependencies = { eventStore: EventStore; blobs: BlobStore; mediaFetch?: MediaFetchSettings; transcription?: TranscriptionConfig };
 
 /** Every worker of the service; each runs as a durable consumer on the bus. */
-export function createWorkers({ eventStore }: WorkerDependencies): Worker[] {
-  return [taskSlotWorker(eventStore), suppliedTranscriptWorker(eventStore)];
+export function createWorkers({ eventStore, blobs, mediaFetch, transcription }: WorkerDependencies): Worker[] {
+  const pipeline = transcriptionWorkers(eventStore, blobs, transcription ?? loadTranscriptionConfig({}, (m) => new Error(m)));
+  return [taskSlotWorker(eventStore), suppliedTranscriptWorker(eventStore, pipeline.summarizer), ...pipeline.workers, fetchMediaWorker(eventStore, blobs, mediaFetch ?? defaultMediaFetchSettings), exportWorker(eventStore, blobs)];
 }

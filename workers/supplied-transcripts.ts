@@ -1,26 +1,40 @@
 import type { EventStore } from "../src/eventstore/port.ts";
 import { handleCommand } from "../src/core/command-handler.ts";
+import { fold } from "../src/core/decider.ts";
 import { taskDecider } from "../src/tasks/decider.ts";
 import type { TaskEvent } from "../src/tasks/events.ts";
+import type { Summarizer } from "../src/transcription/summary/summarizer.ts";
 import type { Worker } from "./worker.ts";
 
 /**
- * A task created with `segments` already has its transcript: it skips recognition. Summary and mind
- * map are not made yet (the transcription pipeline will), so it finishes with the transcript alone.
- * The decider only finishes a task still in flight, so a redelivery appends nothing.
+ * A task created with `segments` already has its transcript: it skips recognition and goes straight
+ * to the summary step, then finishes (not charged: nothing was recognised). A summary that fails is
+ * recorded (SummaryFailed) and the task finishes with its transcript; refresh-summary can try again.
+ * The state is checked first and FinishTask only finishes a task in flight, so a redelivery is harmless.
  */
-export function suppliedTranscriptWorker(store: EventStore): Worker {
+export function suppliedTranscriptWorker(store: EventStore, summarizer: Summarizer): Worker {
   return {
     name: "supplied-transcripts",
     subject: "scribe.task.TaskCreated",
     async handle(recorded) {
       const event = recorded as unknown as Extract<TaskEvent, { type: "TaskCreated" }>;
       if (event.data.segments === null) return;
-      const lastEnd = event.data.segments.reduce((end, s) => Math.max(end, s.end), 0);
+      const state = fold(taskDecider, (await store.readStream(recorded.streamName)) as never);
+      if (state.status !== "live" || (state.state !== "pending" && state.state !== "scribing")) return;
+      const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null };
+      const segments = event.data.segments;
+      const lastEnd = segments.reduce((end, s) => Math.max(end, s.end), 0);
       const duration = event.data.duration ?? Math.ceil(lastEnd / 1000);
-      await handleCommand(store, recorded.streamName, taskDecider, { type: "FinishTask", segments: null, duration, cost: event.data.cost, summary: null, mindmap: null }, {
-        metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
-      });
+      let summary: string | null = null;
+      let mindmap: string | null = null;
+      let failure: string | null = null;
+      try {
+        ({ summary, mindmap } = await summarizer.summarize({ title: state.name, segments }));
+      } catch (error) {
+        failure = `Summary and mind map could not be made: ${(error as Error).message}`;
+      }
+      const finished = await handleCommand(store, recorded.streamName, taskDecider, { type: "FinishTask", segments: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts }, { metadata });
+      if (finished.events.length > 0 && failure) await handleCommand(store, recorded.streamName, taskDecider, { type: "RecordSummaryFailure", reason: failure }, { metadata });
     },
   };
 }

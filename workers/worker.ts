@@ -17,6 +17,8 @@ export type Worker = {
   /** How long a delivery may go unacknowledged before the bus hands it to someone else. */
   ackWaitMs?: number;
   handle(event: RecordedEvent, message: BusMessage): Promise<void>;
+  /** Called when the service stops: long jobs give up, so their message is delivered again (elsewhere or after a restart). */
+  abort?(): void;
 };
 
 export async function startWorker(bus: Bus, worker: Worker, defaultConcurrency: number): Promise<Consumer> {

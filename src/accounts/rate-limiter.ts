@@ -26,7 +26,7 @@ export class RateLimiter {
       { $inc: { count: 1 }, $set: { expiresAt: windowStart + 60_000 } },
       { upsert: true },
     );
-    void this.sweep(now);
+    if (now - this.lastSweep >= 60_000) void this.sweep(now);
     const count = counter?.count ?? 1;
     const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + 60_000 - now) / 1000));
     return { allowed: count <= this.limitPerMinute, retryAfterSeconds, remaining: Math.max(0, this.limitPerMinute - count) };

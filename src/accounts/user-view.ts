@@ -20,13 +20,12 @@ export function subscriptionView(user: Pick<UserDocument, "plan" | "interval">) 
   };
 }
 
-/** The user's tasks by state, counted in the tasks read model. */
+/** The user's tasks by state, counted in the tasks read model (in one query where the store can). */
 export async function queueCounts(db: DocumentStore, userId: number) {
-  const tasks = db.collection("tasks");
-  const [pending, running, failed] = await Promise.all([
-    tasks.countDocuments({ userId, status: { $in: ["pending", "waiting"] } }),
-    tasks.countDocuments({ userId, status: "scribing" }),
-    tasks.countDocuments({ userId, status: "failed" }),
+  const [pending = 0, running = 0, failed = 0] = await db.collection("tasks").countEach([
+    { userId, status: { $in: ["pending", "waiting"] } },
+    { userId, status: "scribing" },
+    { userId, status: "failed" },
   ]);
   return { pending_count: pending, running_count: running, failed_count: failed };
 }

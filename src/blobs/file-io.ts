@@ -84,6 +84,8 @@ export async function writeStream(
   out: FileHandle,
   body: ReadableStream<Uint8Array>,
   limit: number,
+  /** Write from this offset of the file (positional writes) instead of at the handle's position. */
+  position?: number,
 ): Promise<{ size: number; md5: string }> {
   const hash = createHash("md5");
   let size = 0;
@@ -95,7 +97,7 @@ export async function writeStream(
       size += value.byteLength;
       if (size > limit) throw new BodyTooLargeError(limit);
       hash.update(value);
-      await writeAll(out, value);
+      await writeAll(out, value, position === undefined ? undefined : position + size - value.byteLength);
     }
   } catch (error) {
     await reader.cancel().catch(() => {});
@@ -123,10 +125,11 @@ export async function appendFile(out: FileHandle, path: string): Promise<number>
   }
 }
 
-export async function writeAll(out: FileHandle, bytes: Uint8Array): Promise<void> {
+export async function writeAll(out: FileHandle, bytes: Uint8Array, position?: number): Promise<void> {
   let offset = 0;
   while (offset < bytes.byteLength) {
-    const { bytesWritten } = await out.write(bytes, offset, bytes.byteLength - offset);
+    const at = position === undefined ? null : position + offset;
+    const { bytesWritten } = await out.write(bytes, offset, bytes.byteLength - offset, at);
     offset += bytesWritten;
   }
 }

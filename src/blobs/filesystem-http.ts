@@ -1,6 +1,6 @@
 import { attachmentDisposition } from "./content-disposition.ts";
 import { BodyTooLargeError, IncompleteBodyError } from "./file-io.ts";
-import type { FileBlobStore } from "./filesystem.ts";
+import { PartBusyError, type FileBlobStore } from "./filesystem.ts";
 import { NoSuchUploadError, isValidBlobKey, type ByteRange } from "./port.ts";
 
 /**
@@ -28,7 +28,7 @@ export async function serveStorageRequest(store: FileBlobStore, request: Request
   if (request.method === "PUT") {
     const grant = store.verify("PUT", key, url.searchParams);
     if (!grant || grant.uploadId === undefined || grant.partNumber === undefined) return json(403, "invalid or expired signature");
-    return receivePart(store, key, grant.uploadId, grant.partNumber, request);
+    return receivePart(store, key, grant.uploadId, grant.partNumber, request, grant.size);
   }
   return json(405, "method not allowed", { allow: "GET, HEAD, PUT" });
 }
@@ -67,7 +67,7 @@ async function serveObject(store: FileBlobStore, key: string, request: Request, 
  * One `bytes=` range (start-end, start-, or -suffix) resolved against the size; null means "ignore
  * the header and send everything" (several ranges, or a syntax we do not serve), as RFC 9110 allows.
  */
-function parseRange(header: string, size: number): ByteRange | null | "unsatisfiable" {
+export function parseRange(header: string, size: number): ByteRange | null | "unsatisfiable" {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === "" && match[2] === "")) return null;
   if (match[1] === "") {
@@ -76,13 +76,13 @@ function parseRange(header: string, size: number): ByteRange | null | "unsatisfi
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(match[1]);
+  if (start >= size) return "unsatisfiable";
   const end = match[2] === "" ? size - 1 : Number(match[2]);
   if (end < start) return null;
-  if (start >= size) return "unsatisfiable";
   return { start, end: Math.min(end, size - 1) };
 }
 
-async function receivePart(store: FileBlobStore, key: string, uploadId: string, partNumber: number, request: Request): Promise<Response> {
+async function receivePart(store: FileBlobStore, key: string, uploadId: string, partNumber: number, request: Request, boundSize?: number): Promise<Response> {
   const lengthHeader = request.headers.get("content-length");
   let declared: number | null = null;
   if (lengthHeader !== null) {
@@ -90,12 +90,18 @@ async function receivePart(store: FileBlobStore, key: string, uploadId: string, 
     declared = Number(lengthHeader);
     if (declared > store.maxPartBytes) return json(413, `a part may not exceed ${store.maxPartBytes} bytes`);
   }
+  // A URL signed for a part of known size takes exactly that many bytes (a chunked body included).
+  if (boundSize !== undefined) {
+    if (declared !== null && declared !== boundSize) return json(400, `part ${partNumber} must be exactly ${boundSize} bytes, not ${declared}`);
+    declared = boundSize;
+  }
   const body = request.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   try {
-    const part = await store.writePart(key, uploadId, partNumber, body, declared);
+    const part = await store.writePart(key, uploadId, partNumber, body, declared, lengthHeader !== null);
     return new Response(null, { status: 200, headers: { etag: part.etag } });
   } catch (error) {
     if (error instanceof NoSuchUploadError) return json(404, "no such upload");
+    if (error instanceof PartBusyError) return json(409, error.message);
     if (error instanceof BodyTooLargeError) return json(413, `body larger than ${declared === null ? "the part limit" : "its Content-Length"}`);
     if (error instanceof IncompleteBodyError) return json(400, error.message);
     throw error;

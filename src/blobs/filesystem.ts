@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
+import { mkdir, open, readFile, readdir, rename, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { IncompleteBodyError, appendFile, handleStream, isNotFound, openForRead, writeAll, writeStream } from "./file-io.ts";
+import { BodyTooLargeError, IncompleteBodyError, appendFile, handleStream, isNotFound, openForRead, writeAll, writeStream } from "./file-io.ts";
 import { serveStorageRequest } from "./filesystem-http.ts";
+import { canWriteAtOffset, writeBodyAt } from "./positioned-write.ts";
 import { NoSuchUploadError, isValidBlobKey } from "./port.ts";
 import type { BlobInfo, BlobRead, BlobStore, ByteRange, SignedRequest, UploadedPart } from "./port.ts";
 import { expiresAt, signedQuery, verifySignedQuery, type SignedGrant } from "./signing.ts";
@@ -30,7 +32,18 @@ export class InvalidPartError extends Error {
   }
 }
 
-type UploadMeta = { key: string; contentType: string; createdAt: number };
+/** `partSize`: the upload was created with that hint, so its parts are written in place (see writePart). */
+type UploadMeta = { key: string; contentType: string; createdAt: number; partSize?: number };
+
+export class PartBusyError extends Error {
+  constructor(partNumber: number) {
+    super(`part ${partNumber} is being written by another request`);
+    this.name = "PartBusyError";
+  }
+}
+
+/** A lock left by a crashed writer is broken after this long. */
+const staleLockMs = 60 * 60_000;
 
 export type FileBlobStoreOptions = {
   root: string;
@@ -134,27 +147,35 @@ export class FileBlobStore implements BlobStore {
     return { url: this.signedUrl(grant), method: "GET", headers: {} };
   }
 
-  async createMultipartUpload(key: string, options: { contentType: string }): Promise<{ uploadId: string }> {
+  async createMultipartUpload(key: string, options: { contentType: string; partSize?: number }): Promise<{ uploadId: string }> {
     this.objectPath(key);
     const uploadId = randomBytes(16).toString("hex");
     const dir = this.uploadDir(uploadId);
     await mkdir(dir, { recursive: true });
     const meta: UploadMeta = { key, contentType: options.contentType, createdAt: Date.now() };
+    if (options.partSize !== undefined && Number.isSafeInteger(options.partSize) && options.partSize > 0) meta.partSize = options.partSize;
     await writeFile(join(dir, "upload.json"), JSON.stringify(meta));
     return { uploadId };
   }
 
-  async signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number }): Promise<SignedRequest> {
+  async signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number; contentLength?: number }): Promise<SignedRequest> {
     this.objectPath(key);
     if (!uploadIdPattern.test(uploadId)) throw new NoSuchUploadError(uploadId);
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) throw new RangeError("partNumber must be 1 to 10000");
     const grant: SignedGrant = { method: "PUT", key, uploadId, partNumber, expires: expiresAt(options.expiresInSeconds) };
+    if (options.contentLength !== undefined) grant.size = options.contentLength;
     return { url: this.signedUrl(grant), method: "PUT", headers: {} };
   }
 
   async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
     await this.readUpload(key, uploadId);
-    return this.partsIn(this.uploadDir(uploadId));
+    try {
+      return await this.partsIn(this.uploadDir(uploadId));
+    } catch (error) {
+      // Completed or aborted since readUpload looked.
+      if (isNotFound(error)) throw new NoSuchUploadError(uploadId);
+      throw error;
+    }
   }
 
   async completeMultipartUpload(key: string, uploadId: string, parts: UploadedPart[]): Promise<BlobInfo> {
@@ -173,6 +194,7 @@ export class FileBlobStore implements BlobStore {
       if (isNotFound(error)) throw new NoSuchUploadError(uploadId);
       throw error;
     }
+    if (upload.partSize !== undefined) return this.completeInPlace(key, upload, dir, claimed, parts);
     const tmp = await this.tempPath();
     const out = await open(tmp, "wx");
     try {
@@ -219,9 +241,10 @@ export class FileBlobStore implements BlobStore {
    * Streams one part to disk (never the whole part in memory). `declaredLength` (Content-Length)
    * both caps the body and must be met; without one the cap is maxPartBytes.
    */
-  async writePart(key: string, uploadId: string, partNumber: number, body: ReadableStream<Uint8Array>, declaredLength: number | null): Promise<UploadedPart> {
-    await this.readUpload(key, uploadId);
+  async writePart(key: string, uploadId: string, partNumber: number, body: ReadableStream<Uint8Array>, declaredLength: number | null, framed = false): Promise<UploadedPart> {
+    const upload = await this.readUpload(key, uploadId);
     const dir = this.uploadDir(uploadId);
+    if (upload.partSize !== undefined) return this.writePartInPlace(uploadId, dir, upload.partSize, partNumber, body, declaredLength, framed);
     const tmp = join(dir, `${partNumber}~tmp-${randomBytes(8).toString("hex")}`);
     let out;
     try {
@@ -245,6 +268,107 @@ export class FileBlobStore implements BlobStore {
       await out.close().catch(() => {});
       await rm(tmp, { force: true });
       if (isNotFound(error)) throw new NoSuchUploadError(uploadId);
+      throw error;
+    }
+  }
+
+  /*
+   * Uploads created with a part size write every part straight into one file, `data`, at offset
+   * (partNumber - 1) * partSize, and complete only truncates that file and renames it into place: no
+   * second copy of the bytes (a 2 GiB upload is written once, not twice). A part is then recorded by
+   * a sparse marker file `<partNumber>-<md5>` whose length is the part's size (so listParts reads
+   * sizes as before; its ETag is an MD5, or a random version id when Bun's native writer wrote it, see
+   * positioned-write.ts) and guarded while it is written by `<partNumber>.lock`, created exclusively: a
+   * second PUT of the same part meanwhile is PartBusyError, and complete refuses while any part is
+   * being written. Such an upload completes only as parts 1..n, each but the last of partSize bytes.
+   */
+  /** `framed`: the request carried a Content-Length, so HTTP itself ends the body at `declaredLength`. */
+  private async writePartInPlace(uploadId: string, dir: string, partSize: number, partNumber: number, body: ReadableStream<Uint8Array>, declaredLength: number | null, framed: boolean): Promise<UploadedPart> {
+    if (declaredLength !== null && declaredLength > partSize) throw new BodyTooLargeError(partSize);
+    const lock = join(dir, `${partNumber}.lock`);
+    await this.takeLock(lock, uploadId, partNumber);
+    try {
+      // The earlier copy of this part is invalid from the first byte we overwrite.
+      await this.removeMarkers(dir, partNumber, null);
+      const data = join(dir, "data");
+      const offset = (partNumber - 1) * partSize;
+      let written: { size: number; md5: string };
+      try {
+        if (framed && declaredLength !== null && canWriteAtOffset) {
+          // HTTP framing holds a body with a Content-Length to that many bytes (checked ≤ partSize above),
+          // so the native writer cannot run into the next part. Its ETag is a fresh version id, not an MD5.
+          written = { size: await writeBodyAt(data, body, offset), md5: randomBytes(16).toString("hex") };
+        } else {
+          const out = await open(data, fsConstants.O_RDWR | fsConstants.O_CREAT, 0o644);
+          try {
+            written = await writeStream(out, body, declaredLength ?? partSize, offset);
+          } finally {
+            await out.close();
+          }
+        }
+      } catch (error) {
+        throw isNotFound(error) ? new NoSuchUploadError(uploadId) : error;
+      }
+      if (declaredLength !== null && written.size !== declaredLength) throw new IncompleteBodyError(declaredLength, written.size);
+      const marker = join(dir, `${partNumber}-${written.md5}`);
+      const tmp = join(dir, `${partNumber}~tmp-${randomBytes(8).toString("hex")}`);
+      try {
+        await writeFile(tmp, "");
+        await truncate(tmp, written.size);
+        await rename(tmp, marker);
+      } catch (error) {
+        await rm(tmp, { force: true });
+        throw isNotFound(error) ? new NoSuchUploadError(uploadId) : error;
+      }
+      return { partNumber, size: written.size, etag: `"${written.md5}"` };
+    } finally {
+      await rm(lock, { force: true });
+    }
+  }
+
+  private async takeLock(lock: string, uploadId: string, partNumber: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await (await open(lock, "wx")).close();
+        return;
+      } catch (error) {
+        if (isNotFound(error)) throw new NoSuchUploadError(uploadId);
+        if ((error as { code?: unknown }).code !== "EEXIST" || attempt > 0) throw new PartBusyError(partNumber);
+        const info = await stat(lock).catch(() => null);
+        if (info && Date.now() - info.mtimeMs < staleLockMs) throw new PartBusyError(partNumber);
+        await rm(lock, { force: true }); // left by a writer that died
+      }
+    }
+  }
+
+  private async removeMarkers(dir: string, partNumber: number, keep: string | null): Promise<void> {
+    for (const other of await readdir(dir).catch(() => [] as string[])) {
+      if (other !== keep && partFilePattern.exec(other)?.[1] === String(partNumber)) await rm(join(dir, other), { force: true });
+    }
+  }
+
+  private async completeInPlace(key: string, upload: UploadMeta, dir: string, claimed: string, parts: UploadedPart[]): Promise<BlobInfo> {
+    const partSize = upload.partSize!;
+    try {
+      const names = await readdir(claimed);
+      const busy = names.find((name) => name.endsWith(".lock"));
+      if (busy) throw new PartBusyError(Number.parseInt(busy, 10));
+      let size = 0;
+      for (const [i, part] of parts.entries()) {
+        const marker = `${part.partNumber}-${part.etag.replace(/"/g, "")}`;
+        const info = names.includes(marker) ? await stat(join(claimed, marker)) : null;
+        const last = i === parts.length - 1;
+        if (!info || part.partNumber !== i + 1 || (!last && info.size !== partSize) || info.size > partSize) throw new InvalidPartError(part.partNumber);
+        size += info.size;
+      }
+      const data = join(claimed, "data");
+      if (size === 0) await writeFile(data, "");
+      await truncate(data, size);
+      await this.commit(data, this.objectPath(key), upload.contentType);
+      await rm(claimed, { recursive: true, force: true });
+      return { size, contentType: upload.contentType };
+    } catch (error) {
+      await rename(claimed, dir).catch(() => {});
       throw error;
     }
   }

@@ -29,8 +29,16 @@ export interface BlobStore {
   signGet(key: string, options: { expiresInSeconds: number; downloadName?: string }): Promise<SignedRequest>;
 
   /** Multipart upload: the client PUTs each part to a signed URL, then the server completes it. */
-  createMultipartUpload(key: string, options: { contentType: string }): Promise<{ uploadId: string }>;
-  signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number }): Promise<SignedRequest>;
+  /**
+   * `partSize`, when given, promises parts 1..n of exactly that size (the last may be shorter): the
+   * embedded store then writes parts in place and completes without copying; S3 ignores it.
+   */
+  createMultipartUpload(key: string, options: { contentType: string; partSize?: number }): Promise<{ uploadId: string }>;
+  /**
+   * `contentLength`, when given, is bound into the URL: a PUT of any other length is refused (by the
+   * signature on S3, where Content-Length becomes a signed header; by the API on the embedded store).
+   */
+  signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number; contentLength?: number }): Promise<SignedRequest>;
   /** Parts received so far, by part number; rejects with NoSuchUploadError for an unknown or finished upload. */
   listParts(key: string, uploadId: string): Promise<UploadedPart[]>;
   /** Joins the listed parts in order into the object `key`; rejects with NoSuchUploadError as above. */

@@ -113,17 +113,18 @@ export class S3BlobStore implements BlobStore {
     return { url: await getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds }), method: "GET", headers: {} };
   }
 
-  async createMultipartUpload(key: string, options: { contentType: string }): Promise<{ uploadId: string }> {
+  async createMultipartUpload(key: string, options: { contentType: string; partSize?: number }): Promise<{ uploadId: string }> {
     checkKey(key);
     const out = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: options.contentType }));
     if (!out.UploadId) throw new Error(`CreateMultipartUpload ${key} returned no UploadId`);
     return { uploadId: out.UploadId };
   }
 
-  async signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number }): Promise<SignedRequest> {
+  async signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number; contentLength?: number }): Promise<SignedRequest> {
     checkKey(key);
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) throw new RangeError("partNumber must be 1 to 10000");
-    const command = new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber });
+    // With ContentLength the presigner signs the content-length header: S3 refuses any other length.
+    const command = new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: options.contentLength });
     return { url: await getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds }), method: "PUT", headers: {} };
   }
 

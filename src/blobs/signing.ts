@@ -13,6 +13,8 @@ export type SignedGrant = {
   /** Unix seconds after which the URL is refused. */
   expires: number;
   downloadName?: string;
+  /** A part URL may fix the exact length of the part it accepts. */
+  size?: number;
 };
 
 function mac(secret: string, grant: SignedGrant): Buffer {
@@ -27,6 +29,8 @@ function mac(secret: string, grant: SignedGrant): Buffer {
     grant.partNumber === undefined ? "" : String(grant.partNumber),
     String(grant.expires),
     `${name.length}:${name}`,
+    // Only present when bound, so URLs signed before this field existed keep their MAC.
+    ...(grant.size === undefined ? [] : [`size:${grant.size}`]),
   ].join("\n");
   return createHmac("sha256", secret).update(canonical).digest();
 }
@@ -38,6 +42,7 @@ export function signedQuery(secret: string, grant: SignedGrant): URLSearchParams
   if (grant.partNumber !== undefined) query.set("partNumber", String(grant.partNumber));
   query.set("expires", String(grant.expires));
   if (grant.downloadName !== undefined) query.set("name", grant.downloadName);
+  if (grant.size !== undefined) query.set("size", String(grant.size));
   query.set("signature", mac(secret, grant).toString("base64url"));
   return query;
 }
@@ -65,6 +70,11 @@ export function verifySignedQuery(
   }
   const name = query.get("name");
   if (name !== null) grant.downloadName = name;
+  const size = query.get("size");
+  if (size !== null) {
+    if (!/^(0|[1-9][0-9]{0,15})$/.test(size)) return null;
+    grant.size = Number(size);
+  }
   const given = Buffer.from(query.get("signature") ?? "", "base64url");
   const expected = mac(secret, grant);
   // timingSafeEqual throws on a length mismatch; the length of a MAC is no secret.

@@ -8,7 +8,10 @@ import { healthRoutes } from "../health/routes.ts";
  * `t` schemas that validate requests), health, and the feature plugins the composition root passes in.
  */
 export function createHttpApp(features: AnyElysia[] = []): AnyElysia {
-  let app: AnyElysia = new Elysia()
+  // Responses are still checked against their schemas (and cleaned of extra fields). What this turns off is
+  // running TypeBox's transform encoder on them first: our only transforms are Elysia's t.Integer and
+  // t.Numeric, whose encoders return the value as it is, and the generic encoder walk cost ~4 µs a response.
+  let app: AnyElysia = new Elysia({ encodeSchema: false })
     .use(errorHandler)
     .use(
       swagger({

@@ -14,9 +14,11 @@ export type NotificationKind = "plan_changed" | "balance_low" | "task_finished" 
 export type TaskNotificationEvent =
   | { type: "TaskFinished"; data: { userId: number; taskId: number; name: string } }
   | { type: "TaskFailed"; data: { userId: number; taskId: number; name: string; reason: string } }
-  | { type: "ExportReady"; data: { userId: number; taskId: number; format: string } };
+  | { type: "ExportReady"; data: { userId: number; taskId: number; format: string } }
+  /** The export worker's fact; it notifies only when `requested` (a download was told to wait for it). */
+  | { type: "ExportGenerated"; data: { userId: number; taskId: number; format: string; requested?: boolean } };
 
-export const taskNotificationEventTypes: readonly TaskNotificationEvent["type"][] = ["TaskFinished", "TaskFailed", "ExportReady"];
+export const taskNotificationEventTypes: readonly TaskNotificationEvent["type"][] = ["TaskFinished", "TaskFailed", "ExportReady", "ExportGenerated"];
 
 /** Below this many seconds the balance is low, whatever the plan. */
 export const lowBalanceSeconds = 60;
@@ -51,6 +53,7 @@ export function taskNotification(event: TaskNotificationEvent): NotificationCont
     case "TaskFailed":
       return { kind: "task_failed", title: "Task failed", message: `"${event.data.name}" could not be transcribed: ${event.data.reason}` };
     case "ExportReady":
+    case "ExportGenerated":
       return { kind: "export_ready", title: "Export ready", message: `The ${event.data.format.toUpperCase()} export of task ${event.data.taskId} is ready to download.` };
     default:
       return assertNever(event);

@@ -21,9 +21,11 @@ export type TaskCommand =
   | { type: "StartTranscription" }
   | { type: "RecordSummary"; summary: string | null; mindmap: string | null }
   | { type: "RecordSummaryFailure"; reason: string }
-  | { type: "RecordExport"; format: string; version: string; key: string; size: number }
-  | { type: "FinishTask"; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null }
-  | { type: "FailTask"; reason: string };
+  | { type: "RecordExport"; format: string; version: string; key: string; size: number; requested?: boolean }
+  | { type: "RequestExport"; format: string; version: string; now: string }
+  /** `attempt`: the attempt the worker worked on; a later attempt (after a retry) is left alone. */
+  | { type: "FinishTask"; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null; quality?: number | null; diarizationFailure?: string | null; attempt?: number }
+  | { type: "FailTask"; reason: string; attempt?: number };
 
 export type TaskState =
   | { status: "none" }
@@ -78,6 +80,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "SummaryRefreshed":
       case "SummaryFailed":
       case "ExportGenerated":
+      case "ExportRequested":
         return state;
       default:
         return assertNever(event);
@@ -132,13 +135,17 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
         return [{ type: "SummaryFailed", data: { userId, reason: command.reason } }];
       case "RecordExport": {
         const { format, version, key, size } = command;
-        return [{ type: "ExportGenerated", data: { userId, taskId: task.taskId, format, version, key, size } }];
+        return [{ type: "ExportGenerated", data: { userId, taskId: task.taskId, format, version, key, size, ...(command.requested && { requested: true }) } }];
       }
-      case "FinishTask":
-        if (!inFlight(task.state)) return [];
-        return [{ type: "TaskFinished", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, segments: command.segments, duration: command.duration, cost: command.cost, summary: command.summary, mindmap: command.mindmap } }];
+      case "RequestExport":
+        return [{ type: "ExportRequested", data: { userId, taskId: task.taskId, format: command.format, version: command.version, requestedAt: command.now } }];
+      case "FinishTask": {
+        if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
+        const { quality, diarizationFailure } = command;
+        return [{ type: "TaskFinished", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, segments: command.segments, duration: command.duration, cost: command.cost, summary: command.summary, mindmap: command.mindmap, ...(quality !== undefined && { quality }), ...(diarizationFailure && { diarizationFailure }) } }];
+      }
       case "FailTask":
-        if (!inFlight(task.state)) return [];
+        if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
         return [{ type: "TaskFailed", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, reason: command.reason } }];
       default:
         return assertNever(command);

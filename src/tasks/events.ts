@@ -45,9 +45,12 @@ export type TaskEvent =
   | { type: "SummaryRefreshed"; data: { userId: number; summary: string | null; mindmap: string | null } }
   /** Summary or mind map could not be made: the task keeps its transcript; refresh-summary can try again. */
   | { type: "SummaryFailed"; data: { userId: number; reason: string } }
-  /** A heavy export (pdf, docx) of the transcript at `version` is stored at `key`. */
-  | { type: "ExportGenerated"; data: { userId: number; taskId: number; format: string; version: string; key: string; size: number } }
-  | { type: "TaskFinished"; data: { userId: number; taskId: number; attempt: number; name: string; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null } }
+  /** A heavy export (pdf, docx) of the transcript at `version` is stored at `key`. `requested`: it answers an ExportRequested (someone is waiting for it). */
+  | { type: "ExportGenerated"; data: { userId: number; taskId: number; format: string; version: string; key: string; size: number; requested?: boolean } }
+  /** A download found no heavy export (pdf, docx) of the transcript at `version`: the export worker makes one. */
+  | { type: "ExportRequested"; data: { userId: number; taskId: number; format: string; version: string; requestedAt: string } }
+  /** `quality` (0-5) is the recogniser's confidence; `diarizationFailure` says why speakers could not be told apart (the transcript stands). */
+  | { type: "TaskFinished"; data: { userId: number; taskId: number; attempt: number; name: string; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null; quality?: number | null; diarizationFailure?: string | null } }
   | { type: "TaskFailed"; data: { userId: number; taskId: number; attempt: number; name: string; reason: string } };
 
 export type TaskEventType = TaskEvent["type"];
@@ -69,6 +72,7 @@ export const taskEventTypes: readonly TaskEventType[] = [
   "SummaryRefreshed",
   "SummaryFailed",
   "ExportGenerated",
+  "ExportRequested",
   "TaskFinished",
   "TaskFailed",
 ];

@@ -13,6 +13,7 @@ import { taskDecider, type TaskCommand } from "./decider.ts";
 import { taskStream, type Disk } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type SegmentInput } from "./segments.ts";
 import { fold } from "../core/decider.ts";
+import { assertBalanceAllows } from "../transcription/balance.ts";
 
 export type CreateTaskInput = {
   disk: Disk;
@@ -111,10 +112,13 @@ export class Tasks {
     await handleCommand(this.store, userStream(userId), admissionDecider, { type: "ReleaseTaskSlot", taskId, attempt }, { metadata });
   }
 
-  async create(userId: number, input: CreateTaskInput, metadata: EventMetadata): Promise<TaskDocument> {
+  /** `options.taskId`: an id taken earlier (an upload's completion records it first), so a repeat creates nothing new. */
+  async create(userId: number, input: CreateTaskInput, metadata: EventMetadata, options: { taskId?: number } = {}): Promise<TaskDocument> {
     const problems = input.segments ? segmentErrors(input.segments) : {};
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
-    const taskId = await nextId(this.store, "task", metadata.correlationId);
+    // Recognition needs time on the balance (403 otherwise); uploads check it on sign and complete, before they pass their task id.
+    if (!input.segments && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
+    const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
     await this.admit(userId, taskId, 1, input.disk, metadata);
     const position = await this.run(
       taskId,

@@ -1,0 +1,56 @@
+// Word error rate of the default engine (PocketSphinx) on the LibriSpeech clips in ../shared/testdata,
+// against their transcripts.txt, per clip: PocketSphinx alone (pocketsphinx_continuous on the clip
+// decoded to 16 kHz) and through the whole pipeline (upload, decode, chunking, segments, over the API).
+// Goal: the pipeline no worse than PocketSphinx alone (about 0.2 on these clips).
+// `bun bench/wer.bench.ts [clips directory]`
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { wordErrorRate, type WerResult } from "../src/transcription/wer.ts";
+import { benchApp, ffmpeg, transcribe, transcriptText } from "./support/transcription.ts";
+
+const dir = process.argv[2] ?? join(import.meta.dir, "..", "..", "shared", "testdata", "librispeech");
+if (!existsSync(join(dir, "transcripts.txt"))) {
+  console.log(`SKIPPED: no LibriSpeech clips at ${dir}`);
+  process.exit(0);
+}
+const references = new Map(
+  readFileSync(join(dir, "transcripts.txt"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)] as const),
+);
+const clips = readdirSync(dir).filter((f) => f.endsWith(".flac") && references.has(f.replace(/\.flac$/, ""))).sort();
+const work = mkdtempSync(join(tmpdir(), "scribe-wer-"));
+
+async function sphinxAlone(clip: string): Promise<string> {
+  const wav = join(work, "clip.wav");
+  await ffmpeg(["-i", join(dir, clip), "-ar", "16000", "-ac", "1", wav]);
+  const child = Bun.spawn(["pocketsphinx_continuous", "-infile", wav, "-logfn", "/dev/null"], { stdout: "pipe", stderr: "ignore" });
+  const out = await new Response(child.stdout).text();
+  await child.exited;
+  return out.split("\n").join(" ");
+}
+
+const { app, user } = await benchApp();
+const total = { alone: { errors: 0, words: 0 }, pipeline: { errors: 0, words: 0 } };
+const add = (sum: { errors: number; words: number }, r: WerResult) => ((sum.errors += r.errors), (sum.words += r.referenceWords));
+console.log("clip               words  WER alone  WER pipeline  pipeline ms");
+try {
+  for (const clip of clips) {
+    const id = clip.replace(/\.flac$/, "");
+    const reference = references.get(id)!;
+    const alone = wordErrorRate(reference, await sphinxAlone(clip));
+    const result = await transcribe(app, user, readFileSync(join(dir, clip)), { name: id });
+    const pipeline = wordErrorRate(reference, transcriptText(result.task));
+    add(total.alone, alone);
+    add(total.pipeline, pipeline);
+    console.log(`${id.padEnd(18)} ${String(alone.referenceWords).padStart(5)}  ${alone.wer.toFixed(3).padStart(9)}  ${pipeline.wer.toFixed(3).padStart(12)}  ${result.ms.toFixed(0).padStart(11)}`);
+  }
+  const overall = (s: { errors: number; words: number }) => (s.words === 0 ? 0 : s.errors / s.words);
+  console.log(`${"all".padEnd(18)} ${String(total.alone.words).padStart(5)}  ${overall(total.alone).toFixed(3).padStart(9)}  ${overall(total.pipeline).toFixed(3).padStart(12)}`);
+  console.log(`goal: pipeline WER <= PocketSphinx alone: ${overall(total.pipeline) <= overall(total.alone) + 1e-9 ? "met" : "NOT met"}`);
+} finally {
+  await app.close();
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,61 @@
+import { Elysia, t, type AnyElysia } from "elysia";
+import { correlationIdOf } from "../http/correlation.ts";
+import { taskParams } from "../tasks/schemas.ts";
+import { attachmentDisposition } from "../blobs/content-disposition.ts";
+import { chunkStream, exportFormats } from "./formats/index.ts";
+import type { Download, Exports } from "./service.ts";
+
+const unknownFormat = `The format must be one of ${exportFormats.join(", ")}.`;
+
+const downloadParams = t.Object({
+  id: taskParams.properties.id,
+  format: t.Union(
+    exportFormats.map((format) => t.Literal(format, { error: unknownFormat })),
+    { error: unknownFormat, description: "txt, srt, vtt and csv are made on request; pdf and docx by the export worker." },
+  ),
+});
+
+/** A client that says it accepts JSON gets the JSON answer (ready + URL); any other gets the file. */
+const asksForJson = (accept: string | null) => /\bapplication\/(?:[\w.+-]*\+)?json\b/i.test(accept ?? "");
+
+function answer(download: Download): Response {
+  switch (download.kind) {
+    case "ready":
+      return Response.json({ status: "ready", url: download.url, expires_in: download.expiresInSeconds });
+    case "processing":
+      return Response.json({ status: "processing", message: download.message }, { status: 202, headers: { "retry-after": String(download.retryAfterSeconds), "cache-control": "no-store" } });
+    case "file": {
+      const headers: Record<string, string> = {
+        "content-type": download.contentType,
+        "content-disposition": attachmentDisposition(download.fileName),
+        "cache-control": "private, no-cache",
+        "x-content-type-options": "nosniff",
+      };
+      if (download.size !== null) headers["content-length"] = String(download.size);
+      const body = download.body instanceof ReadableStream ? download.body : chunkStream(download.body);
+      return new Response(body, { headers });
+    }
+  }
+}
+
+/** Spec 4.2: `GET /api/tasks/{id}/download/{format}`. */
+export function exportRoutes({ exports, authenticated }: { exports: Exports; authenticated: AnyElysia }) {
+  return new Elysia({ name: "export-routes" }).use(authenticated).get(
+    "/api/tasks/:id/download/:format",
+    async ({ params, caller, request }) => {
+      const metadata = { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) };
+      const download = await exports.download(caller.userId, params.id, params.format, asksForJson(request.headers.get("accept")), metadata);
+      return answer(download);
+    },
+    {
+      params: downloadParams,
+      detail: {
+        tags: ["Tasks"],
+        security: [{ bearer: [] }],
+        summary: "Export the transcript",
+        description:
+          "txt, srt, vtt and csv: 200 with the file. pdf and docx: 200 with the file, or `{status: \"ready\", url}` (a signed URL valid 15 minutes) when `Accept` asks for JSON; 202 `{status: \"processing\", message}` while the export of the current transcript is being made. 409 when the task has no transcript yet; 422 for an unknown format.",
+      },
+    },
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * One attempt of one task, from media to TaskFinished (or TaskFailed with a reason): fetch the media,
+ * probe it, decode it to 16 kHz mono, cut it at pauses into chunks recognised in parallel (at most
+ * RECOGNITION_CONCURRENCY at once in this process, across tasks), stitch the words back on the media's
+ * clock, make sentence-like segments, tell speakers apart when asked, summarise, finish.
+ * Summary, mind map and diarization may fail without failing the task.
+ */
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { EventStore } from "../eventstore/port.ts";
+import type { BlobStore } from "../blobs/port.ts";
+import type { EventMetadata } from "../core/event.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { fold } from "../core/decider.ts";
+import { taskDecider, type TaskCommand } from "../tasks/decider.ts";
+import { taskStream } from "../tasks/events.ts";
+import { userDecider } from "../accounts/decider.ts";
+import { userStream } from "../accounts/events.ts";
+import { remainingSeconds } from "../accounts/balance.ts";
+import { formatDuration } from "../notifications/decisions.ts";
+import type { TranscriptionConfig } from "./config.ts";
+import { RecognitionError, type SpeechEngine } from "./engine.ts";
+import type { Summarizer } from "./summary/summarizer.ts";
+import { Limiter } from "./limiter.ts";
+import { MediaError, assertRecognisable, decodeToPcm, measureLevels, probe } from "./media.ts";
+import { fetchMedia, mediaSize, prefixProbeBytes, type TaskFacts } from "./media-source.ts";
+import { findSilences, planChunks } from "./chunking.ts";
+import { qualityOf, stitch, type ChunkResult } from "./stitching.ts";
+import { segmentWords } from "./segmenting.ts";
+import { diarize } from "./diarization.ts";
+import { readSamples, writeWavSlice } from "./wav.ts";
+import { reportTimings, type PipelineTimings } from "./timings.ts";
+
+/** The balance cannot pay for the media: the task fails saying so, and can be retried after a top-up. */
+export class BalanceError extends Error {}
+
+/** Problems with the task's media, engine or balance: the task fails with the message as its reason. */
+export const isTaskFailure = (error: unknown): error is Error => error instanceof MediaError || error instanceof RecognitionError || error instanceof BalanceError;
+
+export type PipelineDependencies = {
+  store: EventStore;
+  blobs: BlobStore;
+  engine: SpeechEngine;
+  summarizer: Summarizer;
+  config: TranscriptionConfig;
+};
+
+type Stage = keyof PipelineTimings["stages"];
+
+export class TranscriptionPipeline {
+  private readonly recognition: Limiter;
+
+  constructor(private readonly deps: PipelineDependencies) {
+    this.recognition = new Limiter(deps.config.recognitionConcurrency);
+  }
+
+  private command(taskId: number, command: TaskCommand, metadata: EventMetadata) {
+    return handleCommand(this.deps.store, taskStream(taskId), taskDecider, command, { metadata });
+  }
+
+  /** Whether the task is still scribing this attempt (not deleted, failed by the sweeper or retried). */
+  private async stillOurs(taskId: number, attempt: number): Promise<boolean> {
+    const state = fold(taskDecider, (await this.deps.store.readStream(taskStream(taskId))) as never);
+    return state.status === "live" && state.state === "scribing" && state.attempts === attempt;
+  }
+
+  private async checkBalance(userId: number, seconds: number): Promise<void> {
+    const user = fold(userDecider, (await this.deps.store.readStream(userStream(userId))) as never);
+    if (user.status !== "registered") return;
+    const remaining = remainingSeconds(user.ledger);
+    if (seconds > remaining) {
+      throw new BalanceError(`Not enough transcription time: the media is ${formatDuration(seconds)} long and the balance has ${formatDuration(remaining)} left. Top up or change your plan, then retry the task.`);
+    }
+  }
+
+  /**
+   * Runs attempt `attempt` of a scribing task. Ends with TaskFinished or TaskFailed; throws only what
+   * is worth another delivery (the store or blob store failing, the signal aborting).
+   */
+  async run(taskId: number, facts: TaskFacts, attempt: number, metadata: EventMetadata, signal?: AbortSignal): Promise<void> {
+    const { config } = this.deps;
+    const startedAt = performance.now();
+    const stages: Record<Stage, number> = { fetch: 0, probe: 0, decode: 0, plan: 0, recognize: 0, segment: 0, diarize: 0, summarize: 0, finish: 0 };
+    const time = async <T>(stage: Stage, work: () => Promise<T> | T): Promise<T> => {
+      const at = performance.now();
+      try {
+        return await work();
+      } finally {
+        stages[stage] += performance.now() - at;
+      }
+    };
+    const root = config.tempDir ?? tmpdir();
+    await mkdir(root, { recursive: true });
+    const dir = await mkdtemp(join(root, `scribe-task-${taskId}-`));
+    try {
+      const media = join(dir, "media");
+      const pcm = join(dir, "audio.pcm");
+      let durationMs: number;
+      let chunks: { start: number; end: number }[];
+      let results: (ChunkResult & { punctuated: boolean })[];
+      try {
+        const size = await time("fetch", () => mediaSize(this.deps.blobs, facts.mediaKey));
+        if (size > prefixProbeBytes) {
+          // A container is recognised by its first bytes: a large file that is not media is refused before it is copied.
+          await time("fetch", () => fetchMedia(this.deps.blobs, facts.mediaKey!, media, signal, prefixProbeBytes));
+          await time("probe", () => assertRecognisable(media, signal));
+        }
+        await time("fetch", () => fetchMedia(this.deps.blobs, facts.mediaKey!, media, signal));
+        const info = await time("probe", () => probe(media, signal));
+        if (!info.hasAudio && /^image2|_pipe$/.test(info.format)) throw new MediaError("The file is a picture, not audio or video.");
+        if (!info.hasAudio) throw new MediaError(info.hasVideo ? "The video has no audio track: there is nothing to transcribe." : "The file has no audio to transcribe.");
+        const tooLong = new MediaError(`The media is longer than ${formatDuration(config.maxMediaSeconds)}, the most that is transcribed (MAX_MEDIA_SECONDS).`);
+        if (info.durationSeconds !== null && info.durationSeconds > config.maxMediaSeconds + 1) throw tooLong;
+        durationMs = await time("decode", () => decodeToPcm(media, pcm, config.maxMediaSeconds, signal, info.durationSeconds));
+        if (durationMs > config.maxMediaSeconds * 1000) throw tooLong;
+        await rm(media, { force: true }); // only the PCM is needed from here on
+        chunks = await time("plan", async () => {
+          const levels = await measureLevels(pcm);
+          const analysis = findSilences(levels);
+          if (analysis.silent) return [];
+          const targetMs = config.chunkSeconds * 1000;
+          return planChunks(durationMs, analysis.silences, levels, { targetMs, maxMs: 2 * targetMs });
+        });
+        if (chunks.length === 0) throw new MediaError("The media is silent: there is no speech to transcribe.");
+        await this.checkBalance(facts.userId, Math.max(1, Math.ceil(durationMs / 1000)));
+        if (!(await this.stillOurs(taskId, attempt))) return;
+        results = await time("recognize", () => this.recognize(pcm, dir, chunks, signal));
+      } catch (error) {
+        if (!isTaskFailure(error) || signal?.aborted) throw error;
+        await this.command(taskId, { type: "FailTask", reason: error.message, attempt }, metadata);
+        return;
+      }
+
+      const words = stitch(results);
+      if (words.length === 0) {
+        await this.command(taskId, { type: "FailTask", reason: "No speech was recognised in the media.", attempt }, metadata);
+        return;
+      }
+      let segments = await time("segment", () => segmentWords(words, results.some((r) => r.punctuated)));
+      let diarizationFailure: string | null = null;
+      if (facts.speakerDiarization) {
+        await time("diarize", async () => {
+          try {
+            segments = await diarize(segments, (start, end) => readSamples(pcm, start, end), { maxSpeakers: config.maxSpeakers });
+          } catch (error) {
+            diarizationFailure = `Speakers could not be told apart: ${(error as Error).message}`;
+          }
+        });
+      }
+      let summary: string | null = null;
+      let mindmap: string | null = null;
+      let summaryFailure: string | null = null;
+      await time("summarize", async () => {
+        try {
+          ({ summary, mindmap } = await this.deps.summarizer.summarize({ title: facts.name, segments }, signal));
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          summaryFailure = `Summary and mind map could not be made: ${(error as Error).message}`;
+        }
+      });
+      const seconds = Math.max(1, Math.ceil(durationMs / 1000));
+      await time("finish", async () => {
+        const finished = await this.command(taskId, { type: "FinishTask", segments, duration: seconds, cost: seconds, summary, mindmap, quality: qualityOf(words), diarizationFailure, attempt }, metadata);
+        if (finished.events.length > 0 && summaryFailure) await this.command(taskId, { type: "RecordSummaryFailure", reason: summaryFailure }, metadata);
+      });
+      reportTimings({ taskId, engine: this.deps.engine.name, mediaMs: durationMs, chunks: chunks.length, stages, totalMs: performance.now() - startedAt });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Recognises every chunk, in parallel up to the limit; the first failure stops the others. */
+  private async recognize(pcm: string, dir: string, chunks: { start: number; end: number }[], signal?: AbortSignal) {
+    const stop = new AbortController();
+    const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    let firstError: unknown = null;
+    const settled = await Promise.allSettled(
+      chunks.map((chunk, i) =>
+        this.recognition.run(async () => {
+          combined.throwIfAborted();
+          const wav = join(dir, `chunk-${i}.wav`);
+          try {
+            await writeWavSlice(pcm, chunk.start, chunk.end, wav);
+            const recognition = await this.deps.engine.recognize(wav, { durationMs: chunk.end - chunk.start, signal: combined });
+            return { ...chunk, words: recognition.words, punctuated: recognition.punctuated };
+          } catch (error) {
+            if (firstError === null) {
+              firstError = error;
+              stop.abort(error);
+            }
+            throw error;
+          } finally {
+            await rm(wav, { force: true });
+          }
+        }),
+      ),
+    );
+    if (firstError !== null) throw firstError;
+    return settled.map((r) => (r as PromiseFulfilledResult<ChunkResult & { punctuated: boolean }>).value);
+  }
+}

@@ -1,0 +1,43 @@
+import { Elysia, t, type AnyElysia } from "elysia";
+import { correlationIdOf } from "../http/correlation.ts";
+import type { Tasks } from "../tasks/service.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { TaskDocument } from "../../projections/tasks.ts";
+import { taskParams } from "../tasks/schemas.ts";
+import type { Summaries } from "./summaries.ts";
+import { taskStatusStream, type StatusStreamOptions } from "./status-stream.ts";
+
+/** Spec 4.2's refresh-summary, and live status as Server-Sent Events. */
+export function transcriptionRoutes({ tasks, db, summaries, authenticated, stream }: { tasks: Tasks; db: DocumentStore; summaries: Summaries; authenticated: AnyElysia; stream?: StatusStreamOptions }) {
+  const detail = (summary: string, description: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
+  return new Elysia({ name: "transcription-routes" })
+    .use(authenticated)
+    .get(
+      "/api/tasks/:id/refresh-summary",
+      ({ params, caller, request }) => summaries.refresh(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) }),
+      {
+        params: taskParams,
+        response: { 200: t.Object({ summary: t.String(), mindmap: t.String({ description: "Markdown outline: `# title`, `## topic`, `- key point`" }) }) },
+        detail: detail(
+          "Regenerate the summary and mind map",
+          "Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint. 422 when the task has no transcript yet; 502 when the summariser fails (the failure is recorded and the task keeps its previous summary).",
+        ),
+      },
+    )
+    .get(
+      "/api/tasks/:id/events",
+      async ({ params, caller, request, server }) => {
+        await tasks.owned(caller.userId, params.id);
+        server?.timeout(request, 0); // a stream that waits for a transcription must outlive the idle timeout
+        const body = taskStatusStream(() => db.collection<TaskDocument>("tasks").findOne({ _id: String(params.id) }), stream);
+        return new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" } });
+      },
+      {
+        params: taskParams,
+        detail: detail(
+          "Live status as Server-Sent Events",
+          "`text/event-stream`: `event: status` with `{status, attempts, failure_reason}` at once and on every change, until the task has finished or failed (then the stream ends); `event: deleted` if it is deleted. A `: heartbeat` comment comes every 15 s.",
+        ),
+      },
+    );
+}

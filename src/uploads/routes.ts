@@ -1,0 +1,70 @@
+import { Elysia, t, type AnyElysia } from "elysia";
+import { correlationIdOf } from "../http/correlation.ts";
+import type { Caller } from "../accounts/service.ts";
+import type { UserDocument } from "../../projections/users.ts";
+import type { Uploads } from "./service.ts";
+import { maxUploadBytes } from "./events.ts";
+import { supportedFormats } from "./formats.ts";
+import { abortBody, completeBody, completedSchema, formatsSchema, sessionSchema, signBody, signedPartSchema, signPartBody } from "./schemas.ts";
+
+const metadataOf = (request: Request, caller: Caller) => ({ correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
+
+/** Spec 4.3: sign, sign-part, complete, abort; and the list of formats an upload may have. */
+export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; authenticated: AnyElysia }) {
+  const detail = (summary: string, description?: string) => ({ tags: ["Uploads"], security: [{ bearer: [] }], summary, description });
+  return new Elysia({ name: "upload-routes" })
+    .use(authenticated)
+    .get(
+      "/api/uploads/formats",
+      () => ({ formats: Object.entries(supportedFormats).map(([extension, types]) => ({ extension, content_types: [...types] })), max_size: maxUploadBytes }),
+      { response: { 200: formatsSchema }, detail: detail("Supported file formats", "Each extension and the content types that may go with it.") },
+    )
+    .post(
+      "/api/uploads/sign",
+      ({ body, caller, user, request }) => uploads.sign(caller as Caller, user as UserDocument, body, metadataOf(request, caller as Caller)),
+      {
+        body: signBody,
+        response: { 200: sessionSchema },
+        detail: detail(
+          "Start a multipart upload",
+          "The session lasts 24 hours. Parts are at least 8 MiB (except the last), at most 8 per file. 422 for an unsupported format, a content type that does not go with the extension, or a size over 2,147,483,648 bytes; 403 when the account's balance has no time left (or less than `duration`), or its API key has no API access.",
+        ),
+      },
+    )
+    .post(
+      "/api/uploads/sign-part",
+      ({ body, caller, request }) => uploads.signPart((caller as Caller).userId, body, metadataOf(request, caller as Caller)),
+      {
+        body: signPartBody,
+        response: { 200: signedPartSchema },
+        detail: detail("Sign the upload of one part", "404 for an unknown upload or another user's; 422 when the part number is beyond `part_count` or the upload is complete, aborted or expired."),
+      },
+    )
+    .post(
+      "/api/uploads/complete",
+      async ({ body, caller, user, request, set }) => {
+        const task = await uploads.complete(caller as Caller, user as UserDocument, body, metadataOf(request, caller as Caller));
+        set.status = 201;
+        return {
+          message: "Upload complete; the task was created.",
+          task: { id: task.id, name: task.name, path: task.path, size: task.size ?? 0, status: task.status, speaker_diarization: task.speakerDiarization },
+        };
+      },
+      {
+        body: completeBody,
+        response: { 201: completedSchema },
+        detail: detail(
+          "Complete an upload and create its task",
+          "Repeating it returns the same task. 422 when parts are missing or of the wrong size (nothing is created); 403 when the account has no API access or its balance has no time left (or less than `duration`); 429 when 3 tasks are in progress; 409 while a parallel complete of the same upload is still assembling it.",
+        ),
+      },
+    )
+    .post(
+      "/api/uploads/abort",
+      async ({ body, caller, request }) => {
+        await uploads.abort((caller as Caller).userId, body, metadataOf(request, caller as Caller));
+        return { message: "Upload aborted." };
+      },
+      { body: abortBody, response: { 200: t.Object({ message: t.String() }) }, detail: detail("Abort an upload", "Discards the parts; later sign-part and complete are refused.") },
+    );
+}

@@ -1,0 +1,219 @@
+import { randomBytes } from "node:crypto";
+import type { EventStore } from "../eventstore/port.ts";
+import type { EventMetadata } from "../core/event.ts";
+import { NoSuchUploadError, type BlobStore, type UploadedPart } from "../blobs/port.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { fold } from "../core/decider.ts";
+import { nextId } from "../core/sequence.ts";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationFailedError } from "../core/errors.ts";
+import type { Caller } from "../accounts/service.ts";
+import type { UserDocument } from "../../projections/users.ts";
+import type { TaskDocument } from "../../projections/tasks.ts";
+import type { Tasks } from "../tasks/service.ts";
+import { taskDecider, type TaskState } from "../tasks/decider.ts";
+import { taskStream } from "../tasks/events.ts";
+import { assertOpen, ownSession, uploadDecider, type Completion, type UploadCommand, type UploadState } from "./decider.ts";
+import { partUrlSeconds, uploadIdPattern, uploadSessionSeconds, uploadStream, type UploadEvent, type UploadSession } from "./events.ts";
+import { extensionOf, formatErrors, mediaTypeEssence, nameWithoutExtension, safeFileName } from "./formats.ts";
+import { expectedPartSize, partPlan, partProblem } from "./parts.ts";
+import { uploadRefusal } from "./access.ts";
+
+export type SignInput = { file: string; content_type: string; size: number; duration?: number };
+export type PartInput = { path: string; upload_id: string; part_number: number };
+export type CompleteInput = {
+  path: string;
+  upload_id: string;
+  original_name: string;
+  content_type: string;
+  size: number;
+  name?: string;
+  duration?: number;
+  speaker_diarization?: boolean;
+};
+export type AbortInput = { path: string; upload_id: string };
+
+export type SessionView = { path: string; upload_id: string; part_size: number; part_count: number; expires_at: string };
+
+const notFound = () => new NotFoundError("Upload session not found.");
+
+/**
+ * Multipart uploads (spec 4.3). Each session is the stream `upload-<id>`; the parts go straight to the
+ * blob store through URLs it signs, and complete turns the session into an `objstore` task.
+ */
+export class Uploads {
+  constructor(
+    private readonly store: EventStore,
+    private readonly blobs: BlobStore,
+    private readonly tasks: Tasks,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async sign(caller: Caller, user: UserDocument, input: SignInput, metadata: EventMetadata): Promise<SessionView> {
+    const problems = formatErrors(input.file, input.content_type, { file: "file", contentType: "content_type" });
+    if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
+    const refusal = uploadRefusal(caller, user, input.duration);
+    if (refusal) throw new ForbiddenError(refusal);
+
+    const uploadId = randomBytes(16).toString("hex");
+    const key = `uploads/${caller.userId}/${uploadId}/${safeFileName(input.file)}`;
+    const contentType = mediaTypeEssence(input.content_type);
+    const now = this.now();
+    const { partSize, partCount } = partPlan(input.size);
+    const { uploadId: storageUploadId } = await this.blobs.createMultipartUpload(key, { contentType, partSize });
+    const session: UploadSession = {
+      uploadId,
+      userId: caller.userId,
+      key,
+      storageUploadId,
+      fileName: input.file,
+      contentType,
+      size: input.size,
+      duration: input.duration ?? null,
+      partSize,
+      partCount,
+      signedAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + uploadSessionSeconds * 1000).toISOString(),
+    };
+    try {
+      await this.run(uploadId, { type: "SignUpload", session }, metadata);
+    } catch (error) {
+      await this.blobs.abortMultipartUpload(key, storageUploadId).catch(() => {});
+      throw error;
+    }
+    return { path: key, upload_id: uploadId, part_size: partSize, part_count: partCount, expires_at: session.expiresAt };
+  }
+
+  async signPart(userId: number, input: PartInput, metadata: EventMetadata): Promise<{ url: string; headers: Record<string, string>; expires_at: string }> {
+    if (!uploadIdPattern.test(input.upload_id)) throw notFound();
+    const now = this.now();
+    const { state } = await this.run(input.upload_id, { type: "AuthorizePart", userId, key: input.path, partNumber: input.part_number, now: now.toISOString() }, metadata);
+    const session = (state as Exclude<UploadState, { status: "none" }>).session;
+    const untilExpiry = Math.floor((Date.parse(session.expiresAt) - now.getTime()) / 1000);
+    const seconds = Math.max(1, Math.min(partUrlSeconds, untilExpiry));
+    const signed = await this.blobs.signUploadPart(session.key, session.storageUploadId, input.part_number, {
+      expiresInSeconds: seconds,
+      contentLength: expectedPartSize(session, input.part_number),
+    });
+    return { url: signed.url, headers: signed.headers, expires_at: new Date(now.getTime() + seconds * 1000).toISOString() };
+  }
+
+  /**
+   * Checks the parts, records the completion (with a task id taken once), assembles the object and
+   * creates the task. A repeated complete finds the completion recorded and returns the same task.
+   */
+  async complete(caller: Caller, user: UserDocument, input: CompleteInput, metadata: EventMetadata): Promise<TaskDocument> {
+    if (!uploadIdPattern.test(input.upload_id)) throw notFound();
+    const current = ownSession(await this.load(input.upload_id), caller.userId, input.path);
+    if (current.status === "completed") return this.finish(current.session, current.completion, metadata);
+    assertOpen(current, this.now().toISOString());
+    const session = current.session;
+
+    const problems = formatErrors(input.original_name, input.content_type, { file: "original_name", contentType: "content_type" });
+    if (!problems.original_name && extensionOf(input.original_name) !== extensionOf(session.fileName)) {
+      problems.original_name = [`The original name must be a .${extensionOf(session.fileName)} file, as signed.`];
+    }
+    if (!problems.content_type && mediaTypeEssence(input.content_type) !== session.contentType) {
+      problems.content_type = [`The content type must be ${session.contentType}, as signed.`];
+    }
+    if (input.size !== session.size) problems.size = [`The size must be ${session.size} bytes, as signed.`];
+    if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
+
+    const refusal = uploadRefusal(caller, user, input.duration ?? session.duration);
+    if (refusal) throw new ForbiddenError(refusal);
+
+    let parts: UploadedPart[];
+    try {
+      parts = await this.blobs.listParts(session.key, session.storageUploadId);
+    } catch (error) {
+      if (!(error instanceof NoSuchUploadError)) throw error;
+      // Gone from the store: a complete running in parallel took it, or it was discarded meanwhile.
+      const now = await this.load(input.upload_id);
+      if (now.status === "completed") return this.finish(now.session, now.completion, metadata);
+      throw new ValidationFailedError({ upload_id: ["The parts of this upload are gone; sign the upload again."] });
+    }
+    const problem = partProblem(session, parts);
+    if (problem) throw new ValidationFailedError({ upload_id: [problem] }, problem);
+
+    // The slot first (429 leaves nothing behind), then the completion that names the task.
+    const taskId = await nextId(this.store, "task", metadata.correlationId);
+    await this.tasks.admit(caller.userId, taskId, 1, "objstore", metadata);
+    const completion: Completion = {
+      taskId,
+      name: input.name ?? nameWithoutExtension(input.original_name),
+      file: input.original_name,
+      duration: input.duration ?? session.duration,
+      speakerDiarization: input.speaker_diarization ?? false,
+    };
+    let recorded: UploadState;
+    try {
+      recorded = (await this.run(input.upload_id, { type: "CompleteUpload", userId: caller.userId, key: session.key, completion, now: this.now().toISOString() }, metadata)).state;
+    } catch (error) {
+      await this.tasks.releaseSlot(caller.userId, taskId, 1, metadata);
+      throw error;
+    }
+    if (recorded.status !== "completed") throw new Error(`upload ${input.upload_id} is ${recorded.status} after completing`);
+    // A parallel complete recorded its own task first: give our slot back and finish theirs.
+    if (recorded.completion.taskId !== taskId) await this.tasks.releaseSlot(caller.userId, taskId, 1, metadata);
+    return this.finish(recorded.session, recorded.completion, metadata, recorded.completion.taskId === taskId ? parts : undefined);
+  }
+
+  /** Assembles the object unless it is there already, then creates the task unless it exists. Idempotent. */
+  async finish(session: UploadSession, completion: Completion, metadata: EventMetadata, parts?: UploadedPart[]): Promise<TaskDocument> {
+    const task = fold(taskDecider, (await this.store.readStream(taskStream(completion.taskId))) as never) as TaskState;
+    if (task.status === "live") return this.tasks.owned(session.userId, completion.taskId);
+    if (task.status === "deleted") throw new NotFoundError("The task this upload created has been deleted.");
+
+    let object = await this.blobs.head(session.key);
+    if (!object) {
+      try {
+        const listed = parts ?? (await this.blobs.listParts(session.key, session.storageUploadId));
+        // Checked before the completion was recorded; parts going missing since means another
+        // request is assembling them right now.
+        if (partProblem(session, listed)) throw new NoSuchUploadError(session.storageUploadId);
+        object = await this.blobs.completeMultipartUpload(session.key, session.storageUploadId, listed);
+      } catch (error) {
+        if (!(error instanceof NoSuchUploadError)) throw error;
+        object = await this.blobs.head(session.key);
+        if (!object) throw new ConflictError("This upload is being completed; repeat the request in a moment.");
+      }
+    }
+    if (object.size !== session.size) throw new Error(`upload ${session.uploadId}: assembled ${object.size} bytes, signed ${session.size}`);
+
+    return this.tasks.create(
+      session.userId,
+      { disk: "objstore", name: completion.name, path: session.key, file: completion.file, size: session.size, duration: completion.duration ?? undefined, speaker_diarization: completion.speakerDiarization },
+      metadata,
+      { taskId: completion.taskId },
+    );
+  }
+
+  async abort(userId: number, input: AbortInput, metadata: EventMetadata): Promise<void> {
+    if (!uploadIdPattern.test(input.upload_id)) throw notFound();
+    const { state } = await this.run(input.upload_id, { type: "AbortUpload", userId, key: input.path, now: this.now().toISOString() }, metadata);
+    // Also when it was aborted before: a retry finishes a discard that failed half-way.
+    if (state.status === "aborted" || state.status === "expired") await this.blobs.abortMultipartUpload(state.session.key, state.session.storageUploadId);
+  }
+
+  /** Expires a session past its expiry and discards its parts; false when it was not due (or not open). */
+  async expire(uploadId: string, now: Date, metadata: EventMetadata): Promise<boolean> {
+    const { events, state } = await this.run(uploadId, { type: "ExpireUpload", now: now.toISOString() }, metadata);
+    if (events.length === 0 || state.status !== "expired") return false;
+    await this.blobs.abortMultipartUpload(state.session.key, state.session.storageUploadId);
+    return true;
+  }
+
+  /** Finishes a recorded completion whose task was never created (its request died half-way). */
+  async finishRecorded(uploadId: string, metadata: EventMetadata): Promise<TaskDocument | null> {
+    const state = await this.load(uploadId);
+    if (state.status !== "completed") return null;
+    return this.finish(state.session, state.completion, metadata);
+  }
+
+  private async load(uploadId: string): Promise<UploadState> {
+    return fold(uploadDecider, (await this.store.readStream(uploadStream(uploadId))) as unknown as UploadEvent[]);
+  }
+
+  private run(uploadId: string, command: UploadCommand, metadata: EventMetadata) {
+    return handleCommand(this.store, uploadStream(uploadId), uploadDecider, command, { metadata });
+  }
+}

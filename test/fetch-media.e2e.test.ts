@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCli, startServiceProcess, type RunningService } from "./support/service-process.ts";
+import { toneFile } from "./support/uploads.ts";
+
+// Remote and video-link tasks against the real service process: media is served by a local HTTP
+// server, which the fetcher may reach only because MEDIA_FETCH_ALLOW_LOOPBACK=true is set for the
+// first service; the second runs without it, as production does.
+
+type Json = Record<string, unknown>;
+type Account = { token: string; email: string };
+
+let media: ReturnType<typeof Bun.serve>;
+let mediaUrl: string;
+let tone: Uint8Array;
+let toneM4a: Uint8Array;
+let release: () => void = () => {};
+let held = new Promise<void>((resolve) => (release = resolve));
+let flakyAvailable = false;
+
+let loopbackAllowed: RunningService;
+let production: RunningService;
+
+beforeAll(async () => {
+  tone = await toneFile("mp3");
+  toneM4a = await toneFile("m4a");
+  media = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (path === "/tone.mp3") return new Response(tone, { headers: { "content-type": "audio/mpeg" } });
+      if (path === "/held.mp3") {
+        await held;
+        return new Response(tone, { headers: { "content-type": "audio/mpeg" } });
+      }
+      if (path === "/download") return new Response(tone, { headers: { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="Board meeting.mp3"' } });
+      if (path === "/big.mp3") return new Response(new Uint8Array(300_000), { headers: { "content-type": "audio/mpeg" } });
+      if (path === "/page.html") return new Response("<html><body><p>not media</p></body></html>", { headers: { "content-type": "text/html" } });
+      if (path === "/to-metadata") return Response.redirect("http://169.254.169.254/latest/meta-data/iam", 302);
+      if (path === "/flaky.mp3") return flakyAvailable ? new Response(tone, { headers: { "content-type": "audio/mpeg" } }) : new Response("gone", { status: 404 });
+      if (path === "/talk") return new Response(`<!doctype html><html><head><title>Talk</title></head><body><video controls src="/talk.m4a"></video></body></html>`, { headers: { "content-type": "text/html" } });
+      if (path === "/talk.m4a") return new Response(toneM4a, { headers: { "content-type": "audio/mp4" } });
+      return new Response("not found", { status: 404 });
+    },
+  });
+  mediaUrl = `http://127.0.0.1:${media.port}`;
+  const common = { RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", MEDIA_FETCH_MAX_BYTES: "200000", MEDIA_FETCH_TIMEOUT_SECONDS: "20" };
+  [loopbackAllowed, production] = await Promise.all([
+    startServiceProcess({ ...common, MEDIA_FETCH_ALLOW_LOOPBACK: "true" }),
+    startServiceProcess({ ...common, MEDIA_FETCH_ALLOW_LOOPBACK: "false" }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  release();
+  await Promise.all([loopbackAllowed?.stop(), production?.stop()]);
+  media?.stop(true);
+});
+
+async function call(service: RunningService, method: string, path: string, token: string | null, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  return fetch(`${service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+async function register(service: RunningService): Promise<Account> {
+  const email = `fetch-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const response = await call(service, "POST", "/api/register", null, { name: "Fetcher", email, password: "password123", password_confirmation: "password123" });
+  expect(response.status).toBe(201);
+  return { token: ((await response.json()) as { token: string }).token, email };
+}
+
+async function create(service: RunningService, account: Account, disk: string, path: string): Promise<number> {
+  const response = await call(service, "POST", "/api/tasks", account.token, { disk, name: "Fetched", path });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { id: number }).id;
+}
+
+const detail = async (service: RunningService, account: Account, id: number) => (await (await call(service, "GET", `/api/tasks/${id}`, account.token)).json()) as Json;
+const history = async (service: RunningService, account: Account, id: number) => (await (await call(service, "GET", `/api/tasks/${id}/history`, account.token)).json()) as { type: string; data: Json }[];
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+/** The MediaFetched event of the task (the pipeline may move the task past `pending` at once). */
+const fetched = (service: RunningService, account: Account, id: number) =>
+  until("MediaFetched", async () => (await history(service, account, id)).find((e) => e.type === "MediaFetched")?.data);
+
+async function failure(service: RunningService, account: Account, id: number): Promise<string> {
+  const task = await until("the task to fail", async () => {
+    const t = await detail(service, account, id);
+    return t.status === "failed" ? t : null;
+  });
+  expect(task.failure_reason).toBeString();
+  return task.failure_reason as string;
+}
+
+describe("remote tasks", () => {
+  test("the media is fetched into storage: the task is waiting while it downloads, then pending", async () => {
+    const account = await register(loopbackAllowed);
+    const id = await create(loopbackAllowed, account, "remote", `${mediaUrl}/held.mp3`);
+    await until("waiting", async () => (await detail(loopbackAllowed, account, id)).status === "waiting");
+    release();
+    const event = await fetched(loopbackAllowed, account, id);
+    expect(event).toMatchObject({ size: tone.byteLength, contentType: "audio/mpeg", file: "held.mp3" });
+    expect(String(event.path)).toMatch(/^media\/\d+\/\d+\/held\.mp3$/);
+    expect(new Uint8Array(readFileSync(join(loopbackAllowed.dataDir, "blobs", String(event.path)))) as Uint8Array).toEqual(tone);
+    const types = (await history(loopbackAllowed, account, id)).map((e) => e.type);
+    expect(types.slice(0, 3)).toEqual(["TaskCreated", "MediaFetchStarted", "MediaFetched"]);
+    const task = await detail(loopbackAllowed, account, id);
+    expect(task).toMatchObject({ disk: "remote", path: `${mediaUrl}/held.mp3`, url: `${mediaUrl}/held.mp3`, size: tone.byteLength, file: "held.mp3" });
+    expect(task.status).not.toBe("waiting");
+  });
+
+  test("the file name comes from Content-Disposition when the URL has none", async () => {
+    const account = await register(loopbackAllowed);
+    const id = await create(loopbackAllowed, account, "remote", `${mediaUrl}/download`);
+    expect(await fetched(loopbackAllowed, account, id)).toMatchObject({ file: "Board meeting.mp3", contentType: "audio/mpeg", size: tone.byteLength });
+  });
+
+  test("without the test setting, a URL inside our network fails the task with a reason", async () => {
+    const account = await register(production);
+    const id = await create(production, account, "remote", `${mediaUrl}/tone.mp3`);
+    expect(await failure(production, account, id)).toMatch(/could not be fetched: .*private network.*loopback/);
+    const metadata = await create(production, account, "remote", "http://169.254.169.254/latest/meta-data/");
+    expect(await failure(production, account, metadata)).toMatch(/link-local/);
+  });
+
+  test("too big, 404, not media, and a redirect into the private network each fail with a reason", async () => {
+    const account = await register(loopbackAllowed);
+    const cases: [string, RegExp][] = [
+      ["/big.mp3", /300000 bytes, more than the limit of 200000/],
+      ["/missing.mp3", /answered 404/],
+      ["/page.html", /did not return audio or video \(it returned text\/html\)/],
+    ];
+    for (const [path, reason] of cases) {
+      const id = await create(loopbackAllowed, account, "remote", `${mediaUrl}${path}`);
+      expect(await failure(loopbackAllowed, account, id)).toMatch(reason);
+    }
+    const redirected = await create(loopbackAllowed, account, "remote", `${mediaUrl}/to-metadata`);
+    expect(await failure(loopbackAllowed, account, redirected)).toMatch(/169\.254\.169\.254, link-local/);
+    const stored = (await history(loopbackAllowed, account, redirected)).some((e) => e.type === "MediaFetched");
+    expect(stored).toBe(false);
+  });
+
+  test("a retried remote task waits and fetches again", async () => {
+    const account = await register(loopbackAllowed);
+    const id = await create(loopbackAllowed, account, "remote", `${mediaUrl}/flaky.mp3`);
+    expect(await failure(loopbackAllowed, account, id)).toMatch(/404/);
+    flakyAvailable = true;
+    const retried = await call(loopbackAllowed, "PATCH", `/api/tasks/${id}/retry`, account.token);
+    expect(((await retried.json()) as Json).status).toBe("waiting");
+    expect(await fetched(loopbackAllowed, account, id)).toMatchObject({ size: tone.byteLength });
+  });
+});
+
+describe("video links", () => {
+  test("a video page is downloaded with yt-dlp", async () => {
+    const account = await register(loopbackAllowed);
+    const plan = await runCli("admin", ["plan", account.email, "pro"], { DATA_DIR: loopbackAllowed.dataDir });
+    expect(plan.code).toBe(0);
+    const id = await create(loopbackAllowed, account, "videolink", `${mediaUrl}/talk`);
+    const event = await fetched(loopbackAllowed, account, id);
+    expect(event).toMatchObject({ size: toneM4a.byteLength, contentType: "audio/mp4", file: "talk.m4a" });
+    expect(new Uint8Array(readFileSync(join(loopbackAllowed.dataDir, "blobs", String(event.path)))) as Uint8Array).toEqual(toneM4a);
+  });
+
+  test("a page that cannot be downloaded, or inside our network, fails the task with a reason", async () => {
+    const account = await register(loopbackAllowed);
+    expect((await runCli("admin", ["plan", account.email, "pro"], { DATA_DIR: loopbackAllowed.dataDir })).code).toBe(0);
+    const missing = await create(loopbackAllowed, account, "videolink", `${mediaUrl}/no-such-page`);
+    expect(await failure(loopbackAllowed, account, missing)).toMatch(/could not be downloaded: .*404/);
+    const internal = await create(loopbackAllowed, account, "videolink", "http://10.0.0.1/watch?v=1");
+    expect(await failure(loopbackAllowed, account, internal)).toMatch(/private network/);
+  });
+});

@@ -1,0 +1,60 @@
+import type { EventStore } from "../src/eventstore/port.ts";
+import type { BlobStore } from "../src/blobs/port.ts";
+import type { RecordedEvent } from "../src/core/event.ts";
+import { handleCommand } from "../src/core/command-handler.ts";
+import { NotFoundError } from "../src/core/errors.ts";
+import { taskDecider } from "../src/tasks/decider.ts";
+import { contentTypes, type HeavyFormat } from "../src/exports/formats/index.ts";
+import { exportKey, exportKeys, planExport, supersededKeys, wasRequested } from "../src/exports/plan.ts";
+import { renderHeavy } from "../src/exports/render.ts";
+import type { Worker } from "./worker.ts";
+
+const heavy: readonly HeavyFormat[] = ["pdf", "docx"];
+
+/** Events after which the pdf and docx are made (again): a finished or edited transcript, a new name, summary or duration. */
+const ahead = new Set(["TaskFinished", "TranscriptEdited", "SummaryRefreshed", "TaskRenamed", "TaskDetailsCorrected"]);
+
+/**
+ * Makes the heavy exports (pdf, docx) of a task's current transcript ahead of time, and on request
+ * (ExportRequested, appended by a download that found none): renders, stores the file at
+ * `exports/<taskId>/<version>.<format>`, then records ExportGenerated. It decides from the task's
+ * stream, so a redelivered event finds the export made and does nothing; a burst of edits makes the
+ * latest version once. Files of older versions are deleted once a newer one is recorded, all of them
+ * when the task is deleted.
+ */
+export function exportWorker(store: EventStore, blobs: BlobStore): Worker {
+  return {
+    name: "exports",
+    subject: "scribe.task.>",
+    concurrency: 1,
+    ackWaitMs: 120_000,
+    async handle(recorded) {
+      if (recorded.type === "TaskDeleted") return deleteAll(store, blobs, recorded);
+      const formats = recorded.type === "ExportRequested" ? heavy.filter((f) => f === (recorded.data as { format: string }).format) : ahead.has(recorded.type) ? heavy : [];
+      for (const format of formats) await makeExport(store, blobs, recorded, format);
+    },
+  };
+}
+
+async function makeExport(store: EventStore, blobs: BlobStore, cause: RecordedEvent, format: HeavyFormat): Promise<void> {
+  const plan = planExport(await store.readStream(cause.streamName), format);
+  if (!plan) return;
+  const bytes = await renderHeavy(format, plan.document);
+  const key = exportKey(plan.taskId, plan.version, format);
+  await blobs.put(key, bytes, { contentType: contentTypes[format] });
+  const requested = wasRequested(await store.readStream(cause.streamName), format, plan.version);
+  try {
+    await handleCommand(store, cause.streamName, taskDecider, { type: "RecordExport", format, version: plan.version, key, size: bytes.length, requested }, {
+      metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, userId: null },
+    });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    await blobs.delete(key); // deleted meanwhile
+    return;
+  }
+  for (const old of supersededKeys(await store.readStream(cause.streamName), format)) await blobs.delete(old);
+}
+
+async function deleteAll(store: EventStore, blobs: BlobStore, cause: RecordedEvent): Promise<void> {
+  for (const key of exportKeys(await store.readStream(cause.streamName))) await blobs.delete(key);
+}

@@ -1,0 +1,67 @@
+import type { EventStore } from "../src/eventstore/port.ts";
+import type { BlobStore } from "../src/blobs/port.ts";
+import type { RecordedEvent } from "../src/core/event.ts";
+import { handleCommand } from "../src/core/command-handler.ts";
+import { fold } from "../src/core/decider.ts";
+import { NotFoundError } from "../src/core/errors.ts";
+import { taskDecider, type TaskCommand } from "../src/tasks/decider.ts";
+import type { TaskEvent } from "../src/tasks/events.ts";
+import { MediaFetchError } from "../src/media/safe-fetch.ts";
+import { fetchTaskMedia, type MediaFetchSettings } from "../src/media/fetch-media.ts";
+import type { Worker } from "./worker.ts";
+
+/**
+ * Fetches the media of `remote` and `videolink` tasks when they are created (or retried into
+ * `waiting`): StartFetching (the task is `waiting`), the download into the blob store, then
+ * FinishFetching (`pending` again, ready for recognition) or FailTask with a reason a user can read.
+ * A redelivery finds the task no longer pending or waiting, or fetches again into the same key.
+ */
+export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: MediaFetchSettings): Worker {
+  return {
+    name: "fetch-media",
+    subject: "scribe.task.>",
+    ackWaitMs: 60_000,
+    async handle(recorded) {
+      const event = recorded as unknown as TaskEvent;
+      if (event.type === "TaskCreated" && (event.data.disk === "objstore" || event.data.segments !== null)) return;
+      if (event.type === "TaskRetried" && event.data.status !== "waiting") return;
+      if (event.type !== "TaskCreated" && event.type !== "TaskRetried") return;
+
+      const history = (await store.readStream(recorded.streamName)) as unknown as TaskEvent[];
+      const created = history.find((e): e is Extract<TaskEvent, { type: "TaskCreated" }> => e.type === "TaskCreated");
+      const state = fold(taskDecider, history);
+      if (!created || created.data.disk === "objstore" || state.status !== "live") return;
+      const run = (command: TaskCommand) => runCommand(store, recorded, command);
+      if (state.state === "pending") await run({ type: "StartFetching" });
+      else if (state.state !== "waiting") return;
+
+      const { taskId, userId, disk, path } = created.data;
+      let media;
+      try {
+        media = await fetchTaskMedia({ disk: disk as "remote" | "videolink", url: created.data.url ?? path, userId, taskId }, blobs, settings);
+      } catch (error) {
+        if (!(error instanceof MediaFetchError)) throw error; // our own trouble (the blob store): try again later
+        await run({ type: "FailTask", reason: `The media could not be fetched: ${error.message}.` }).catch(ignoreDeleted);
+        return;
+      }
+      try {
+        const { events } = await run({ type: "FinishFetching", path: media.key, size: media.size, contentType: media.contentType, file: media.file });
+        // Failed by someone else while we fetched: nobody will use the file.
+        if (events.length === 0) await blobs.delete(media.key);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        await blobs.delete(media.key); // deleted while we fetched
+      }
+    },
+  };
+}
+
+function ignoreDeleted(error: unknown): void {
+  if (!(error instanceof NotFoundError)) throw error;
+}
+
+function runCommand(store: EventStore, recorded: RecordedEvent, command: TaskCommand) {
+  return handleCommand(store, recorded.streamName, taskDecider, command, {
+    metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
+  });
+}

@@ -1,0 +1,48 @@
+import type { EventStore } from "../src/eventstore/port.ts";
+import type { DocumentStore } from "../src/readmodels/port.ts";
+import { handleCommand } from "../src/core/command-handler.ts";
+import { taskDecider } from "../src/tasks/decider.ts";
+import { taskStream } from "../src/tasks/events.ts";
+import { formatDuration } from "../src/notifications/decisions.ts";
+import { taskFacts } from "../src/transcription/media-source.ts";
+import type { TaskDocument } from "../projections/tasks.ts";
+
+/**
+ * Fails tasks that have been scribing longer than the deadline (a worker that keeps dying on them,
+ * a message dropped after its last delivery): they end failed with a reason and can be retried.
+ * Candidates come from the read model; the task's stream decides (when it started scribing, which
+ * attempt), and FailTask only fails that attempt while it is in flight, so several sweepers are harmless.
+ */
+export async function failStuckTasks(store: EventStore, db: DocumentStore, now: Date, deadlineSeconds: number): Promise<number[]> {
+  const scribing = await db.collection<TaskDocument>("tasks").find({ status: "scribing" }, { limit: 1000 });
+  const failed: number[] = [];
+  for (const task of scribing) {
+    const facts = taskFacts(await store.readStream(taskStream(task.id)));
+    if (!facts?.scribingSince || now.getTime() - Date.parse(facts.scribingSince) < deadlineSeconds * 1000) continue;
+    const reason = `Transcription did not finish within ${formatDuration(deadlineSeconds)}; retry the task to try again.`;
+    const result = await handleCommand(store, taskStream(task.id), taskDecider, { type: "FailTask", reason, attempt: facts.attempts }, {
+      metadata: { correlationId: `stuck-task-${task.id}-${facts.attempts}`, causationId: null, userId: null },
+    });
+    if (result.events.length > 0) failed.push(task.id);
+  }
+  return failed;
+}
+
+/** Sweeps every minute (or a quarter of the deadline, when that is shorter). */
+export function startStuckTaskSweeper(store: EventStore, db: DocumentStore, deadlineSeconds: number): { stop(): void } {
+  let running = false;
+  const sweep = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const failed = await failStuckTasks(store, db, new Date(), deadlineSeconds);
+      if (failed.length > 0) console.warn(`stuck tasks: failed ${failed.join(", ")} (scribing for more than ${deadlineSeconds} s)`);
+    } catch (error) {
+      console.error("stuck-task sweeper:", error);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(sweep, Math.min(60_000, Math.max(1000, (deadlineSeconds * 1000) / 4)));
+  return { stop: () => clearInterval(timer) };
+}

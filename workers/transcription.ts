@@ -1,0 +1,82 @@
+import type { EventStore } from "../src/eventstore/port.ts";
+import type { RecordedEvent } from "../src/core/event.ts";
+import { handleCommand } from "../src/core/command-handler.ts";
+import { fold } from "../src/core/decider.ts";
+import { NotFoundError } from "../src/core/errors.ts";
+import { taskDecider } from "../src/tasks/decider.ts";
+import type { TaskEvent } from "../src/tasks/events.ts";
+import { taskFacts } from "../src/transcription/media-source.ts";
+import type { TranscriptionPipeline } from "../src/transcription/pipeline.ts";
+import type { Worker } from "./worker.ts";
+
+/** After this many deliveries an unexpected error fails the task instead of asking for another delivery. */
+const failAfterDeliveries = 3;
+
+/**
+ * Whether an event makes a task ready for recognition: an upload's task is created (objstore, no
+ * transcript), a remote task's media has been fetched, or a failed objstore task is retried.
+ */
+export function isTranscriptionTrigger(event: TaskEvent): boolean {
+  switch (event.type) {
+    case "TaskCreated":
+      return event.data.disk === "objstore" && event.data.segments === null;
+    case "MediaFetched":
+      return true;
+    case "TaskRetried":
+      return event.data.status === "pending";
+    default:
+      return false;
+  }
+}
+
+/**
+ * Transcribes tasks. On a trigger it checks the task first: the attempt the trigger was about must
+ * still be the current one, and the task pending (it is then marked scribing) or already scribing
+ * (a redelivery after a crash: the work is done again, and the task still finishes once, because
+ * FinishTask only finishes the attempt in flight). The heartbeat of the worker base keeps the
+ * message ours while the work runs.
+ */
+export function transcriptionWorker(store: EventStore, pipeline: TranscriptionPipeline, options: { ackWaitMs: number }): Worker {
+  const running = new Set<AbortController>();
+  return {
+    name: "transcription",
+    subject: "scribe.task.>",
+    ackWaitMs: options.ackWaitMs,
+    abort() {
+      for (const controller of running) controller.abort(new Error("the service is stopping"));
+    },
+    async handle(recorded: RecordedEvent, message) {
+      if (!isTranscriptionTrigger(recorded as unknown as TaskEvent)) return;
+      const taskId = Number(recorded.streamName.slice("task-".length));
+      const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null };
+      const events = await store.readStream(recorded.streamName);
+      const triggerAttempt = fold(taskDecider, events.filter((e) => e.revision <= recorded.revision) as never);
+      const state = fold(taskDecider, events as never);
+      if (state.status !== "live" || triggerAttempt.status !== "live" || state.attempts !== triggerAttempt.attempts) return;
+      if (state.state === "pending") {
+        try {
+          const started = await handleCommand(store, recorded.streamName, taskDecider, { type: "StartTranscription" }, { metadata });
+          if (started.state.status !== "live" || started.state.state !== "scribing" || started.state.attempts !== state.attempts) return;
+        } catch (error) {
+          if (error instanceof NotFoundError) return;
+          throw error;
+        }
+      } else if (state.state !== "scribing") return;
+
+      const facts = taskFacts(await store.readStream(recorded.streamName));
+      if (!facts || facts.supplied) return;
+      const controller = new AbortController();
+      running.add(controller);
+      try {
+        await pipeline.run(taskId, facts, state.attempts, metadata, controller.signal);
+      } catch (error) {
+        if (error instanceof NotFoundError) return; // deleted meanwhile
+        if (controller.signal.aborted || message.deliveryCount < failAfterDeliveries) throw error;
+        console.error(`transcription: task ${taskId} failed unexpectedly`, error);
+        await handleCommand(store, recorded.streamName, taskDecider, { type: "FailTask", reason: `Transcription failed: ${(error as Error).message}`, attempt: state.attempts }, { metadata });
+      } finally {
+        running.delete(controller);
+      }
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { DocumentStore } from "../src/readmodels/port.ts";
+import type { FileBlobStore } from "../src/blobs/filesystem.ts";
+import type { Uploads } from "../src/uploads/service.ts";
+import { uploadSessionSeconds } from "../src/uploads/events.ts";
+import type { UploadDocument } from "../projections/uploads.ts";
+
+/** A recorded completion whose task is still missing this long after is finished by the job. */
+const stalledAfterMs = 10 * 60_000;
+
+export type UploadCleanupResult = { expired: number; finished: number };
+
+/**
+ * Expires the upload sessions past their expiry (UploadExpired, then the parts are discarded), and
+ * finishes completions whose request died between recording them and creating the task. Every step is
+ * a command that appends nothing when it is not due, so several workers running this are harmless.
+ */
+export async function cleanUpUploads(uploads: Uploads, db: DocumentStore, now: Date, fileBlobs: FileBlobStore | null = null): Promise<UploadCleanupResult> {
+  const collection = db.collection<UploadDocument>("uploads");
+  const metadata = (what: string) => ({ correlationId: `upload-cleanup-${what}-${now.toISOString()}`, causationId: null, userId: null });
+  let expired = 0;
+  for (const upload of await collection.find({ status: "open", expiresAt: { $lte: now.toISOString() } }, { limit: 1000 })) {
+    if (await uploads.expire(upload.uploadId, now, metadata("expire"))) expired++;
+  }
+  let finished = 0;
+  const stalledBefore = new Date(now.getTime() - stalledAfterMs).toISOString();
+  for (const upload of await collection.find({ status: "completed", taskCreated: false, completedAt: { $lt: stalledBefore } }, { limit: 100 })) {
+    try {
+      if (await uploads.finishRecorded(upload.uploadId, metadata("finish"))) finished++;
+    } catch (error) {
+      console.error(`upload cleanup: upload ${upload.uploadId} not finished:`, (error as Error).message);
+    }
+  }
+  // Embedded store: multipart directories no session knows of (a sign that died before recording).
+  await fileBlobs?.removeExpiredUploads((uploadSessionSeconds + 3600) * 1000, now.getTime());
+  return { expired, finished };
+}
+
+/** Runs the cleanup every few minutes in the workers role. */
+export function startUploadCleanupJob(uploads: Uploads, db: DocumentStore, fileBlobs: FileBlobStore | null, everyMs = 5 * 60_000): { stop(): void } {
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await cleanUpUploads(uploads, db, new Date(), fileBlobs);
+    } catch (error) {
+      console.error("upload cleanup job:", error);
+    } finally {
+      running = false;
+    }
+  };
+  const first = setTimeout(tick, 2000);
+  const timer = setInterval(tick, everyMs);
+  return {
+    stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+    },
+  };
+}
