@@ -33,5 +33,7 @@ fi
 
 if [ ! -x node_modules/.bin/bun ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm packages (Bun included)"
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm install`, not `npm ci`: npm's lock check trips over the whisper binding's per-platform optional
+  # packages and refuses `ci`; install still takes the versions the lock file pins.
+  npm install --no-audit --no-fund --loglevel=error
 fi
