@@ -24,22 +24,11 @@ export function taskListItem(task: TaskDocument) {
 /** Spec 2.1, plus `speaker_diarization`, `index` and `failure_reason` (why a failed task failed). */
 export function taskDetail(task: TaskDocument, transcript: TranscriptDocument | null) {
   return {
-    id: task.id,
-    name: task.name,
-    file: task.file ?? "",
+    ...taskListItem(task),
     path: task.path,
-    disk: task.disk,
-    size: task.size,
-    duration: task.duration,
-    cost: task.cost,
-    status: task.status,
-    attempts: task.attempts,
-    quality: task.quality,
-    created_at: task.createdAt,
     updated_at: task.updatedAt,
     summary: transcript?.summary ?? null,
     mindmap: transcript?.mindmap ?? null,
-    folder: task.folder,
     tags: task.folder === null ? [] : [task.folder],
     url: task.url,
     segments: transcript?.segments ?? null,
