@@ -102,10 +102,11 @@ export const notificationsProjection: Projection = {
         await applyLedgerEvent(db, recorded, userId, event);
         return;
       case "NotificationsRead":
-        // Idempotent: a second pass finds nothing unread at or before `upTo`.
+        // What the user had seen is what came before this event in the log: compared by position, not
+        // by clock, so a replay cannot mark a notification made in the same millisecond but later.
         await db
           .collection<NotificationDocument>("notifications")
-          .updateMany({ userId, read_at: null, created_at: { $lte: event.data.upTo } }, { $set: { read_at: event.data.upTo } });
+          .updateMany({ userId, read_at: null, _position: { $lt: recorded.position } }, { $set: { read_at: event.data.upTo } });
         return;
     }
   },
