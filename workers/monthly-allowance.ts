@@ -5,6 +5,7 @@ import { userDecider } from "../src/accounts/decider.ts";
 import { userStream } from "../src/accounts/events.ts";
 import { periodOf } from "../src/billing/plans.ts";
 import type { UserDocument } from "../projections/users.ts";
+import { startPeriodicJob, type PeriodicJob } from "./periodic-job.ts";
 
 /**
  * Grants each account its plan's allowance when a new calendar month (UTC) starts. The decider
@@ -24,25 +25,12 @@ export async function grantMonthlyAllowances(store: EventStore, db: DocumentStor
 }
 
 /** Checks every few minutes, so a month starts for everyone within minutes of midnight UTC. */
-export function startMonthlyAllowanceJob(store: EventStore, db: DocumentStore, everyMs = 5 * 60_000): { stop(): void } {
-  let running = false;
-  const tick = async () => {
-    if (running) return;
-    running = true;
-    try {
+export function startMonthlyAllowanceJob(store: EventStore, db: DocumentStore, everyMs = 5 * 60_000): PeriodicJob {
+  return startPeriodicJob(
+    "monthly allowance job",
+    async () => {
       while ((await grantMonthlyAllowances(store, db, new Date())) > 0);
-    } catch (error) {
-      console.error("monthly allowance job:", error);
-    } finally {
-      running = false;
-    }
-  };
-  const first = setTimeout(tick, 1000);
-  const timer = setInterval(tick, everyMs);
-  return {
-    stop() {
-      clearTimeout(first);
-      clearInterval(timer);
     },
-  };
+    { everyMs, firstAfterMs: 1000 },
+  );
 }

@@ -6,6 +6,7 @@ import { taskStream } from "../src/tasks/events.ts";
 import { formatDuration } from "../src/notifications/decisions.ts";
 import { taskFacts } from "../src/transcription/media-source.ts";
 import type { TaskDocument } from "../projections/tasks.ts";
+import { startPeriodicJob, type PeriodicJob } from "./periodic-job.ts";
 
 /**
  * Fails tasks that have been scribing longer than the deadline (a worker that keeps dying on them,
@@ -29,20 +30,13 @@ export async function failStuckTasks(store: EventStore, db: DocumentStore, now: 
 }
 
 /** Sweeps every minute (or a quarter of the deadline, when that is shorter). */
-export function startStuckTaskSweeper(store: EventStore, db: DocumentStore, deadlineSeconds: number): { stop(): void } {
-  let running = false;
-  const sweep = async () => {
-    if (running) return;
-    running = true;
-    try {
+export function startStuckTaskSweeper(store: EventStore, db: DocumentStore, deadlineSeconds: number): PeriodicJob {
+  return startPeriodicJob(
+    "stuck-task sweeper",
+    async () => {
       const failed = await failStuckTasks(store, db, new Date(), deadlineSeconds);
       if (failed.length > 0) console.warn(`stuck tasks: failed ${failed.join(", ")} (scribing for more than ${deadlineSeconds} s)`);
-    } catch (error) {
-      console.error("stuck-task sweeper:", error);
-    } finally {
-      running = false;
-    }
-  };
-  const timer = setInterval(sweep, Math.min(60_000, Math.max(1000, (deadlineSeconds * 1000) / 4)));
-  return { stop: () => clearInterval(timer) };
+    },
+    { everyMs: Math.min(60_000, Math.max(1000, (deadlineSeconds * 1000) / 4)) },
+  );
 }

@@ -3,6 +3,7 @@ import type { FileBlobStore } from "../src/blobs/filesystem.ts";
 import type { Uploads } from "../src/uploads/service.ts";
 import { uploadSessionSeconds } from "../src/uploads/events.ts";
 import type { UploadDocument } from "../projections/uploads.ts";
+import { startPeriodicJob, type PeriodicJob } from "./periodic-job.ts";
 
 /** A recorded completion whose task is still missing this long after is finished by the job. */
 const stalledAfterMs = 10 * 60_000;
@@ -36,25 +37,12 @@ export async function cleanUpUploads(uploads: Uploads, db: DocumentStore, now: D
 }
 
 /** Runs the cleanup every few minutes in the workers role. */
-export function startUploadCleanupJob(uploads: Uploads, db: DocumentStore, fileBlobs: FileBlobStore | null, everyMs = 5 * 60_000): { stop(): void } {
-  let running = false;
-  const tick = async () => {
-    if (running) return;
-    running = true;
-    try {
+export function startUploadCleanupJob(uploads: Uploads, db: DocumentStore, fileBlobs: FileBlobStore | null, everyMs = 5 * 60_000): PeriodicJob {
+  return startPeriodicJob(
+    "upload cleanup job",
+    async () => {
       await cleanUpUploads(uploads, db, new Date(), fileBlobs);
-    } catch (error) {
-      console.error("upload cleanup job:", error);
-    } finally {
-      running = false;
-    }
-  };
-  const first = setTimeout(tick, 2000);
-  const timer = setInterval(tick, everyMs);
-  return {
-    stop() {
-      clearTimeout(first);
-      clearInterval(timer);
     },
-  };
+    { everyMs, firstAfterMs: 2000 },
+  );
 }

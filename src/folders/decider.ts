@@ -1,5 +1,6 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
+import { folderKey } from "./name.ts";
 
 /** Folders live on the account's stream `user-<id>`, so names are unique per user under parallel requests. */
 export type FolderEvent =
@@ -16,11 +17,10 @@ export type FolderCommand =
 
 export type FolderState = { exists: boolean; folders: ReadonlyMap<number, string> };
 
-const key = (name: string) => name.normalize("NFC").toLowerCase();
 const taken = () => new ValidationFailedError({ name: ["The name has already been taken."] });
 
 function find(state: FolderState, name: string): [number, string] | undefined {
-  return [...state.folders].find(([, existing]) => key(existing) === key(name));
+  return [...state.folders].find(([, existing]) => folderKey(existing) === folderKey(name));
 }
 
 export const folderDecider: Decider<FolderState, FolderCommand, FolderEvent> = {

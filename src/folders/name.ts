@@ -42,3 +42,8 @@ export function folderNameProblem(name: string): string | null {
   if (displayWidth(name) > maxFolderNameWidth) return "The name must not be greater than 14 characters (7 Chinese characters).";
   return null;
 }
+
+/** Folder names are unique per user ignoring case (and Unicode composition): the key they compare by. */
+export function folderKey(name: string): string {
+  return name.normalize("NFC").toLowerCase();
+}

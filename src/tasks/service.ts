@@ -13,6 +13,7 @@ import { taskDecider, type TaskCommand } from "./decider.ts";
 import { taskStream, type Disk } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type SegmentInput } from "./segments.ts";
 import { fold } from "../core/decider.ts";
+import { folderKey } from "../folders/name.ts";
 import { assertBalanceAllows } from "../transcription/balance.ts";
 
 export type CreateTaskInput = {
@@ -72,8 +73,8 @@ export class Tasks {
 
   async findFolder(userId: number, name: string): Promise<FolderDocument | null> {
     const folders = await this.db.collection<FolderDocument>("folders").find({ userId });
-    const key = name.normalize("NFC").toLowerCase();
-    return folders.find((f) => f.name.normalize("NFC").toLowerCase() === key) ?? null;
+    const key = folderKey(name);
+    return folders.find((f) => folderKey(f.name) === key) ?? null;
   }
 
   private async run(taskId: number, command: TaskCommand, metadata: EventMetadata): Promise<number | null> {
