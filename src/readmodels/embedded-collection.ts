@@ -169,16 +169,25 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     const sort = parseSort(keys);
     if (sort.length === 0) throw new TypeError("an index needs at least one key");
     if (sort.length === 1 && sort[0]![0].join(".") === "_id") return; // the primary key already is one
-    const name = `ix:${this.name}:${Object.entries(keys).map(([k, d]) => `${k}_${d}`).join("_")}`;
+    const keyName = Object.entries(keys).map(([k, d]) => `${k}_${d}`).join("_");
+    // "ix2": indexes now end with the keys' json_type (see below); an "ix" index from before is replaced.
+    const name = `ix2:${this.name}:${keyName}`;
     const unique = options?.unique === true;
     const existing = this.store.statement(`SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?`).get(name) as { sql: string } | null;
     if (existing !== null) {
       if (existing.sql.startsWith("CREATE UNIQUE") !== unique) throw new TypeError(`index ${name} exists with other options`);
       return;
     }
-    const expressions = sort.map(([segments, dir]) => `${field(segments).value}${dir === -1 ? " DESC" : ""}`).join(", ");
+    const fields = sort.map(([segments, dir]) => ({ field: field(segments), dir }));
+    // The json_type of each key goes last: where embedded-sql.ts must tell 1 from true (or a string from an
+    // array), its type check is then answered from the index too, and the order the keys give is kept.
+    const expressions = [
+      ...fields.map(({ field: f, dir }) => `${f.value}${dir === -1 ? " DESC" : ""}`),
+      ...fields.filter(({ field: f }) => f.value !== "id").map(({ field: f }) => f.type),
+    ].join(", ");
     this.store.write(this.name, () => {
       this.store.statement(`CREATE ${unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${name}" ON ${this.table} (${expressions})`).run();
+      this.store.statement(`DROP INDEX IF EXISTS "ix:${this.name}:${keyName}"`).run();
     });
   }
 
