@@ -1,6 +1,6 @@
 import type { Document, DocumentStore } from "../src/readmodels/port.ts";
 
-type CheckpointDocument = Document & { position: number };
+type CheckpointDocument = Document & { position: number; version?: number };
 
 /** Where each subscriber (projection, relay) remembers how far into the log it got. */
 export class Checkpoints {
@@ -14,8 +14,13 @@ export class Checkpoints {
     return (await this.collection.findOne({ _id: name }))?.position ?? 0;
   }
 
-  async save(name: string, position: number): Promise<void> {
-    await this.collection.replaceOne({ _id: name }, { _id: name, position }, { upsert: true });
+  /** The version of the read model's shape the checkpoint was saved with (1 when none was given). */
+  async version(name: string): Promise<number> {
+    return (await this.collection.findOne({ _id: name }))?.version ?? 1;
+  }
+
+  async save(name: string, position: number, version = 1): Promise<void> {
+    await this.collection.replaceOne({ _id: name }, { _id: name, position, version }, { upsert: true });
   }
 
   async remove(name: string): Promise<void> {

@@ -12,6 +12,11 @@ export type Projection = {
   collections: readonly string[];
   /** Only these event types reach `apply`; the others just move the checkpoint. */
   eventTypes: readonly string[];
+  /**
+   * The shape of its documents: raise it when `apply` starts writing something the existing documents
+   * lack, and the runner rebuilds this projection from the log on its next start. 1 when absent.
+   */
+  version?: number;
   /** Indexes and the like; runs before the first event and again after a rebuild. */
   setup?(db: DocumentStore): Promise<void>;
   apply(event: RecordedEvent, db: DocumentStore): Promise<void>;

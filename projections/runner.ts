@@ -28,8 +28,14 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     for (const projection of this.projections) {
+      const id = checkpointId(projection.name);
+      const version = projection.version ?? 1;
+      if ((await this.checkpoints.load(id)) > 0 && (await this.checkpoints.version(id)) !== version) {
+        console.log(`projection ${projection.name}: its documents changed shape (version ${version}), rebuilding from the log`);
+        await this.rebuild([projection.name]);
+      }
       await projection.setup?.(this.db);
-      const after = await this.checkpoints.load(checkpointId(projection.name));
+      const after = await this.checkpoints.load(id);
       const running: Running = { projection, subscription: undefined as unknown as Subscription, processed: after, saveTimer: null };
       const types = new Set(projection.eventTypes);
       running.subscription = this.store.subscribe({ after }, async (event) => {
@@ -49,7 +55,7 @@ export class ProjectionRunner {
     for (const running of this.running.values()) {
       await running.subscription.stop();
       if (running.saveTimer) clearTimeout(running.saveTimer);
-      await this.checkpoints.save(checkpointId(running.projection.name), running.processed);
+      await this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version);
     }
     this.running.clear();
   }
@@ -90,7 +96,7 @@ export class ProjectionRunner {
           count++;
         }
       }
-      await this.checkpoints.save(checkpointId(projection.name), after);
+      await this.checkpoints.save(checkpointId(projection.name), after, projection.version);
       results.push({ name: projection.name, events: count });
     }
     return results;
@@ -106,7 +112,7 @@ export class ProjectionRunner {
     if (running.saveTimer) return;
     running.saveTimer = setTimeout(() => {
       running.saveTimer = null;
-      this.checkpoints.save(checkpointId(running.projection.name), running.processed).catch((error: unknown) => {
+      this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version).catch((error: unknown) => {
         console.error(`projection ${running.projection.name}: checkpoint not saved:`, error);
       });
     }, 10);

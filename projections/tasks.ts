@@ -5,6 +5,7 @@ import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskSta
 import type { FolderEvent } from "../src/folders/decider.ts";
 import { userIdOfStream } from "../src/accounts/events.ts";
 import { exportVersion } from "../src/tasks/export-version.ts";
+import { countFolderDeleted, countTaskChange, settleTaskCounts, updateTaskCounts } from "./task-counts.ts";
 
 /** The `tasks` read model: what lists and details show, without the transcript (kept in `transcripts`). */
 export type TaskFields = {
@@ -145,22 +146,54 @@ const taskId = (event: RecordedEvent) => {
   const id = taskIdOfStream(event.streamName);
   return id === null ? null : String(id);
 };
-const applyTask = positionGuarded<TaskFields>({ collection: "tasks", documentId: taskId, evolve: evolveTask });
 const applyTranscript = positionGuarded<TranscriptFields>({ collection: "transcripts", documentId: taskId, evolve: evolveTranscript });
+
+/**
+ * Like positionGuarded, and counts the change in the owner's `task_counts` first (see task-counts.ts): a
+ * crash between the writes leaves the task as it was, so the event arriving again recounts the same
+ * change, which the counts (guarded by their own position) then skip.
+ */
+async function applyTask(event: RecordedEvent, db: Parameters<Projection["apply"]>[1]): Promise<void> {
+  const id = taskId(event);
+  if (id === null) return;
+  const tasks = db.collection<TaskDocument>("tasks");
+  const current = await tasks.findOne({ _id: id });
+  if (current && current._position >= event.position) {
+    // Delivered again: a crash may have come between writing the task and settling its counts.
+    await settleTaskCounts(db, current.userId, event.position);
+    return;
+  }
+  const next = evolveTask(current, event);
+  const userId = next?.userId ?? current?.userId;
+  if (userId === undefined) return;
+  await updateTaskCounts(db, userId, event.position, (counts) => countTaskChange(counts, current, next));
+  if (next === null) await tasks.deleteOne({ _id: id });
+  else await tasks.replaceOne({ _id: id }, { ...next, _id: id, _position: event.position }, { upsert: true });
+  await settleTaskCounts(db, userId, event.position);
+}
 
 /** Folder renames and deletions reach every task in the folder (idempotent: they match by folder id). */
 async function applyFolderEvent(recorded: RecordedEvent, db: Parameters<Projection["apply"]>[1]): Promise<void> {
   const userId = userIdOfStream(recorded.streamName);
   const event = recorded as unknown as FolderEvent;
   const tasks = db.collection<TaskDocument>("tasks");
-  if (userId === null) return;
-  if (event.type === "FolderRenamed") await tasks.updateMany({ userId, folderId: event.data.folderId }, { $set: { folder: event.data.name } });
-  if (event.type === "FolderDeleted") await tasks.updateMany({ userId, folderId: event.data.folderId }, { $set: { folder: null, folderId: null } });
+  if (userId === null || (event.type !== "FolderRenamed" && event.type !== "FolderDeleted")) return;
+  const { folderId } = event.data;
+  if (event.type === "FolderRenamed") {
+    await updateTaskCounts(db, userId, recorded.position, (counts) => counts);
+    await tasks.updateMany({ userId, folderId }, { $set: { folder: event.data.name } });
+  } else {
+    await updateTaskCounts(db, userId, recorded.position, (counts) => countFolderDeleted(counts, folderId));
+    await tasks.updateMany({ userId, folderId }, { $set: { folder: null, folderId: null } });
+  }
+  await settleTaskCounts(db, userId, recorded.position);
 }
 
 export const tasksProjection: Projection = {
   name: "tasks",
-  collections: ["tasks", "transcripts"],
+  // 2: added task_counts.
+  version: 2,
+  collections: ["tasks", "transcripts", "task_counts"],
   eventTypes: [...taskEventTypes, "FolderRenamed", "FolderDeleted"],
   async setup(db) {
     const tasks = db.collection("tasks");
@@ -170,7 +203,9 @@ export const tasksProjection: Projection = {
   },
   async apply(event, db) {
     if (event.type === "FolderRenamed" || event.type === "FolderDeleted") return applyFolderEvent(event, db);
-    await applyTask(event, db);
+    // The transcript first: a task detail kept under the task's position (a response cache) must never
+    // pair that position with an older transcript.
     await applyTranscript(event, db);
+    await applyTask(event, db);
   },
 };

@@ -67,6 +67,30 @@ describe("projection runner", () => {
     expect(await counters.countDocuments({})).toBe(2);
   });
 
+  test("a projection whose version changed is rebuilt from the log when the runner starts", async () => {
+    const { store, db } = fresh();
+    await store.append("counter-e", [opened(), incremented(6)], { expectedRevision: "no_stream" });
+    const first = new ProjectionRunner(store, db, [counterProjection]);
+    await first.start();
+    await first.waitFor(2);
+    await first.stop();
+    const counters = db.collection<CounterView>("counters");
+    await counters.insertOne({ _id: "left-from-the-old-shape", value: 1, increments: 1, _position: 1 });
+    // Started again unchanged: nothing is rebuilt.
+    const same = new ProjectionRunner(store, db, [counterProjection]);
+    await same.start();
+    await same.stop();
+    expect(await counters.findOne({ _id: "left-from-the-old-shape" })).not.toBeNull();
+    // Version 2: emptied and folded again before it subscribes.
+    const changed = new ProjectionRunner(store, db, [{ ...counterProjection, version: 2 }]);
+    await changed.start();
+    await changed.waitFor(2);
+    await changed.stop();
+    expect(await counters.findOne({ _id: "left-from-the-old-shape" })).toBeNull();
+    expect(await counters.findOne({ _id: "counter-e" })).toMatchObject({ value: 6 });
+    expect(await new Checkpoints(db).version("projection:counters")).toBe(2);
+  });
+
   test("an unknown projection name is refused", async () => {
     const { store, db } = fresh();
     expect(new ProjectionRunner(store, db, [counterProjection]).rebuild(["nope"])).rejects.toThrow(/unknown projection/);

@@ -1,5 +1,6 @@
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { UserDocument } from "../../projections/users.ts";
+import type { TaskCountsDocument } from "../../projections/task-counts.ts";
 import { balanceView } from "./balance.ts";
 import { plans } from "../billing/plans.ts";
 
@@ -20,14 +21,14 @@ export function subscriptionView(user: Pick<UserDocument, "plan" | "interval">) 
   };
 }
 
-/** The user's tasks by state, counted in the tasks read model (in one query where the store can). */
+/** The user's tasks by state, from the counts the tasks projection keeps. */
 export async function queueCounts(db: DocumentStore, userId: number) {
-  const [pending = 0, running = 0, failed = 0] = await db.collection("tasks").countEach([
-    { userId, status: { $in: ["pending", "waiting"] } },
-    { userId, status: "scribing" },
-    { userId, status: "failed" },
-  ]);
-  return { pending_count: pending, running_count: running, failed_count: failed };
+  const counts = (await db.collection<TaskCountsDocument>("task_counts").findOne({ _id: String(userId) }))?.byStatus ?? {};
+  return {
+    pending_count: (counts.pending ?? 0) + (counts.waiting ?? 0),
+    running_count: counts.scribing ?? 0,
+    failed_count: counts.failed ?? 0,
+  };
 }
 
 export function profileView(publicUrl: string, user: UserDocument) {

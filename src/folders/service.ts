@@ -6,11 +6,12 @@ import { nextId } from "../core/sequence.ts";
 import { ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../../projections/wait.ts";
 import type { FolderDocument } from "../../projections/folders.ts";
+import { folderCountKey, type TaskCountsDocument } from "../../projections/task-counts.ts";
 import { userStream } from "../accounts/events.ts";
 import { folderDecider, type FolderCommand } from "./decider.ts";
 import { folderNameProblem } from "./name.ts";
 
-/** Folder use cases: commands on the account's stream, reads from `folders` and `tasks`. */
+/** Folder use cases: commands on the account's stream, reads from `folders` and `task_counts`. */
 export class Folders {
   constructor(
     private readonly store: EventStore,
@@ -20,10 +21,13 @@ export class Folders {
 
   async list(userId: number) {
     const folders = await this.db.collection<FolderDocument>("folders").find({ userId }, { sort: { id: 1 } });
-    const tasks = this.db.collection("tasks");
-    const counted = await Promise.all(folders.map(async (f) => ({ id: f.id, name: f.name, count: await tasks.countDocuments({ userId, folderId: f.id }) })));
-    const [uncategorized, total] = await Promise.all([tasks.countDocuments({ userId, folderId: null }), tasks.countDocuments({ userId })]);
-    return { folders: counted, uncategorized_count: uncategorized, total_count: total };
+    const counts = await this.db.collection<TaskCountsDocument>("task_counts").findOne({ _id: String(userId) });
+    const count = (folderId: number | null) => counts?.byFolder[folderCountKey(folderId)] ?? 0;
+    return {
+      folders: folders.map((f) => ({ id: f.id, name: f.name, count: count(f.id) })),
+      uncategorized_count: count(null),
+      total_count: counts?.total ?? 0,
+    };
   }
 
   private async run(userId: number, command: FolderCommand, metadata: EventMetadata) {

@@ -7,6 +7,7 @@ import { NotFoundError, TooManyRequestsError, ValidationFailedError } from "../c
 import type { WaitForProjections } from "../../projections/wait.ts";
 import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.ts";
 import type { FolderDocument } from "../../projections/folders.ts";
+import { folderCountKey, type TaskCountsDocument } from "../../projections/task-counts.ts";
 import { userStream } from "../accounts/events.ts";
 import { admissionDecider, maxConcurrentTasks, type AdmissionState } from "./admission.ts";
 import { taskDecider, type TaskCommand } from "./decider.ts";
@@ -69,6 +70,20 @@ export class Tasks {
 
   async transcript(taskId: number): Promise<TranscriptDocument | null> {
     return this.db.collection<TranscriptDocument>("transcripts").findOne({ _id: String(taskId) });
+  }
+
+  /** The user's tasks counted by status and folder; null before their first task. */
+  async counts(userId: number): Promise<TaskCountsDocument | null> {
+    return this.db.collection<TaskCountsDocument>("task_counts").findOne({ _id: String(userId) });
+  }
+
+  /**
+   * The version of the user's task list: the log position of the last change to any of their tasks, or
+   * null while one is being written (or before their first task), when nothing read should be kept.
+   */
+  async listVersion(userId: number): Promise<number | null> {
+    const counts = await this.counts(userId);
+    return counts === null || counts.changing !== undefined ? null : counts._position;
   }
 
   async findFolder(userId: number, name: string): Promise<FolderDocument | null> {
@@ -166,10 +181,22 @@ export class Tasks {
     if (perPage < 1 || perPage > 100) problems.per_page = [perPage < 1 ? "The per page field must be at least 1." : "The per page field must not be greater than 100."];
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
     const [total, data] = await Promise.all([
-      this.tasks.countDocuments(filter),
+      this.total(userId, filter),
       this.tasks.find(filter, { sort: { id: -1 }, skip: (page - 1) * perPage, limit: perPage }),
     ]);
     return { data, current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total };
+  }
+
+  /** How many tasks a list filter matches: from the user's counts where they have it, else counted. */
+  private async total(userId: number, filter: Filter): Promise<number> {
+    const byStatus = filter.status !== undefined;
+    const byFolder = filter.folderId !== undefined;
+    if (filter.nameKey !== undefined || (byStatus && byFolder)) return this.tasks.countDocuments(filter);
+    const counts = await this.counts(userId);
+    if (counts === null) return 0;
+    if (byStatus) return counts.byStatus[filter.status as keyof TaskCountsDocument["byStatus"]] ?? 0;
+    if (byFolder) return counts.byFolder[folderCountKey(filter.folderId as number | null)] ?? 0;
+    return counts.total;
   }
 
   async update(userId: number, taskId: number, patch: TaskPatch, metadata: EventMetadata): Promise<void> {

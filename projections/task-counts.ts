@@ -1,0 +1,73 @@
+import type { DocumentStore } from "../src/readmodels/port.ts";
+import type { TaskStatus } from "../src/tasks/events.ts";
+import type { ProjectedDocument } from "./projection.ts";
+
+/**
+ * The `task_counts` read model: one document per user with their tasks counted by status and by folder,
+ * kept by the tasks projection as it changes tasks, so lists, folders and the queue never count rows.
+ * Its `_position` is the last event that touched any of the user's tasks: the version of their task list.
+ *
+ * The counts are written before the tasks they count, with `changing` set to the event's position until the
+ * tasks are written too. A reader that keeps what it read under that version (a response cache) must find
+ * the same `_position` and no `changing` before and after reading the tasks; otherwise it read mid-change.
+ */
+export type TaskCountsFields = {
+  userId: number;
+  total: number;
+  byStatus: Partial<Record<TaskStatus, number>>;
+  /** By folder id; `none` for uncategorized tasks. */
+  byFolder: Record<string, number>;
+};
+export type TaskCountsDocument = ProjectedDocument & TaskCountsFields & { changing?: number };
+
+type Counted = { status: TaskStatus; folderId: number | null };
+
+export const uncategorized = "none";
+export const folderCountKey = (folderId: number | null) => (folderId === null ? uncategorized : String(folderId));
+
+export function emptyCounts(userId: number): TaskCountsFields {
+  return { userId, total: 0, byStatus: {}, byFolder: {} };
+}
+
+/** The counts after one task went from `before` to `after` (null: it did not exist, or no longer does). */
+export function countTaskChange(counts: TaskCountsFields, before: Counted | null, after: Counted | null): TaskCountsFields {
+  const next = { ...counts, byStatus: { ...counts.byStatus }, byFolder: { ...counts.byFolder } };
+  const add = (task: Counted, n: number) => {
+    next.total += n;
+    next.byStatus[task.status] = (next.byStatus[task.status] ?? 0) + n;
+    const key = folderCountKey(task.folderId);
+    next.byFolder[key] = (next.byFolder[key] ?? 0) + n;
+    if (next.byStatus[task.status] === 0) delete next.byStatus[task.status];
+    if (next.byFolder[key] === 0) delete next.byFolder[key];
+  };
+  if (before) add(before, -1);
+  if (after) add(after, 1);
+  return next;
+}
+
+/** A deleted folder's tasks become uncategorized. */
+export function countFolderDeleted(counts: TaskCountsFields, folderId: number): TaskCountsFields {
+  const byFolder = { ...counts.byFolder };
+  const moved = byFolder[String(folderId)] ?? 0;
+  delete byFolder[String(folderId)];
+  if (moved > 0) byFolder[uncategorized] = (byFolder[uncategorized] ?? 0) + moved;
+  return { ...counts, byFolder };
+}
+
+/**
+ * Applies `change` to the user's counts at log `position`, once: the document remembers the last position
+ * it took, so an event delivered again changes nothing. Marks them `changing` until `settleTaskCounts`.
+ */
+export async function updateTaskCounts(db: DocumentStore, userId: number, position: number, change: (counts: TaskCountsFields) => TaskCountsFields): Promise<void> {
+  const collection = db.collection<TaskCountsDocument>("task_counts");
+  const id = String(userId);
+  const current = await collection.findOne({ _id: id });
+  if (current && current._position >= position) return;
+  const { _id, _position, changing: _, ...fields } = current ?? { _id: id, _position: 0, changing: undefined, ...emptyCounts(userId) };
+  await collection.replaceOne({ _id: id }, { ...change(fields), _id: id, _position: position, changing: position }, { upsert: true });
+}
+
+/** The tasks changed at `position` are written: the user's task list is whole again at that version. */
+export async function settleTaskCounts(db: DocumentStore, userId: number, position: number): Promise<void> {
+  await db.collection<TaskCountsDocument>("task_counts").updateOne({ _id: String(userId), changing: position }, { $unset: { changing: "" } });
+}
