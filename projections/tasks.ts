@@ -181,10 +181,11 @@ async function applyFolderEvent(recorded: RecordedEvent, db: Parameters<Projecti
   const { folderId } = event.data;
   if (event.type === "FolderRenamed") {
     await updateTaskCounts(db, userId, recorded.position, (counts) => counts);
-    await tasks.updateMany({ userId, folderId }, { $set: { folder: event.data.name } });
+    // The new _position tells a response cache keyed by it that these tasks changed.
+    await tasks.updateMany({ userId, folderId }, { $set: { folder: event.data.name, _position: recorded.position } });
   } else {
     await updateTaskCounts(db, userId, recorded.position, (counts) => countFolderDeleted(counts, folderId));
-    await tasks.updateMany({ userId, folderId }, { $set: { folder: null, folderId: null } });
+    await tasks.updateMany({ userId, folderId }, { $set: { folder: null, folderId: null, _position: recorded.position } });
   }
   await settleTaskCounts(db, userId, recorded.position);
 }

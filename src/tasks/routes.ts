@@ -2,7 +2,7 @@ import { Elysia, t, type AnyElysia } from "elysia";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { Caller } from "../accounts/service.ts";
 import type { Tasks } from "./service.ts";
-import { taskDetail, taskListItem } from "./views.ts";
+import { CachedTaskReads } from "./cached-reads.ts";
 import { createdTask, createTaskBody, idsBody, listQuery, messageSchema, moveBody, taskDetailSchema, taskListSchema, taskParams, updateTaskBody } from "./schemas.ts";
 
 const metadataOf = (request: Request, caller: Caller) => ({ correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
@@ -10,7 +10,7 @@ const metadataOf = (request: Request, caller: Caller) => ({ correlationId: corre
 /** Spec 4.2: create, list, detail, edit, delete, bulk delete and move, retry. */
 export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticated: AnyElysia }) {
   const detail = (summary: string, description?: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
-  const show = async (userId: number, id: number) => taskDetail(await tasks.owned(userId, id), await tasks.transcript(id));
+  const reads = new CachedTaskReads(tasks);
 
   return new Elysia({ name: "task-routes" })
     .use(authenticated)
@@ -29,10 +29,7 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
     )
     .get(
       "/api/tasks",
-      async ({ query, caller }) => {
-        const page = await tasks.list(caller.userId, query);
-        return { ...page, data: page.data.map(taskListItem) };
-      },
+      ({ query, caller }) => reads.list(caller.userId, query),
       { query: listQuery, response: { 200: taskListSchema }, detail: detail("List tasks", "Newest first. `folder` names a folder (422 when it does not exist) or `Uncategorized`.") },
     )
     // Registered before `/api/tasks/:id` so `bulk` is never read as an id.
@@ -52,7 +49,7 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
       },
       { body: moveBody, response: { 200: t.Object({ message: t.String(), moved_count: t.Integer() }) }, detail: detail("Move several tasks to a folder", "The folder must exist (422). Ids of other users' tasks are ignored.") },
     )
-    .get("/api/tasks/:id", ({ params, caller }) => show(caller.userId, params.id), {
+    .get("/api/tasks/:id", ({ params, caller }) => reads.detail(caller.userId, params.id), {
       params: taskParams,
       response: { 200: taskDetailSchema },
       detail: detail("Task detail"),
@@ -61,7 +58,7 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
       "/api/tasks/:id",
       async ({ params, body, caller, request }) => {
         await tasks.update(caller.userId, params.id, body, metadataOf(request, caller));
-        return show(caller.userId, params.id);
+        return reads.detail(caller.userId, params.id);
       },
       {
         params: taskParams,

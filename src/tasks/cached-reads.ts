@@ -1,0 +1,50 @@
+import { VersionedCache, jsonResponse } from "../http/versioned-cache.ts";
+import type { Tasks } from "./service.ts";
+import { taskDetail, taskListItem } from "./views.ts";
+
+type ListQuery = Parameters<Tasks["list"]>[1];
+type ListBody = Awaited<ReturnType<CachedTaskReads["freshList"]>>;
+type DetailBody = ReturnType<typeof taskDetail>;
+
+// Enough for thousands of pages; what falls out is only read again.
+const cacheBytes = 64 * 1024 * 1024;
+
+/**
+ * The task list and detail, kept serialized under the version of what they were read from: a user's list
+ * under their task counts' position (any change to any of their tasks moves it), a detail under the
+ * task's own position. A fresh answer goes out as an object, so Elysia still checks it against the
+ * route's schema; a kept one goes out as the JSON that object made.
+ */
+export class CachedTaskReads {
+  private readonly cache = new VersionedCache(cacheBytes);
+
+  constructor(private readonly tasks: Tasks) {}
+
+  async list(userId: number, query: ListQuery): Promise<ListBody | Response> {
+    const key = `list:${userId}:${query.status ?? "all"}:${query.page ?? 1}:${query.per_page ?? 25}:${JSON.stringify([query.folder ?? null, query.search ?? null])}`;
+    const version = await this.tasks.listVersion(userId);
+    const kept = version === null ? undefined : this.cache.get(key, version);
+    if (kept !== undefined) return jsonResponse(kept);
+    const body = await this.freshList(userId, query);
+    // Kept only when no change to the user's tasks began or ended while they were read.
+    if (version !== null && (await this.tasks.listVersion(userId)) === version) this.cache.set(key, version, JSON.stringify(body));
+    return body;
+  }
+
+  async detail(userId: number, taskId: number): Promise<DetailBody | Response> {
+    const task = await this.tasks.owned(userId, taskId);
+    const key = `task:${taskId}`;
+    const kept = this.cache.get(key, task._position);
+    if (kept !== undefined) return jsonResponse(kept);
+    // The projection writes a task's transcript before the task itself, so this transcript is at least
+    // as new as the task read above: never older data under the task's position.
+    const body = taskDetail(task, await this.tasks.transcript(taskId));
+    this.cache.set(key, task._position, JSON.stringify(body));
+    return body;
+  }
+
+  private async freshList(userId: number, query: ListQuery) {
+    const page = await this.tasks.list(userId, query);
+    return { ...page, data: page.data.map(taskListItem) };
+  }
+}
