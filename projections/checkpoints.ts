@@ -14,9 +14,10 @@ export class Checkpoints {
     return (await this.collection.findOne({ _id: name }))?.position ?? 0;
   }
 
-  /** The version of the read model's shape the checkpoint was saved with (1 when none was given). */
-  async version(name: string): Promise<number> {
-    return (await this.collection.findOne({ _id: name }))?.version ?? 1;
+  /** The position, and the version of the read model's shape it was saved with (1 when none was given). */
+  async entry(name: string): Promise<{ position: number; version: number }> {
+    const saved = await this.collection.findOne({ _id: name });
+    return { position: saved?.position ?? 0, version: saved?.version ?? 1 };
   }
 
   async save(name: string, position: number, version = 1): Promise<void> {

@@ -30,12 +30,14 @@ export class ProjectionRunner {
     for (const projection of this.projections) {
       const id = checkpointId(projection.name);
       const version = projection.version ?? 1;
-      if ((await this.checkpoints.load(id)) > 0 && (await this.checkpoints.version(id)) !== version) {
+      const saved = await this.checkpoints.entry(id);
+      let after = saved.position;
+      if (after > 0 && saved.version !== version) {
         console.log(`projection ${projection.name}: its documents changed shape (version ${version}), rebuilding from the log`);
         await this.rebuild([projection.name]);
+        after = await this.checkpoints.load(id);
       }
       await projection.setup?.(this.db);
-      const after = await this.checkpoints.load(id);
       const running: Running = { projection, subscription: undefined as unknown as Subscription, processed: after, saveTimer: null };
       const types = new Set(projection.eventTypes);
       running.subscription = this.store.subscribe({ after }, async (event) => {

@@ -88,7 +88,7 @@ describe("projection runner", () => {
     await changed.stop();
     expect(await counters.findOne({ _id: "left-from-the-old-shape" })).toBeNull();
     expect(await counters.findOne({ _id: "counter-e" })).toMatchObject({ value: 6 });
-    expect(await new Checkpoints(db).version("projection:counters")).toBe(2);
+    expect((await new Checkpoints(db).entry("projection:counters")).version).toBe(2);
   });
 
   test("an unknown projection name is refused", async () => {

@@ -1,6 +1,6 @@
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { UserDocument } from "../../projections/users.ts";
-import type { TaskCountsDocument } from "../../projections/task-counts.ts";
+import { findTaskCounts } from "../../projections/task-counts.ts";
 import { balanceView } from "./balance.ts";
 import { plans } from "../billing/plans.ts";
 
@@ -23,7 +23,7 @@ export function subscriptionView(user: Pick<UserDocument, "plan" | "interval">) 
 
 /** The user's tasks by state, from the counts the tasks projection keeps. */
 export async function queueCounts(db: DocumentStore, userId: number) {
-  const counts = (await db.collection<TaskCountsDocument>("task_counts").findOne({ _id: String(userId) }))?.byStatus ?? {};
+  const counts = (await findTaskCounts(db, userId))?.byStatus ?? {};
   return {
     pending_count: (counts.pending ?? 0) + (counts.waiting ?? 0),
     running_count: counts.scribing ?? 0,

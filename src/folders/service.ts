@@ -6,7 +6,7 @@ import { nextId } from "../core/sequence.ts";
 import { ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../../projections/wait.ts";
 import type { FolderDocument } from "../../projections/folders.ts";
-import { folderCountKey, type TaskCountsDocument } from "../../projections/task-counts.ts";
+import { findTaskCounts, folderCountKey } from "../../projections/task-counts.ts";
 import { userStream } from "../accounts/events.ts";
 import { folderDecider, type FolderCommand } from "./decider.ts";
 import { folderNameProblem } from "./name.ts";
@@ -21,7 +21,7 @@ export class Folders {
 
   async list(userId: number) {
     const folders = await this.db.collection<FolderDocument>("folders").find({ userId }, { sort: { id: 1 } });
-    const counts = await this.db.collection<TaskCountsDocument>("task_counts").findOne({ _id: String(userId) });
+    const counts = await findTaskCounts(this.db, userId);
     const count = (folderId: number | null) => counts?.byFolder[folderCountKey(folderId)] ?? 0;
     return {
       folders: folders.map((f) => ({ id: f.id, name: f.name, count: count(f.id) })),

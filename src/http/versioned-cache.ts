@@ -36,10 +36,6 @@ export class VersionedCache {
       this.bytes -= entry.body.length;
     }
   }
-
-  get size(): number {
-    return this.entries.size;
-  }
 }
 
 /** A JSON answer from an already serialized body. */

@@ -68,17 +68,6 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     return n;
   }
 
-  async countEach(filters: Filter[]): Promise<number[]> {
-    const translations = filters.map((filter) => translateFilter(filter));
-    if (translations.length === 0) return [];
-    if (translations.length === 1 || translations.some((t) => !t.exact)) {
-      return Promise.all(filters.map((filter) => this.countDocuments(filter)));
-    }
-    // One statement, so one read transaction (and one set of WAL locks) for all the counts.
-    const sql = `SELECT ${translations.map((t) => `(SELECT count(*) FROM ${this.table} WHERE ${t.where})`).join(", ")}`;
-    return this.store.statement(sql).values(...translations.flatMap((t) => t.params))[0] as number[];
-  }
-
   async insertOne(doc: T): Promise<void> {
     this.store.write(this.name, () => this.insert(doc));
   }

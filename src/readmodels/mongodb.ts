@@ -51,11 +51,6 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     return this.guard(() => this.inner.countDocuments(filter));
   }
 
-  async countEach(filters: Filter[]): Promise<number[]> {
-    for (const filter of filters) parseFilter(filter);
-    return Promise.all(filters.map((filter) => this.guard(() => this.inner.countDocuments(filter))));
-  }
-
   async insertOne(doc: T): Promise<void> {
     if (typeof doc._id !== "string") throw new TypeError(`insert into ${this.name}: _id must be a string`);
     // A copy, because the driver may add fields to the object it is given.

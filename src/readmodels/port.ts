@@ -33,8 +33,6 @@ export interface Collection<T extends Document = Document> {
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   countDocuments(filter?: Filter): Promise<number>;
-  /** `countDocuments` of each filter, in order; the embedded store answers them with one SQL statement. */
-  countEach(filters: Filter[]): Promise<number[]>;
   /** Inserts; rejects with DuplicateKeyError when `_id` (or a unique index) already exists. */
   insertOne(doc: T): Promise<void>;
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>;

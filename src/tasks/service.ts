@@ -7,7 +7,7 @@ import { NotFoundError, TooManyRequestsError, ValidationFailedError } from "../c
 import type { WaitForProjections } from "../../projections/wait.ts";
 import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.ts";
 import type { FolderDocument } from "../../projections/folders.ts";
-import { folderCountKey, type TaskCountsDocument } from "../../projections/task-counts.ts";
+import { findTaskCounts, folderCountKey, type TaskCountsDocument } from "../../projections/task-counts.ts";
 import { userStream } from "../accounts/events.ts";
 import { admissionDecider, maxConcurrentTasks, type AdmissionState } from "./admission.ts";
 import { taskDecider, type TaskCommand } from "./decider.ts";
@@ -72,17 +72,12 @@ export class Tasks {
     return this.db.collection<TranscriptDocument>("transcripts").findOne({ _id: String(taskId) });
   }
 
-  /** The user's tasks counted by status and folder; null before their first task. */
-  async counts(userId: number): Promise<TaskCountsDocument | null> {
-    return this.db.collection<TaskCountsDocument>("task_counts").findOne({ _id: String(userId) });
-  }
-
   /**
    * The version of the user's task list: the log position of the last change to any of their tasks, or
    * null while one is being written (or before their first task), when nothing read should be kept.
    */
   async listVersion(userId: number): Promise<number | null> {
-    const counts = await this.counts(userId);
+    const counts = await findTaskCounts(this.db, userId);
     return counts === null || counts.changing !== undefined ? null : counts._position;
   }
 
@@ -192,7 +187,7 @@ export class Tasks {
     const byStatus = filter.status !== undefined;
     const byFolder = filter.folderId !== undefined;
     if (filter.nameKey !== undefined || (byStatus && byFolder)) return this.tasks.countDocuments(filter);
-    const counts = await this.counts(userId);
+    const counts = await findTaskCounts(this.db, userId);
     if (counts === null) return 0;
     if (byStatus) return counts.byStatus[filter.status as keyof TaskCountsDocument["byStatus"]] ?? 0;
     if (byFolder) return counts.byFolder[folderCountKey(filter.folderId as number | null)] ?? 0;
