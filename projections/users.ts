@@ -72,6 +72,8 @@ export const usersProjection: Projection = {
   eventTypes: userEventTypes,
   async setup(db) {
     await db.collection("users").createIndex({ emailKey: 1 });
+    // The monthly allowance job looks for ledgers of past months every few minutes: without this, a scan of every user.
+    await db.collection("users").createIndex({ "ledger.period": 1 });
   },
   apply: positionGuarded<UserFields>({
     collection: "users",

@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmbeddedDocumentStore, type EmbeddedCollection } from "../src/readmodels/embedded.ts";
 import { documentStoreContract } from "./contracts/readmodels.contract.ts";
+import { tasksProjection } from "../projections/tasks.ts";
+import { usersProjection } from "../projections/users.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "scribe-readmodels-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -89,6 +91,81 @@ describe("embedded store: indexes", () => {
     const other = new EmbeddedDocumentStore(file);
     await other.collection("tasks").insertOne({ _id: "from-cli", userId: "u1", status: "queued", createdAt: "2030-01-01T00:00:00.000Z" });
     await other.close();
+    await new Promise<void>((resolve) => setImmediate(resolve)); // this connection's reads see it from the next turn
     expect((await tasks.find({ userId: "u1" }, { sort: { createdAt: -1 }, limit: 1 }))[0]?._id).toBe("from-cli");
+  });
+});
+
+describe("embedded store: one read snapshot per turn of the event loop", () => {
+  const file = join(dir, "snapshots.sqlite");
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  test("this connection's writes are read back at once, within the same turn", async () => {
+    const store = new EmbeddedDocumentStore(file);
+    const c = store.collection("own");
+    expect(await c.findOne({ _id: "a" })).toBeNull(); // opens the turn's snapshot
+    await c.insertOne({ _id: "a", n: 1 });
+    expect(await c.findOne({ _id: "a" })).toEqual({ _id: "a", n: 1 });
+    await c.updateOne({ _id: "a" }, { $inc: { n: 1 } });
+    expect(await c.find({})).toEqual([{ _id: "a", n: 2 }]);
+    await store.close();
+  });
+
+  test("another connection's commit is seen from the next turn; reads within a turn stay consistent", async () => {
+    const reader = new EmbeddedDocumentStore(file);
+    const writer = new EmbeddedDocumentStore(file);
+    await writer.collection("shared").insertOne({ _id: "x", n: 1 });
+    await nextTurn();
+    const shared = reader.collection("shared");
+    expect(await shared.findOne({ _id: "x" })).toEqual({ _id: "x", n: 1 });
+    await writer.collection("shared").updateOne({ _id: "x" }, { $set: { n: 2 } });
+    expect(await shared.countDocuments({ n: 1 })).toBe(1); // the same snapshot as the read above
+    await nextTurn();
+    expect(await shared.findOne({ _id: "x" })).toEqual({ _id: "x", n: 2 });
+    await Promise.all([reader.close(), writer.close()]);
+  });
+
+  test("writing after another connection's commit, in a turn that already read, neither fails nor loses that commit", async () => {
+    const one = new EmbeddedDocumentStore(file);
+    const two = new EmbeddedDocumentStore(file);
+    await one.collection("counters").findOne({ _id: "c" }); // opens one's snapshot
+    await two.collection("counters").findOneAndUpdate({ _id: "c" }, { $inc: { n: 1 } }, { upsert: true });
+    // Upgrading the outdated snapshot to a write would be SQLITE_BUSY at once; the write ends it first.
+    expect(await one.collection("counters").findOneAndUpdate({ _id: "c" }, { $inc: { n: 1 } }, { upsert: true })).toEqual({ _id: "c", n: 2 });
+    // So does a collection's first use, which creates its table.
+    await two.collection("counters").findOneAndUpdate({ _id: "c" }, { $inc: { n: 1 } });
+    await one.collection("fresh").insertOne({ _id: "f" });
+    expect(await one.collection("counters").findOne({ _id: "c" })).toEqual({ _id: "c", n: 3 });
+    await Promise.all([one.close(), two.close()]);
+  });
+});
+
+describe("embedded store: the tasks projection's indexes", () => {
+  test("a name search walks the user's newest-first index, which carries nameKey and replaced the one without it", async () => {
+    const file = join(dir, "tasks-indexes.sqlite");
+    const store = new EmbeddedDocumentStore(file);
+    const tasks = store.collection("tasks");
+    await tasks.createIndex({ userId: 1, id: -1 }); // as data directories made before nameKey joined it have
+    await tasksProjection.setup!(store);
+    const raw = new Database(file, { readonly: true });
+    const indexes = (raw.query(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'tasks'`).all() as { name: string }[]).map((r) => r.name);
+    raw.close();
+    expect(indexes).toContain("ix2:tasks:userId_1_id_-1_nameKey_1");
+    expect(indexes).not.toContain("ix2:tasks:userId_1_id_-1");
+    // The same filter Tasks.list builds for `?search=`: matched from the index, so only the page's documents are read.
+    const plan = tasks.explain({ userId: 7, nameKey: { $regex: "lecture" } }, { sort: { id: -1 }, limit: 25 }).join("\n");
+    expect(plan).toContain("USING INDEX ix2:tasks:userId_1_id_-1_nameKey_1");
+    expect(plan).not.toContain("TEMP B-TREE");
+    await store.close();
+  });
+
+  test("the timed jobs' queries over every user's tasks and ledgers use an index, not a scan", async () => {
+    const store = new EmbeddedDocumentStore(":memory:");
+    await tasksProjection.setup!(store);
+    await usersProjection.setup!(store);
+    // failStuckTasks (every minute) and the monthly allowance job (every few minutes).
+    expect(store.collection("tasks").explain({ status: "scribing" }, { limit: 1000 }).join("\n")).toContain("USING INDEX ix2:tasks:status_1");
+    expect(store.collection("users").explain({ "ledger.period": { $lt: "2026-11" } }, { limit: 1000 }).join("\n")).toContain("USING INDEX ix2:users:ledger.period_1");
+    await store.close();
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { Statement } from "bun:sqlite";
 import type { Collection, Document, Filter, FindOptions, Sort, Update, UpdateResult } from "./port.ts";
-import { parseFilter, parseFindOptions, parseSort } from "./filter.ts";
+import { indexName, parseFilter, parseFindOptions, parseSort } from "./filter.ts";
 import { matchesNode } from "./match.ts";
 import { field, orderBy, translateFilter, type SqlParam } from "./embedded-sql.ts";
 import { applyUpdate, parseUpdate, seedFromFilter, type ParsedUpdate } from "./update.ts";
@@ -17,6 +17,8 @@ export interface SqliteSession {
   explain(sql: string, params: SqlParam[]): string[];
   /** Runs `work` in one IMMEDIATE transaction; unique violations become DuplicateKeyError. */
   write<R>(collection: string, work: () => R): R;
+  /** Runs `work` in the read snapshot this turn of the event loop shares. */
+  read<R>(work: () => R): R;
 }
 
 type Row = { id: string; doc: string };
@@ -45,6 +47,10 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   async findOne(filter: Filter): Promise<T | null> {
+    return this.store.read(() => this.findOneNow(filter));
+  }
+
+  private findOneNow(filter: Filter): T | null {
     const id = idOnly(filter);
     if (id !== null) {
       const row = this.byId(id);
@@ -54,10 +60,14 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    return this.select(filter, options);
+    return this.store.read(() => this.select(filter, options));
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {
+    return this.store.read(() => this.count(filter));
+  }
+
+  private count(filter: Filter): number {
     const t = translateFilter(filter);
     if (t.exact) {
       const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${t.where}`).get(...t.params);
@@ -158,7 +168,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     const sort = parseSort(keys);
     if (sort.length === 0) throw new TypeError("an index needs at least one key");
     if (sort.length === 1 && sort[0]![0].join(".") === "_id") return; // the primary key already is one
-    const keyName = Object.entries(keys).map(([k, d]) => `${k}_${d}`).join("_");
+    const keyName = indexName(keys);
     // "ix2": indexes now end with the keys' json_type (see below); an "ix" index from before is replaced.
     const name = `ix2:${this.name}:${keyName}`;
     const unique = options?.unique === true;
@@ -177,6 +187,13 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     this.store.write(this.name, () => {
       this.store.statement(`CREATE ${unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${name}" ON ${this.table} (${expressions})`).run();
       this.store.statement(`DROP INDEX IF EXISTS "ix:${this.name}:${keyName}"`).run();
+    });
+  }
+
+  async dropIndex(keys: Sort): Promise<void> {
+    const keyName = indexName(keys);
+    this.store.write(this.name, () => {
+      for (const name of [`ix2:${this.name}:${keyName}`, `ix:${this.name}:${keyName}`]) this.store.statement(`DROP INDEX IF EXISTS "${name}"`).run();
     });
   }
 

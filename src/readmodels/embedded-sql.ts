@@ -78,13 +78,16 @@ export function translate(node: FilterNode): Translation {
     return "?";
   };
 
+  // `= +?`, not `= ?`: SQLite re-prepares a statement that has both `column = ?` and an ORDER BY every time
+  // it is run (2.5 to 4 µs, more than the query itself). The unary plus changes neither the plan, the index
+  // used, nor the comparison (a parameter has no affinity either way).
   const equals = (v: string, t: string, x: Scalar): string => {
     if (x === null) return `${v} IS NULL`;
-    if (typeof x === "boolean") return `(${v} = ${bind(x ? 1 : 0)} AND ${t} = '${x}')`;
+    if (typeof x === "boolean") return `(${v} = +${bind(x ? 1 : 0)} AND ${t} = '${x}')`;
     // No TEXT equals a number (no affinity on either side), so only 1 and 0 could be mistaken: for true and false.
-    if (typeof x === "number") return boolLike(x) ? `(${v} = ${bind(x)} AND ${t} IN ('integer', 'real'))` : `${v} = ${bind(x)}`;
+    if (typeof x === "number") return boolLike(x) ? `(${v} = +${bind(x)} AND ${t} IN ('integer', 'real'))` : `${v} = +${bind(x)}`;
     // Arrays/objects extract as JSON text, which only a string starting with [ or { could equal.
-    return looksLikeJson(x) ? `(${v} = ${bind(x)} AND ${t} = 'text')` : `${v} = ${bind(x)}`;
+    return looksLikeJson(x) ? `(${v} = +${bind(x)} AND ${t} = 'text')` : `${v} = +${bind(x)}`;
   };
 
   const oneOf = (v: string, t: string, xs: Scalar[]): string => {

@@ -129,6 +129,12 @@ export function parseFindOptions(options: FindOptions = {}): { sort: [string[], 
   return { sort: parseSort(options.sort ?? {}), skip, limit };
 }
 
+/** An index's name, as MongoDB names one after its keys (`userId_1_id_-1`); the keys are checked as a sort. */
+export function indexName(keys: Sort): string {
+  parseSort(keys);
+  return Object.entries(keys).map(([path, direction]) => `${path}_${direction}`).join("_");
+}
+
 export function parseSort(sort: Sort): [string[], 1 | -1][] {
   return Object.entries(sort).map(([path, direction]) => {
     if (direction !== 1 && direction !== -1) throw new TypeError(`${path}: sort direction must be 1 or -1`);

@@ -6,10 +6,12 @@
 import { MongoClient, MongoServerError, type Db, type Document as MongoDocument, type Collection as MongoCollection } from "mongodb";
 import type { Collection, Document, DocumentStore, Filter, FindOptions, Sort, Update, UpdateResult } from "./port.ts";
 import { DuplicateKeyError } from "./port.ts";
-import { parseFilter, parseFindOptions, parseSort } from "./filter.ts";
+import { indexName, parseFilter, parseFindOptions, parseSort } from "./filter.ts";
 import { parseUpdate, seedFromFilter } from "./update.ts";
 
 const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
+const INDEX_NOT_FOUND = 27;
 
 export class MongoDocumentStore implements DocumentStore {
   private readonly client: MongoClient;
@@ -108,6 +110,16 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     if (sort.length === 1 && sort[0]![0].join(".") === "_id") return;
     // `unique: false` is left out rather than sent, so re-creating an index never differs in options.
     await this.guard(() => this.inner.createIndex(keys, options?.unique === true ? { unique: true } : {}));
+  }
+
+  async dropIndex(keys: Sort): Promise<void> {
+    try {
+      // createIndex above left the naming to MongoDB, which names an index after its keys.
+      await this.inner.dropIndex(indexName(keys));
+    } catch (error) {
+      if (error instanceof MongoServerError && (error.code === INDEX_NOT_FOUND || error.code === NAMESPACE_NOT_FOUND)) return;
+      throw error;
+    }
   }
 
   async clear(): Promise<void> {

@@ -46,6 +46,8 @@ export interface Collection<T extends Document = Document> {
   deleteOne(filter: Filter): Promise<{ deletedCount: number }>;
   deleteMany(filter: Filter): Promise<{ deletedCount: number }>;
   createIndex(keys: Sort, options?: { unique?: boolean }): Promise<void>;
+  /** Drops the index made by `createIndex(keys)`, when there is one: for an index a wider one replaced. */
+  dropIndex(keys: Sort): Promise<void>;
   /** Removes every document (and keeps the indexes). */
   clear(): Promise<void>;
 }

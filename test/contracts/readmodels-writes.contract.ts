@@ -131,6 +131,18 @@ export function readModelWriteContract(context: ContractContext): void {
       await expect(c.insertOne({ _id: "k4", key: "a" })).rejects.toBeInstanceOf(DuplicateKeyError);
     });
 
+    test("dropIndex removes the index createIndex made; dropping one that is not there is no error", async () => {
+      const c = context.fresh();
+      await c.dropIndex({ key: 1 }); // a collection with no documents and no indexes yet
+      await c.createIndex({ key: 1 }, { unique: true });
+      await c.insertOne({ _id: "k1", key: "a" });
+      await expect(c.insertOne({ _id: "k2", key: "a" })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await c.dropIndex({ key: 1 });
+      await c.insertOne({ _id: "k2", key: "a" });
+      await c.dropIndex({ key: 1 });
+      expect(await ids(c, { key: "a" })).toEqual(["k1", "k2"]);
+    });
+
     test("a non-unique compound index changes no results", async () => {
       const c = context.fresh();
       await c.createIndex({ userId: 1, createdAt: -1 });
