@@ -137,3 +137,34 @@ describe("GET /api/tasks pagination", () => {
     expect(Object.keys(both.errors as object).sort()).toEqual(["page", "per_page"]);
   });
 });
+
+describe("repeated reads (answers kept under their read model's version)", () => {
+  test("a repeated list or detail request gets the same JSON, its content type, and the rate limit's header", async () => {
+    const user = await app.register();
+    const [id] = await seedTasks(app, user.id, ["Kept one", "Kept two"]);
+    for (const path of ["/api/tasks", "/api/tasks?search=kept", `/api/tasks/${id}`]) {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await app.request("GET", path, { token: user.token }));
+      // The same JSON value (a fresh answer's keys come in the schema's order, a kept one's in the view's).
+      const bodies = await Promise.all(answers.map((r) => r.json()));
+      expect(bodies[1]).toEqual(bodies[0]);
+      expect(bodies[2]).toEqual(bodies[0]);
+      expect(bodies[0]).toMatchObject(path.includes("?") || path.endsWith("tasks") ? { total: 2 } : { id, name: "Kept one" });
+      for (const r of answers) expect(r.headers.get("content-type")).toBe("application/json;charset=utf-8");
+      const remaining = answers.map((r) => Number(r.headers.get("x-ratelimit-remaining")));
+      expect(remaining.every(Number.isInteger)).toBe(true);
+      expect(remaining[1]).toBe(remaining[0]! - 1);
+      expect(remaining[2]).toBe(remaining[1]! - 1);
+    }
+  });
+
+  test("a change to one of the user's tasks shows at once in the next list and detail", async () => {
+    const user = await app.register();
+    const [id] = await seedTasks(app, user.id, ["Before"]);
+    expect((await list(user)).data[0]).toMatchObject({ id, name: "Before" });
+    await app.request("GET", `/api/tasks/${id}`, { token: user.token });
+    expect((await app.request("PATCH", `/api/tasks/${id}`, { token: user.token, json: { name: "After" } })).status).toBe(200);
+    expect((await list(user)).data[0]).toMatchObject({ id, name: "After" });
+    expect(await json<Json>(await app.request("GET", `/api/tasks/${id}`, { token: user.token }))).toMatchObject({ id, name: "After" });
+  });
+});

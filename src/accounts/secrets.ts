@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 
 /**
  * argon2id at OWASP's minimum recommendation (19 MiB, 2 passes, 1 lane): a login costs tens of
@@ -26,7 +26,7 @@ function randomPart(bytes: number): string {
 
 /** Tokens and keys are random (256 bits) and stored only as their SHA-256: a leaked database holds no usable secret. */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return Bun.SHA256.hash(secret, "hex");
 }
 
 export function newAccessToken(): { tokenId: string; token: string; tokenHash: string } {

@@ -1,15 +1,18 @@
+import type { Context } from "elysia";
+
 /**
  * Serialized answers kept under the version of what they were read from (a read model's log position):
  * an entry is served only while the version asked for is still the one it was stored with. Bounded in
- * bytes; the least recently used entries go first.
+ * bytes; the least recently used entries go first. Entries are UTF-8 bytes, not strings: the server
+ * would transcode a string body on every send (about 10 µs for a page of 25 tasks).
  */
 export class VersionedCache {
-  private readonly entries = new Map<string, { version: number; body: string }>();
+  private readonly entries = new Map<string, { version: number; body: Uint8Array }>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string, version: number): string | undefined {
+  get(key: string, version: number): Uint8Array | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     this.entries.delete(key);
@@ -21,7 +24,7 @@ export class VersionedCache {
     return entry.body;
   }
 
-  set(key: string, version: number, body: string): void {
+  set(key: string, version: number, body: Uint8Array): void {
     if (body.length > this.maxBytes / 16) return; // one huge answer must not flush everything else
     const old = this.entries.get(key);
     if (old !== undefined) {
@@ -38,7 +41,18 @@ export class VersionedCache {
   }
 }
 
-/** A JSON answer from an already serialized body. */
-export function jsonResponse(body: string): Response {
-  return new Response(body, { headers: { "content-type": "application/json;charset=utf-8" } }); // as Elysia sends objects
+export type ResponseSet = Pick<Context["set"], "headers">;
+
+/**
+ * A JSON answer from an already serialized body, carrying the headers the request's hooks set (the rate
+ * limit's). They move into the Response: while `set.headers` holds any, Elysia would copy a returned Response
+ * whole, body stream included, just to merge them.
+ */
+export function jsonResponse(body: Uint8Array, set: ResponseSet): Response {
+  const headers: Record<string, string> = { "content-type": "application/json;charset=utf-8" }; // as Elysia sends objects
+  for (const name in set.headers) {
+    if (name !== "content-type") headers[name] = String(set.headers[name]);
+    delete set.headers[name];
+  }
+  return new Response(body, { headers });
 }

@@ -1,6 +1,8 @@
-import { VersionedCache, jsonResponse } from "../http/versioned-cache.ts";
+import { VersionedCache, jsonResponse, type ResponseSet } from "../http/versioned-cache.ts";
 import type { Tasks } from "./service.ts";
 import { taskDetail, taskListItem } from "./views.ts";
+
+const utf8Json = (body: unknown): Uint8Array => Buffer.from(JSON.stringify(body));
 
 type ListQuery = Parameters<Tasks["list"]>[1];
 type ListBody = Awaited<ReturnType<CachedTaskReads["freshList"]>>;
@@ -20,26 +22,26 @@ export class CachedTaskReads {
 
   constructor(private readonly tasks: Tasks) {}
 
-  async list(userId: number, query: ListQuery): Promise<ListBody | Response> {
+  async list(userId: number, query: ListQuery, set: ResponseSet): Promise<ListBody | Response> {
     const key = `list:${userId}:${query.status ?? "all"}:${query.page ?? 1}:${query.per_page ?? 25}:${JSON.stringify([query.folder ?? null, query.search ?? null])}`;
     const version = await this.tasks.listVersion(userId);
     const kept = version === null ? undefined : this.cache.get(key, version);
-    if (kept !== undefined) return jsonResponse(kept);
+    if (kept !== undefined) return jsonResponse(kept, set);
     const body = await this.freshList(userId, query);
     // Kept only when no change to the user's tasks began or ended while they were read.
-    if (version !== null && (await this.tasks.listVersion(userId)) === version) this.cache.set(key, version, JSON.stringify(body));
+    if (version !== null && (await this.tasks.listVersion(userId)) === version) this.cache.set(key, version, utf8Json(body));
     return body;
   }
 
-  async detail(userId: number, taskId: number): Promise<DetailBody | Response> {
+  async detail(userId: number, taskId: number, set: ResponseSet): Promise<DetailBody | Response> {
     const task = await this.tasks.owned(userId, taskId);
     const key = `task:${taskId}`;
     const kept = this.cache.get(key, task._position);
-    if (kept !== undefined) return jsonResponse(kept);
+    if (kept !== undefined) return jsonResponse(kept, set);
     // The projection writes a task's transcript before the task itself, so this transcript is at least
     // as new as the task read above: never older data under the task's position.
     const body = taskDetail(task, await this.tasks.transcript(taskId));
-    this.cache.set(key, task._position, JSON.stringify(body));
+    this.cache.set(key, task._position, utf8Json(body));
     return body;
   }
 

@@ -29,7 +29,7 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
     )
     .get(
       "/api/tasks",
-      ({ query, caller }) => reads.list(caller.userId, query),
+      ({ query, caller, set }) => reads.list(caller.userId, query, set),
       { query: listQuery, response: { 200: taskListSchema }, detail: detail("List tasks", "Newest first. `folder` names a folder (422 when it does not exist) or `Uncategorized`.") },
     )
     // Registered before `/api/tasks/:id` so `bulk` is never read as an id.
@@ -49,16 +49,16 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
       },
       { body: moveBody, response: { 200: t.Object({ message: t.String(), moved_count: t.Integer() }) }, detail: detail("Move several tasks to a folder", "The folder must exist (422). Ids of other users' tasks are ignored.") },
     )
-    .get("/api/tasks/:id", ({ params, caller }) => reads.detail(caller.userId, params.id), {
+    .get("/api/tasks/:id", ({ params, caller, set }) => reads.detail(caller.userId, params.id, set), {
       params: taskParams,
       response: { 200: taskDetailSchema },
       detail: detail("Task detail"),
     })
     .patch(
       "/api/tasks/:id",
-      async ({ params, body, caller, request }) => {
+      async ({ params, body, caller, request, set }) => {
         await tasks.update(caller.userId, params.id, body, metadataOf(request, caller));
-        return reads.detail(caller.userId, params.id);
+        return reads.detail(caller.userId, params.id, set);
       },
       {
         params: taskParams,
