@@ -33,4 +33,29 @@ describe("limits across API processes", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  test("a token logged out through one API process is refused by the other on its next request", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "scribe-logout-"));
+    const env = { RATE_LIMIT_PER_MINUTE: "1000", SIGNING_SECRET: "shared-secret" };
+    const first = await startServiceProcess(env, dataDir);
+    const second = await startServiceProcess({ ...env, ROLES: "api" }, dataDir);
+    try {
+      const registered = await fetch(`${first.url}/api/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Bo", email: "bo@example.com", password: "password123", password_confirmation: "password123" }),
+      });
+      const { token } = (await registered.json()) as { token: string };
+      const headers = { authorization: `Bearer ${token}` };
+      // Used through the second process first, so that process has the token's answer kept.
+      for (let i = 0; i < 3; i++) expect((await fetch(`${second.url}/api/user`, { headers })).status).toBe(200);
+      expect((await fetch(`${first.url}/api/logout`, { method: "POST", headers })).status).toBe(204);
+      expect((await fetch(`${second.url}/api/user`, { headers })).status).toBe(401);
+      expect((await fetch(`${first.url}/api/user`, { headers })).status).toBe(401);
+    } finally {
+      await second.stop();
+      await first.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -125,6 +125,19 @@ describe("embedded store: one read snapshot per turn of the event loop", () => {
     await Promise.all([reader.close(), writer.close()]);
   });
 
+  test("the change stamp moves with another connection's commit from the next turn, with the snapshot", async () => {
+    const reader = new EmbeddedDocumentStore(file);
+    const writer = new EmbeddedDocumentStore(file);
+    await writer.collection("stamped").insertOne({ _id: "s", n: 1 });
+    await nextTurn();
+    const stamp = reader.changeStamp(["stamped"]);
+    await writer.collection("unrelated").insertOne({ _id: "u" }); // another connection: any commit counts
+    expect(reader.changeStamp(["stamped"])).toBe(stamp); // the same snapshot, so still the same data
+    await nextTurn();
+    expect(reader.changeStamp(["stamped"])).not.toBe(stamp);
+    await Promise.all([reader.close(), writer.close()]);
+  });
+
   test("writing after another connection's commit, in a turn that already read, neither fails nor loses that commit", async () => {
     const one = new EmbeddedDocumentStore(file);
     const two = new EmbeddedDocumentStore(file);

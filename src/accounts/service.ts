@@ -1,5 +1,6 @@
 import type { EventStore } from "../eventstore/port.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
+import { StampedCache } from "../readmodels/stamped-cache.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
@@ -15,6 +16,7 @@ import { userStream, type Identity } from "./events.ts";
 import { hashPassword, hashSecret, newAccessToken, newApiKey, verifyPassword } from "./secrets.ts";
 
 export type Caller = { userId: number; kind: "token" | "api_key"; credentialId: string };
+export type Authentication = { caller: Caller; user: UserDocument };
 export type TokenResponse = { token: string; user: { id: number; name: string; email: string } };
 
 const emailTaken = "The email has already been taken.";
@@ -25,12 +27,16 @@ const emailTaken = "The email has already been taken.";
  * the read models show it, so a token works on the very next request.
  */
 export class Accounts {
+  private readonly authentications: StampedCache<Authentication>;
+
   constructor(
     private readonly store: EventStore,
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.authentications = new StampedCache(db, ["credentials", "users"], 10_000);
+  }
 
   private get users() {
     return this.db.collection<UserDocument>("users");
@@ -111,13 +117,19 @@ export class Accounts {
     });
   }
 
-  /** Who sent `Authorization: Bearer <secret>`: null when the secret is unknown or revoked. */
-  async authenticate(secret: string): Promise<{ caller: Caller; user: UserDocument } | null> {
-    const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ _id: hashSecret(secret) });
-    if (!credential) return null;
-    const user = await this.findById(credential.userId);
-    if (!user) return null;
-    return { caller: { userId: credential.userId, kind: credential.kind, credentialId: credential.credentialId }, user };
+  /**
+   * Who sent `Authorization: Bearer <secret>`: null when the secret is unknown or revoked. Every authenticated
+   * request asks, so the answer is kept while the credentials and users read models stay as they were.
+   */
+  async authenticate(secret: string): Promise<Authentication | null> {
+    const hash = hashSecret(secret);
+    return this.authentications.get(hash, async () => {
+      const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ _id: hash });
+      if (!credential) return null;
+      const user = await this.findById(credential.userId);
+      if (!user) return null;
+      return { caller: { userId: credential.userId, kind: credential.kind, credentialId: credential.credentialId }, user };
+    });
   }
 
   async createApiKey(userId: number, name: string, correlationId: string) {

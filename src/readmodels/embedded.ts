@@ -8,6 +8,10 @@
  * 2.7 µs, three times a by-id read inside one, and every authenticated request makes three or more reads:
  * sharing the snapshot is most of what a request costs the store. Writes through this connection are
  * seen at once; another connection's commit is seen from the next turn on.
+ *
+ * The snapshot also dates what a cache may keep (`changeStamp`): SQLite's data_version, read as the snapshot
+ * opens, changes whenever another connection has committed since, and this connection counts its own
+ * writes per collection.
  */
 import { Database, SQLiteError, type Statement } from "bun:sqlite";
 import type { Document, DocumentStore } from "./port.ts";
@@ -32,7 +36,12 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   private readonly beginRead: Statement;
   private readonly commit: Statement;
   private readonly rollback: Statement;
+  private readonly dataVersion: Statement;
   private snapshotOpen = false;
+  /** data_version as the open snapshot began (another connection's commits since the last one change it). */
+  private snapshotVersion = 0;
+  /** This connection's writes, per collection: they leave data_version as it is. */
+  private readonly writesTo = new Map<string, number>();
   private readonly endSnapshot = () => {
     if (!this.snapshotOpen) return;
     this.snapshotOpen = false;
@@ -46,6 +55,7 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     this.db.exec("PRAGMA synchronous = NORMAL");
     this.begin = this.db.prepare("BEGIN IMMEDIATE");
     this.beginRead = this.db.prepare("BEGIN");
+    this.dataVersion = this.db.prepare("PRAGMA data_version");
     this.commit = this.db.prepare("COMMIT");
     this.rollback = this.db.prepare("ROLLBACK");
   }
@@ -65,7 +75,7 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     this.endSnapshot();
     for (const statement of this.statements.values()) statement.finalize();
     this.statements.clear();
-    for (const statement of [this.begin, this.beginRead, this.commit, this.rollback]) statement.finalize();
+    for (const statement of [this.begin, this.beginRead, this.dataVersion, this.commit, this.rollback]) statement.finalize();
     this.db.close();
   }
 
@@ -95,12 +105,23 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
 
   /** Runs `work` in this turn's read snapshot, opening it if this is the turn's first read. */
   read<R>(work: () => R): R {
-    if (!this.db.inTransaction) {
-      this.beginRead.run();
-      this.snapshotOpen = true;
-      setImmediate(this.endSnapshot);
-    }
+    if (!this.db.inTransaction) this.openSnapshot();
     return work();
+  }
+
+  changeStamp(collections: readonly string[]): string {
+    if (!this.db.inTransaction) this.openSnapshot();
+    let stamp = String(this.snapshotVersion);
+    for (const name of collections) stamp += `:${this.writesTo.get(name) ?? 0}`;
+    return stamp;
+  }
+
+  private openSnapshot(): void {
+    this.beginRead.run();
+    // A pragma that reads the file header: it also starts the read transaction, so the version is the snapshot's.
+    this.snapshotVersion = (this.dataVersion.get() as { data_version: number }).data_version;
+    this.snapshotOpen = true;
+    setImmediate(this.endSnapshot);
   }
 
   /**
@@ -110,6 +131,7 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
    */
   write<R>(collection: string, work: () => R): R {
     this.endSnapshot();
+    this.writesTo.set(collection, (this.writesTo.get(collection) ?? 0) + 1);
     try {
       // Inside another transaction (never from this store's own code), bun nests with a SAVEPOINT.
       if (this.db.inTransaction) return this.db.transaction(work).immediate();

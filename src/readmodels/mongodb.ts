@@ -27,6 +27,11 @@ export class MongoDocumentStore implements DocumentStore {
     return new MongoBackedCollection<T>(name, this.db.collection<MongoDocument>(name));
   }
 
+  /** Other processes write the same database and no read tells of it for free: nothing may be kept. */
+  changeStamp(): null {
+    return null;
+  }
+
   async close(): Promise<void> {
     await this.client.close();
   }

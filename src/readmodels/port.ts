@@ -54,6 +54,12 @@ export interface Collection<T extends Document = Document> {
 
 export interface DocumentStore {
   collection<T extends Document = Document>(name: string): Collection<T>;
+  /**
+   * A value that stays the same for as long as nothing in `collections` can have changed, so what was read
+   * from them may be kept and reused under it (read it before reading, and keep the result only if it is
+   * still the same after). Null where the store cannot tell cheaply (MongoDB): keep nothing.
+   */
+  changeStamp(collections: readonly string[]): string | null;
   close(): Promise<void>;
 }
 

@@ -143,6 +143,34 @@ export function readModelWriteContract(context: ContractContext): void {
       expect(await ids(c, { key: "a" })).toEqual(["k1", "k2"]);
     });
 
+    test("changeStamp is null (keep nothing), or moves with every write to a collection it names and with nothing else", async () => {
+      const { name: watched, collection: c } = context.named();
+      const { name: other, collection: o } = context.named();
+      const store = context.store();
+      const before = store.changeStamp([watched]);
+      if (before === null) return; // a store that cannot tell: callers keep nothing, which is always right
+      await c.insertOne({ _id: "1", n: 1 });
+      const afterInsert = store.changeStamp([watched]);
+      expect(afterInsert).not.toBe(before);
+      await c.findOne({ _id: "1" });
+      await c.find({ n: 1 });
+      await o.insertOne({ _id: "x" });
+      expect(store.changeStamp([watched])).toBe(afterInsert);
+      const both = store.changeStamp([watched, other]);
+      for (const write of [
+        () => c.updateOne({ _id: "1" }, { $inc: { n: 1 } }),
+        () => c.findOneAndUpdate({ _id: "1" }, { $inc: { n: 1 } }),
+        () => c.replaceOne({ _id: "1" }, { _id: "1", n: 0 }),
+        () => c.deleteMany({}),
+        () => o.clear(),
+      ]) {
+        const stamp = store.changeStamp([watched, other]);
+        await write();
+        expect(store.changeStamp([watched, other])).not.toBe(stamp);
+      }
+      expect(store.changeStamp([watched, other])).not.toBe(both);
+    });
+
     test("a non-unique compound index changes no results", async () => {
       const c = context.fresh();
       await c.createIndex({ userId: 1, createdAt: -1 });

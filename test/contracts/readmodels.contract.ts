@@ -28,14 +28,17 @@ export function documentStoreContract(adapterName: string, open: OpenDocumentSto
       await close();
     });
 
-    const context: ContractContext = {
-      fresh: () => {
-        if (store === undefined) throw new Error("store not opened");
-        const collection = store.collection(`contract_${run}_${++count}`);
-        used.push(collection);
-        return collection;
-      },
+    const opened = (): DocumentStore => {
+      if (store === undefined) throw new Error("store not opened");
+      return store;
     };
+    const named = () => {
+      const name = `contract_${run}_${++count}`;
+      const collection = opened().collection(name);
+      used.push(collection);
+      return { name, collection };
+    };
+    const context: ContractContext = { fresh: () => named().collection, named, store: opened };
 
     readModelQueryContract(context);
     readModelWriteContract(context);
