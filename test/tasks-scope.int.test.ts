@@ -52,6 +52,19 @@ describe("every task route is scoped to the caller (spec 5.8)", () => {
     });
   }
 
+  test("an id that is an integer but no task (0, negative, past 2^53) is 404; one that is no integer is 422 on `id`", async () => {
+    for (const missing of ["0", "-1", "99999999999999999999"]) {
+      const response = await app.request("GET", `/api/tasks/${missing}`, { token: owner.token });
+      expect(response.status).toBe(404);
+      expect(await json(response)).toEqual({ message: "Task not found." });
+    }
+    for (const bad of ["abc", "1.5"]) {
+      const response = await app.request("GET", `/api/tasks/${bad}`, { token: owner.token });
+      expect(response.status).toBe(422);
+      expect(Object.keys((await json<{ errors: object }>(response)).errors)).toEqual(["id"]);
+    }
+  });
+
   test("the owner still reaches the task on every route", async () => {
     expect((await app.request("GET", `/api/tasks/${id}/history`, { token: owner.token })).status).toBe(200);
     expect((await app.request("GET", `/api/tasks/${id}/share-url`, { token: owner.token })).status).toBe(200);

@@ -39,7 +39,10 @@ export const listQuery = t.Object({
   per_page: t.Optional(t.Integer({ default: 25, description: "Tasks per page, 1 to 100." })),
 });
 
-export const taskParams = t.Object({ id: taskId });
+// No range on the path's id: Elysia's decoder reports a range error in a path or query without naming the
+// field (`errors.property`), and an integer that is no task of the caller's (0, negative, huge) is simply
+// not found: 404, like any other such id. Not an integer at all is 422 on `id`.
+export const taskParams = t.Object({ id: t.Integer({ description: "Task id" }) });
 
 export const updateTaskBody = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
