@@ -1,5 +1,6 @@
 import type { EventStore } from "../eventstore/port.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
+import { StampedCache } from "../readmodels/stamped-cache.ts";
 import type { WaitForProjections } from "../../projections/wait.ts";
 import type { NotificationDocument } from "../../projections/notifications.ts";
 import { handleCommand } from "../core/command-handler.ts";
@@ -17,17 +18,24 @@ export const recentLimit = 10;
  * command on the account's stream (NotificationsRead), which the projection then applies.
  */
 export class Notifications {
+  // Polled by every open page of the app: kept per user until any notification is written.
+  private readonly recentByUser: StampedCache<readonly NotificationView[]>;
+
   constructor(
     private readonly store: EventStore,
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.recentByUser = new StampedCache(db, ["notifications"], 10_000);
+  }
 
-  async recent(userId: number): Promise<NotificationView[]> {
-    // Log position orders them exactly as they happened, even within one millisecond.
-    const found = await this.db.collection<NotificationDocument>("notifications").find({ userId }, { sort: { _position: -1 }, limit: recentLimit });
-    return found.map((n) => ({ id: n._id, title: n.title, message: n.message, read_at: n.read_at, created_at: n.created_at }));
+  async recent(userId: number): Promise<readonly NotificationView[]> {
+    return this.recentByUser.get(String(userId), async () => {
+      // Log position orders them exactly as they happened, even within one millisecond.
+      const found = await this.db.collection<NotificationDocument>("notifications").find({ userId }, { sort: { _position: -1 }, limit: recentLimit });
+      return found.map((n) => ({ id: n._id, title: n.title, message: n.message, read_at: n.read_at, created_at: n.created_at }));
+    });
   }
 
   /** Waits for the projection, so a GET right after the answer already shows them read. */

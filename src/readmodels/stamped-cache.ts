@@ -16,6 +16,8 @@ export class StampedCache<V extends object> {
     private readonly maxEntries: number,
   ) {}
 
+  get(key: string, read: () => Promise<V>): Promise<V>;
+  get(key: string, read: () => Promise<V | null>): Promise<V | null>;
   async get(key: string, read: () => Promise<V | null>): Promise<V | null> {
     const stamp = this.db.changeStamp(this.collections);
     const kept = this.entries.get(key);
