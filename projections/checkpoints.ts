@@ -11,7 +11,7 @@ export class Checkpoints {
   }
 
   async load(name: string): Promise<number> {
-    return (await this.collection.findOne({ _id: name }))?.position ?? 0;
+    return (await this.entry(name)).position;
   }
 
   /** The position, and the version of the read model's shape it was saved with (1 when none was given). */
