@@ -13,6 +13,8 @@ import { InProcessBus } from "./bus/in-process.ts";
 import { NatsBus } from "./bus/nats.ts";
 import { FileBlobStore } from "./blobs/filesystem.ts";
 import { S3BlobStore } from "./blobs/s3.ts";
+import { stateCacheOf } from "./core/state-cache.ts";
+import { DocumentSnapshots } from "./core/document-snapshots.ts";
 
 /** One adapter per port, chosen by configuration: a URL set means the cluster adapter, none the embedded one. */
 export type Adapters = {
@@ -58,6 +60,8 @@ export async function openAdapters(config: Config): Promise<Adapters> {
   const secret = signingSecret(config.dataDir);
   const eventStore = await openEventStore(config);
   const documents = await openDocumentStore(config);
+  // Commands on long streams (an account's) start from a snapshot kept beside the read models.
+  stateCacheOf(eventStore).useSnapshots(new DocumentSnapshots(documents));
   const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl) : new InProcessBus();
   const fileBlobs = config.s3 ? null : new FileBlobStore({ root: join(config.dataDir, "blobs"), publicUrl: config.publicUrl, secret });
   const blobs: BlobStore = config.s3 ? new S3BlobStore(config.s3) : fileBlobs!;

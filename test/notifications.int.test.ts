@@ -4,6 +4,7 @@ import { userDecider, type UserCommand } from "../src/accounts/decider.ts";
 import { userStream } from "../src/accounts/events.ts";
 import { notificationsProjection, type NotificationDocument } from "../projections/notifications.ts";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
+import { chargeSeconds } from "./support/charges.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -18,6 +19,12 @@ const now = () => new Date().toISOString();
 async function run(userId: number, command: UserCommand): Promise<void> {
   const result = await handleCommand(app.adapters.eventStore, userStream(userId), userDecider, command, { metadata: { correlationId: "test", causationId: null, userId: null } });
   if (result.position !== null) await app.service.waitForProjections(result.position);
+}
+
+/** Charges the account as a finished task would, and waits until every read model shows it. */
+async function charge(userId: number, taskId: number, seconds: number): Promise<void> {
+  const position = await chargeSeconds(app.adapters.eventStore, userId, seconds, taskId);
+  if (position !== null) await app.service.waitForProjections(position);
 }
 
 async function list(token: string): Promise<Notification[]> {
@@ -50,10 +57,10 @@ describe("notifications", () => {
 
   test("the balance warns once, on the charge that crosses below 10 %", async () => {
     const { token, id } = await app.register();
-    await run(id, { type: "ChargeSeconds", taskId: 1, seconds: 1_000, now: now() });
+    await charge(id, 1, 1_000);
     expect(await list(token)).toEqual([]);
-    await run(id, { type: "ChargeSeconds", taskId: 2, seconds: 700, now: now() }); // 100 of 1800 left
-    await run(id, { type: "ChargeSeconds", taskId: 3, seconds: 50, now: now() });
+    await charge(id, 2, 700); // 100 of 1800 left
+    await charge(id, 3, 50);
     const found = await list(token);
     expect(found.map((n) => n.title)).toEqual(["Balance low"]);
     expect(found[0]!.message).toStartWith("You have 1 min of transcription time left.");
@@ -112,7 +119,7 @@ describe("notifications", () => {
     const { token, id } = await app.register();
     await run(id, changePlan("pro", "month"));
     await app.request("POST", "/api/notifications/mark-all-as-read", { token });
-    await run(id, { type: "ChargeSeconds", taskId: 1, seconds: 71_000, now: now() });
+    await charge(id, 1, 71_000);
     const before = await list(token);
     expect(before.map((n) => [n.title, n.read_at === null])).toEqual([["Balance low", true], ["Plan changed", false]]);
 

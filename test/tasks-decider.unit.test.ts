@@ -146,6 +146,22 @@ describe("admissionDecider (3 concurrent tasks per user)", () => {
     spec.given([registered]).when({ type: "ReleaseTaskSlot", taskId: 1, attempt: 1 }).then([]);
   });
 
+  test("a finished task is charged as its slot is given back: once, allowance first, never below zero", () => {
+    const granted = { type: "AllowanceGranted", data: { period: "2026-11", seconds: 1800, reason: "monthly", grantedAt: now } } as unknown as AdmissionEvent;
+    const toppedUp = { type: "SecondsToppedUp", data: { seconds: 100, source: "operator", toppedUpAt: now } } as unknown as AdmissionEvent;
+    const charge = (taskId: number, seconds: number) => ({ type: "ReleaseTaskSlot" as const, taskId, attempt: 1, charge: { seconds, now } });
+    const charged = (taskId: number, seconds: number, fromAllowance: number, fromTopUp: number) =>
+      ({ type: "SecondsCharged", data: { taskId, seconds, fromAllowance, fromTopUp, chargedAt: now } }) as unknown as AdmissionEvent;
+    const funded = [registered, granted, toppedUp, admitted(1), admitted(2)];
+    spec.given(funded).when(charge(1, 1850)).then([released(1), charged(1, 1850, 1800, 50)]);
+    // Redelivered completion: the slot is gone, so nothing is charged again.
+    spec.given([...funded, released(1), charged(1, 1850, 1800, 50)]).when(charge(1, 1850)).then([]);
+    spec.given([...funded, released(1), charged(1, 1850, 1800, 50)]).when(charge(2, 500)).then([released(2), charged(2, 50, 0, 50)]);
+    // A charge written before charges moved onto the slot (the old charge worker) is not repeated.
+    spec.given([...funded, charged(1, 1850, 1800, 50)]).when(charge(1, 1850)).then([released(1)]);
+    spec.given(funded).when(charge(1, 0)).then([released(1)]);
+  });
+
   test("a slot belongs to one attempt: releasing an earlier attempt leaves the retry's slot held", () => {
     const retriedTask = [registered, admitted(1, 1), released(1, 1), admitted(1, 2)];
     spec.given(retriedTask).when({ type: "ReleaseTaskSlot", taskId: 1, attempt: 1 }).then([]);

@@ -5,8 +5,7 @@ import { startTestApp, type TestApp } from "./support/test-app.ts";
 import { createTask, getTask, json, taskCommand, waitForStatus, type Json, type User } from "./support/tasks.ts";
 import { badMedia, joinedClips, joinedMp3, librispeech, spoken } from "./support/media-fixtures.ts";
 import { readSse } from "./support/sse.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { userDecider } from "../src/accounts/decider.ts";
+import { chargeSeconds } from "./support/charges.ts";
 import { userStream } from "../src/accounts/events.ts";
 import { wordErrorRate } from "../src/transcription/wer.ts";
 import { pipelineObservers, type PipelineTimings } from "../src/transcription/timings.ts";
@@ -33,9 +32,7 @@ async function charges(userId: number) {
   return (await app.adapters.eventStore.readStream(userStream(userId))).filter((e) => e.type === "SecondsCharged").map((e) => e.data as { taskId: number; seconds: number });
 }
 async function spend(userId: number, seconds: number) {
-  const { position } = await handleCommand(app.adapters.eventStore, userStream(userId), userDecider, { type: "ChargeSeconds", taskId: -Math.floor(Math.random() * 1e9), seconds, now: new Date().toISOString() }, {
-    metadata: { correlationId: "test", causationId: null, userId: null },
-  });
+  const position = await chargeSeconds(app.adapters.eventStore, userId, seconds);
   if (position !== null) await app.service.waitForProjections(position);
 }
 

@@ -3,9 +3,7 @@ import { createHash } from "node:crypto";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
 import { createTask, json, type Json } from "./support/tasks.ts";
 import { bytes, complete, completeBody, putSigned, sign, signPart, toneFile, uploadParts, type Session } from "./support/uploads.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { userDecider } from "../src/accounts/decider.ts";
-import { userStream } from "../src/accounts/events.ts";
+import { chargeSeconds } from "./support/charges.ts";
 import { NoSuchUploadError } from "../src/blobs/port.ts";
 import { fold } from "../src/core/decider.ts";
 import { uploadDecider } from "../src/uploads/decider.ts";
@@ -32,9 +30,7 @@ async function storageUploadId(session: Session): Promise<string> {
 }
 
 async function charge(userId: number, seconds: number) {
-  const { position } = await handleCommand(app.adapters.eventStore, userStream(userId), userDecider, { type: "ChargeSeconds", taskId: 0, seconds, now: new Date().toISOString() }, {
-    metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null },
-  });
+  const position = await chargeSeconds(app.adapters.eventStore, userId, seconds);
   if (position !== null) await app.service.waitForProjections(position);
 }
 

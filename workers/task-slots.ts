@@ -5,11 +5,15 @@ import { userStream } from "../src/accounts/events.ts";
 import type { TaskEvent } from "../src/tasks/events.ts";
 import type { Worker } from "./worker.ts";
 
+type Created = Extract<TaskEvent, { type: "TaskCreated" }>;
+
 /**
- * Gives a user's concurrent-task slot back when a task ends (finished, failed, deleted). Releasing a
- * slot that is already free appends nothing, so redeliveries are harmless.
+ * Gives a user's concurrent-task slot back when a task ends (finished, failed, deleted), and charges a
+ * transcribed task's cost (its media's duration in whole seconds) as it does: the slot is released
+ * once, so the charge happens once whatever the redeliveries. A task created with its transcript was
+ * not recognised and is not charged.
  */
-export function taskSlotWorker(store: EventStore): Worker {
+export function taskSlotWorker(store: EventStore, now: () => Date = () => new Date()): Worker {
   return {
     name: "task-slots",
     subject: "scribe.task.>",
@@ -17,8 +21,13 @@ export function taskSlotWorker(store: EventStore): Worker {
       const event = recorded as unknown as TaskEvent;
       if (event.type !== "TaskFinished" && event.type !== "TaskFailed" && event.type !== "TaskDeleted") return;
       const taskId = Number(recorded.streamName.slice("task-".length));
+      let charge: { seconds: number; now: string } | undefined;
+      if (event.type === "TaskFinished" && event.data.cost && event.data.cost > 0) {
+        const [created] = (await store.readStream(recorded.streamName, { maxCount: 1 })) as unknown as Created[];
+        if (created?.type === "TaskCreated" && created.data.segments === null) charge = { seconds: event.data.cost, now: now().toISOString() };
+      }
       // The slot of exactly this attempt: a late event about an earlier attempt frees nothing the retry holds.
-      await handleCommand(store, userStream(event.data.userId), admissionDecider, { type: "ReleaseTaskSlot", taskId, attempt: event.data.attempt }, {
+      await handleCommand(store, userStream(event.data.userId), admissionDecider, { type: "ReleaseTaskSlot", taskId, attempt: event.data.attempt, charge }, {
         metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
       });
     },

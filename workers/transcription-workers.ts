@@ -6,13 +6,12 @@ import { createSummarizer } from "../src/transcription/summary/index.ts";
 import { TranscriptionPipeline } from "../src/transcription/pipeline.ts";
 import type { Summarizer } from "../src/transcription/summary/summarizer.ts";
 import { transcriptionWorker } from "./transcription.ts";
-import { chargeWorker } from "./charges.ts";
 import type { Worker } from "./worker.ts";
 
-/** The transcription pipeline's workers: recognition (engine chosen by configuration; unless TRANSCRIPTION_WORKER=off) and charging. */
+/** The transcription pipeline's worker: recognition, engine chosen by configuration, unless TRANSCRIPTION_WORKER=off (charging is task-slots.ts). */
 export function transcriptionWorkers(store: EventStore, blobs: BlobStore, config: TranscriptionConfig): { workers: Worker[]; summarizer: Summarizer } {
   const summarizer = createSummarizer(config);
   const pipeline = new TranscriptionPipeline({ store, blobs, engine: createEngine(config), summarizer, config });
   const transcription = config.worker ? [transcriptionWorker(store, pipeline, { ackWaitMs: config.ackWaitSeconds * 1000 })] : [];
-  return { workers: [...transcription, chargeWorker(store)], summarizer };
+  return { workers: transcription, summarizer };
 }

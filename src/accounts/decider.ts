@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { ForbiddenError, NotFoundError } from "../core/errors.ts";
 import { periodOf, plans, type BillingInterval, type PlanKey } from "../billing/plans.ts";
-import { emptyLedger, evolveLedger, remainingSeconds, splitCharge, type BalanceLedger } from "./balance.ts";
+import { emptyLedger, evolveLedger, type BalanceLedger } from "./balance.ts";
 import { userEventTypes, type Identity, type UserEvent } from "./events.ts";
 
 export type UserCommand =
@@ -23,7 +23,6 @@ export type UserCommand =
   | { type: "ChangePlan"; plan: PlanKey; interval: BillingInterval; source: "operator" | "checkout"; reference: string | null; now: string }
   | { type: "GrantMonthlyAllowance"; now: string }
   | { type: "TopUpSeconds"; seconds: number; source: "operator" | "purchase"; now: string }
-  | { type: "ChargeSeconds"; taskId: number; seconds: number; now: string }
   | { type: "CreateApiKey"; keyId: string; name: string; keyHash: string; prefix: string; now: string }
   | { type: "RevokeApiKey"; keyId: string; now: string }
   | { type: "MarkNotificationsRead"; now: string };
@@ -37,10 +36,9 @@ export type UserState =
       plan: PlanKey;
       interval: BillingInterval;
       ledger: BalanceLedger;
-      tokens: ReadonlySet<string>;
+      /** Live API keys only: a user makes few, and revoked ones leave the state. */
       apiKeys: ReadonlySet<string>;
       identities: readonly Identity[];
-      chargedTasks: ReadonlySet<number>;
       /** Checkout references already turned into a plan change: a repeated payment webhook changes nothing. */
       checkoutReferences: ReadonlySet<string>;
     };
@@ -57,7 +55,12 @@ const accountEventTypes: ReadonlySet<string> = new Set(userEventTypes);
 const withItem = <T>(set: ReadonlySet<T>, item: T) => new Set([...set, item]);
 const withoutItem = <T>(set: ReadonlySet<T>, item: T) => new Set([...set].filter((x) => x !== item));
 
+/**
+ * Profile, credentials, plan and balance of `user-<id>`. Charges are decided by the admission decider
+ * (tasks/admission.ts) on the same stream, where a task's slot makes its charge happen once.
+ */
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
+  snapshot: { name: "account", version: 2 },
   initialState: () => ({ status: "none" }),
 
   evolve(state, event) {
@@ -72,19 +75,16 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         plan: "free",
         interval: "none",
         ledger: emptyLedger,
-        tokens: new Set(),
         apiKeys: new Set(),
         identities: identity ? [identity] : [],
-        chargedTasks: new Set(),
         checkoutReferences: new Set(),
       };
     }
     if (state.status !== "registered") return state;
     switch (event.type) {
       case "AccessTokenIssued":
-        return { ...state, tokens: withItem(state.tokens, event.data.tokenId) };
       case "AccessTokenRevoked":
-        return { ...state, tokens: withoutItem(state.tokens, event.data.tokenId) };
+        return state;
       case "ProfileUpdated":
         return { ...state, email: event.data.email ?? state.email };
       case "AvatarChanged":
@@ -97,9 +97,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       }
       case "AllowanceGranted":
       case "SecondsToppedUp":
-        return { ...state, ledger: evolveLedger(state.ledger, event) };
       case "SecondsCharged":
-        return { ...state, ledger: evolveLedger(state.ledger, event), chargedTasks: withItem(state.chargedTasks, event.data.taskId) };
+        return { ...state, ledger: evolveLedger(state.ledger, event) };
       case "ApiKeyCreated":
         return { ...state, apiKeys: withItem(state.apiKeys, event.data.keyId) };
       case "ApiKeyRevoked":
@@ -122,13 +121,14 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
           { type: "AccessTokenIssued", data: { tokenId: token.tokenId, tokenHash: token.tokenHash, method: token.method, issuedAt: now } },
         ];
       }
-      case "IssueAccessToken": {
-        const user = registered(state);
-        if (user.tokens.has(command.tokenId)) return [];
+      // Tokens are not folded (a login a day for years would make every command on the account slower):
+      // the caller authenticated with the token it revokes, so it is live, and a second revoke is harmless.
+      case "IssueAccessToken":
+        registered(state);
         return [{ type: "AccessTokenIssued", data: { tokenId: command.tokenId, tokenHash: command.tokenHash, method: command.method, issuedAt: command.now } }];
-      }
       case "RevokeAccessToken":
-        return registered(state).tokens.has(command.tokenId) ? [{ type: "AccessTokenRevoked", data: { tokenId: command.tokenId, revokedAt: command.now } }] : [];
+        registered(state);
+        return [{ type: "AccessTokenRevoked", data: { tokenId: command.tokenId, revokedAt: command.now } }];
       case "UpdateProfile": {
         registered(state);
         if (command.name === undefined && command.email === undefined) return [];
@@ -164,14 +164,6 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case "TopUpSeconds":
         registered(state);
         return [{ type: "SecondsToppedUp", data: { seconds: command.seconds, source: command.source, toppedUpAt: command.now } }];
-      case "ChargeSeconds": {
-        const user = registered(state);
-        // A task is charged once, whatever redeliveries its completion sees.
-        if (user.chargedTasks.has(command.taskId)) return [];
-        const seconds = Math.min(command.seconds, remainingSeconds(user.ledger));
-        const split = splitCharge(user.ledger, seconds);
-        return [{ type: "SecondsCharged", data: { taskId: command.taskId, seconds, ...split, chargedAt: command.now } }];
-      }
       case "CreateApiKey": {
         const user = registered(state);
         if (!plans[user.plan].apiAccess) throw new ForbiddenError("API keys need a Pro, Max or pay-as-you-go plan.");

@@ -1,4 +1,5 @@
-import type { EventMetadata, RecordedEvent } from "./event.ts";
+import type { EventMetadata } from "./event.ts";
+import { stateCacheOf } from "./state-cache.ts";
 import type { Decider, DomainEvent } from "./decider.ts";
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from "../eventstore/port.ts";
 
@@ -23,7 +24,8 @@ const maxAttempts = 20;
 
 /**
  * Load → evolve → decide → append with the expected revision; on a conflict someone else appended
- * first, so reload and decide again on the newer state.
+ * first, so reload and decide again on the newer state. Loading reads only the events this process
+ * has not folded yet (state-cache.ts), so a command costs the same on a stream of any length.
  */
 export async function handleCommand<State, Command, Event extends DomainEvent>(
   store: EventStore,
@@ -33,23 +35,20 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   context: CommandContext,
 ): Promise<CommandResult<State, Event>> {
   const newEventId = context.newEventId ?? (() => crypto.randomUUID());
+  const states = stateCacheOf(store);
   for (let attempt = 1; ; attempt++) {
-    const recorded = (await store.readStream(streamName)) as RecordedEvent[];
-    let state = decider.initialState();
-    for (const event of recorded) state = decider.evolve(state, event as unknown as Event);
-    const revision = recorded.length === 0 ? -1 : recorded[recorded.length - 1]!.revision;
+    const { state, revision } = await states.load(streamName, decider);
 
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, state, revision, position: null };
 
     const expectedRevision: ExpectedRevision = revision === -1 ? "no_stream" : revision;
     try {
-      const result = await store.append(
-        streamName,
-        events.map((event) => ({ id: newEventId(), type: event.type, data: event.data, metadata: context.metadata })),
-        { expectedRevision },
-      );
-      return { events, state: events.reduce(decider.evolve, state), revision: result.nextRevision, position: result.position };
+      const appended = events.map((event) => ({ id: newEventId(), type: event.type, data: event.data, metadata: context.metadata }));
+      const result = await store.append(streamName, appended, { expectedRevision });
+      const after = events.reduce(decider.evolve, state);
+      states.remember(streamName, decider, after, result.nextRevision, appended.at(-1)!.id);
+      return { events, state: after, revision: result.nextRevision, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxAttempts) throw error;
       // Spread retries out so a burst of writers on one stream does not collide in lockstep.

@@ -9,6 +9,12 @@ export type Decider<State, Command, Event extends DomainEvent> = {
   initialState: () => State;
   evolve: (state: State, event: Event) => State;
   decide: (command: Command, state: State) => Event[];
+  /**
+   * For streams that grow with an account's age: its folded state is saved now and then under
+   * `name@version`, and a load reads only the events after the newest save. Raise `version` when the
+   * shape of the state changes, so older saves are ignored. The state must stay small (no history).
+   */
+  snapshot?: { name: string; version: number };
 };
 
 export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<State, never, Event>, "initialState" | "evolve">, events: Event[]): State {

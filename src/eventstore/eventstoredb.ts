@@ -69,11 +69,15 @@ export class EventStoreDbEventStore implements EventStore {
     throw new Error(`append to ${streamName}: revision ${revision} not found after append`);
   }
 
-  async readStream(streamName: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]> {
+  async readStream(streamName: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]> {
     const from = options?.fromRevision ?? 0;
     const events: RecordedEvent[] = [];
     try {
-      const read = this.client.readStream(streamName, { fromRevision: from === 0 ? START : BigInt(from), direction: FORWARDS });
+      const read = this.client.readStream(streamName, {
+        fromRevision: from === 0 ? START : BigInt(from),
+        direction: FORWARDS,
+        ...(options?.maxCount !== undefined && { maxCount: options.maxCount }),
+      });
       for await (const resolved of read) if (resolved.event) events.push(toRecorded(resolved.event));
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];

@@ -41,8 +41,8 @@ export type EventHandler = (event: RecordedEvent) => Promise<void> | void;
  */
 export interface EventStore {
   append(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
-  /** Every event of the stream in order from `fromRevision` (default 0); [] when the stream does not exist. */
-  readStream(streamName: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
+  /** The stream's events in order from `fromRevision` (default 0), at most `maxCount` (default all); [] when the stream does not exist. */
+  readStream(streamName: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
   /** Events of the global log strictly after `after` (default: from the start), oldest first. */
   readAll(options?: { after?: number; limit?: number }): Promise<RecordedEvent[]>;
   /**

@@ -36,7 +36,7 @@ export class SqliteEventStore implements EventStore {
   private readonly insert: Statement<never, [string, number, string, string, string, string, string]>;
   private readonly lastRevision: Statement<{ revision: number | null }, [string]>;
   private readonly byId: Statement<Stored, [string]>;
-  private readonly streamRows: Statement<Row, [string, number]>;
+  private readonly streamRows: Statement<Row, [string, number, number]>;
   private readonly allRows: Statement<Row, [number, number]>;
   private readonly head: Statement<{ position: number | null }, []>;
   private readonly appendTx: (streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult;
@@ -71,7 +71,7 @@ export class SqliteEventStore implements EventStore {
     );
     this.lastRevision = this.db.prepare("SELECT max(revision) AS revision FROM events WHERE stream_name = ?");
     this.byId = this.db.prepare("SELECT stream_name, revision, position FROM events WHERE event_id = ?");
-    this.streamRows = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision`);
+    this.streamRows = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision LIMIT ?`);
     this.allRows = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
     this.head = this.db.prepare("SELECT max(position) AS position FROM events");
     // IMMEDIATE takes the write lock before reading the revision, so two appenders (even in two processes) cannot both pass the check.
@@ -123,8 +123,8 @@ export class SqliteEventStore implements EventStore {
     return { nextRevision: last.revision, position: last.position };
   }
 
-  async readStream(streamName: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]> {
-    return this.streamRows.all(streamName, options?.fromRevision ?? 0).map(toRecorded);
+  async readStream(streamName: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]> {
+    return this.streamRows.all(streamName, options?.fromRevision ?? 0, options?.maxCount ?? -1).map(toRecorded);
   }
 
   async readAll(options?: { after?: number; limit?: number }): Promise<RecordedEvent[]> {

@@ -1,20 +1,28 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { ForbiddenError, NotFoundError, TooManyRequestsError } from "../core/errors.ts";
 import { plans, type PlanKey } from "../billing/plans.ts";
+import { emptyLedger, evolveLedger, remainingSeconds, splitCharge, type BalanceLedger } from "../accounts/balance.ts";
+import type { UserEvent } from "../accounts/events.ts";
 import type { Disk } from "./events.ts";
 
 /**
  * The concurrent-task limit is decided on the account's stream `user-<id>`: every admission appends to
  * it with the revision it read, so 20 parallel creates meet there and exactly `limit` get in.
+ *
+ * A finished task's charge is decided here too, as its slot is given back: the slot exists once per
+ * attempt and is released once, so the task is charged once whatever redeliveries its completion sees,
+ * without the account remembering every task it ever charged. SecondsCharged is an account event
+ * (accounts/events.ts); this decider folds the ledger so the charge never takes the balance below zero.
  */
 export type AdmissionEvent =
   | { type: "TaskAdmitted"; data: { taskId: number; attempt: number; admittedAt: string } }
   | { type: "TaskSlotReleased"; data: { taskId: number; attempt: number } };
 
+type Charged = Extract<UserEvent, { type: "SecondsCharged" }>;
 type Folded =
   | AdmissionEvent
-  | { type: "UserRegistered"; data: unknown }
-  | { type: "PlanChanged"; data: { plan: PlanKey } };
+  | Charged
+  | Extract<UserEvent, { type: "UserRegistered" | "PlanChanged" | "AllowanceGranted" | "SecondsToppedUp" }>;
 
 export type AdmissionCommand =
   /**
@@ -23,17 +31,20 @@ export type AdmissionCommand =
    * `abandoned`: admitted tasks the caller found were never created (their creation died); their slots are freed first.
    */
   | { type: "AdmitTask"; taskId: number; attempt: number; disk: Disk; limit: number; abandoned: number[]; now: string }
-  | { type: "ReleaseTaskSlot"; taskId: number; attempt: number };
+  /** `charge`: the finished task's cost in seconds, taken from the balance as the slot is freed. */
+  | { type: "ReleaseTaskSlot"; taskId: number; attempt: number; charge?: { seconds: number; now: string } };
 
-export type Slot = { taskId: number; attempt: number; admittedAt: string };
-export type AdmissionState = { exists: boolean; plan: PlanKey; inFlight: ReadonlyMap<string, Slot> };
+/** `charged`: a charge for this task is already in the log (written before charges moved here). */
+export type Slot = { taskId: number; attempt: number; admittedAt: string; charged: boolean };
+export type AdmissionState = { exists: boolean; plan: PlanKey; ledger: BalanceLedger; inFlight: ReadonlyMap<string, Slot> };
 
 const slotKey = (taskId: number, attempt: number) => `${taskId}#${attempt}`;
 
 export const maxConcurrentTasks = 3;
 
-export const admissionDecider: Decider<AdmissionState, AdmissionCommand, AdmissionEvent> = {
-  initialState: () => ({ exists: false, plan: "free", inFlight: new Map() }),
+export const admissionDecider: Decider<AdmissionState, AdmissionCommand, AdmissionEvent | Charged> = {
+  snapshot: { name: "admission", version: 2 },
+  initialState: () => ({ exists: false, plan: "free", ledger: emptyLedger, inFlight: new Map() }),
   evolve(state, event) {
     const e = event as Folded;
     switch (e.type) {
@@ -41,9 +52,17 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
         return { ...state, exists: true };
       case "PlanChanged":
         return { ...state, plan: e.data.plan };
+      case "AllowanceGranted":
+      case "SecondsToppedUp":
+        return { ...state, ledger: evolveLedger(state.ledger, e) };
+      case "SecondsCharged": {
+        const inFlight = new Map(state.inFlight);
+        for (const [key, slot] of inFlight) if (slot.taskId === e.data.taskId) inFlight.set(key, { ...slot, charged: true });
+        return { ...state, ledger: evolveLedger(state.ledger, e), inFlight };
+      }
       case "TaskAdmitted": {
         const { taskId, attempt, admittedAt } = e.data;
-        return { ...state, inFlight: new Map([...state.inFlight, [slotKey(taskId, attempt), { taskId, attempt, admittedAt }]]) };
+        return { ...state, inFlight: new Map([...state.inFlight, [slotKey(taskId, attempt), { taskId, attempt, admittedAt, charged: false }]]) };
       }
       case "TaskSlotReleased": {
         const inFlight = new Map(state.inFlight);
@@ -71,8 +90,13 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
         return [...released, { type: "TaskAdmitted", data: { taskId: command.taskId, attempt: command.attempt, admittedAt: command.now } }];
       }
       case "ReleaseTaskSlot": {
-        const { taskId, attempt } = command;
-        return state.inFlight.has(slotKey(taskId, attempt)) ? [{ type: "TaskSlotReleased", data: { taskId, attempt } }] : [];
+        const { taskId, attempt, charge } = command;
+        const slot = state.inFlight.get(slotKey(taskId, attempt));
+        if (!slot) return [];
+        const released: AdmissionEvent = { type: "TaskSlotReleased", data: { taskId, attempt } };
+        if (!charge || charge.seconds <= 0 || slot.charged) return [released];
+        const seconds = Math.min(charge.seconds, remainingSeconds(state.ledger));
+        return [released, { type: "SecondsCharged", data: { taskId, seconds, ...splitCharge(state.ledger, seconds), chargedAt: charge.now } }];
       }
       default:
         return assertNever(command);

@@ -9,11 +9,11 @@ import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.t
 import type { FolderDocument } from "../../projections/folders.ts";
 import { findTaskCounts, folderCountKey, type TaskCountsDocument } from "../../projections/task-counts.ts";
 import { userStream } from "../accounts/events.ts";
-import { admissionDecider, maxConcurrentTasks, type AdmissionState } from "./admission.ts";
+import { admissionDecider, maxConcurrentTasks } from "./admission.ts";
 import { taskDecider, type TaskCommand } from "./decider.ts";
 import { taskStream, type Disk } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type SegmentInput } from "./segments.ts";
-import { fold } from "../core/decider.ts";
+import { loadState } from "../core/state-cache.ts";
 import { folderKey } from "../folders/name.ts";
 import { assertBalanceAllows } from "../transcription/balance.ts";
 
@@ -110,11 +110,11 @@ export class Tasks {
   }
 
   private async abandonedAdmissions(userId: number): Promise<number[]> {
-    const state: AdmissionState = fold(admissionDecider, (await this.store.readStream(userStream(userId))) as never);
+    const { state } = await loadState(this.store, userStream(userId), admissionDecider);
     const abandoned: number[] = [];
     for (const { taskId, admittedAt } of state.inFlight.values()) {
       if (this.now().getTime() - Date.parse(admittedAt) < abandonedAfterMs) continue;
-      if ((await this.store.readStream(taskStream(taskId))).length === 0) abandoned.push(taskId);
+      if ((await this.store.readStream(taskStream(taskId), { maxCount: 1 })).length === 0) abandoned.push(taskId);
     }
     return abandoned;
   }

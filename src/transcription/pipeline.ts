@@ -13,6 +13,7 @@ import type { BlobStore } from "../blobs/port.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { fold } from "../core/decider.ts";
+import { loadState } from "../core/state-cache.ts";
 import { taskDecider, type TaskCommand } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
 import { userDecider } from "../accounts/decider.ts";
@@ -66,7 +67,7 @@ export class TranscriptionPipeline {
   }
 
   private async checkBalance(userId: number, seconds: number): Promise<void> {
-    const user = fold(userDecider, (await this.deps.store.readStream(userStream(userId))) as never);
+    const { state: user } = await loadState(this.deps.store, userStream(userId), userDecider);
     if (user.status !== "registered") return;
     const remaining = remainingSeconds(user.ledger);
     if (seconds > remaining) {
