@@ -3,7 +3,7 @@
 // Defaults: 100,1000,10000,100000 tasks; 200 creates; 10 s.
 // For each size: a fresh DATA_DIR, the account registered through the API, then its history seeded straight
 // into the event store as the service writes it (an id reserved, the slot taken and released on user-<id>,
-// TaskCreated with segments and TaskFinished on task-<id>), the read models rebuilt, and the real service
+// TaskCreated and TaskFinished on task-<id>; no transcript blobs, which creation never reads), the read models rebuilt, and the real service
 // started. Then `creates` sequential POST /api/tasks with segments (p50, p99 of the 201s; a 429 waits 2 ms
 // and is not timed) and, for the largest and smallest history, tasks created per second in a loop of
 // 3 clients for `seconds`.
@@ -70,9 +70,9 @@ async function seedHistory(dataDir: string, userId: number, count: number): Prom
         const history: TaskEvent[] = [
           {
             type: "TaskCreated",
-            data: { taskId, userId, name, file: null, path: "meeting.mp3", disk: "objstore", size: null, duration: 5, cost: null, url: null, speakerDiarization: false, segments: segments.map((s, id) => ({ id, ...s, speaker: null, tokens: s.text.split(" ") })), createdAt: new Date().toISOString() },
+            data: { taskId, userId, name, file: null, path: "meeting.mp3", disk: "objstore", size: null, duration: 5, cost: null, url: null, speakerDiarization: false, transcript: null, createdAt: new Date().toISOString() },
           },
-          { type: "TaskFinished", data: { userId, taskId, attempt: 1, name, segments: null, duration: 5, cost: null, summary: null, mindmap: null } },
+          { type: "TaskFinished", data: { userId, taskId, attempt: 1, name, transcript: null, duration: 5, cost: null, summary: null, mindmap: null } },
         ];
         return store.append(taskStream(taskId), history.map(event), { expectedRevision: "no_stream" });
       }),

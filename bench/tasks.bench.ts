@@ -15,6 +15,8 @@ import { Checkpoints } from "../projections/checkpoints.ts";
 import { taskStream, type TaskEvent } from "../src/tasks/events.ts";
 import type { NewEvent } from "../src/core/event.ts";
 import { Tasks } from "../src/tasks/service.ts";
+import { TranscriptStore } from "../src/tasks/transcripts.ts";
+import { FileBlobStore } from "../src/blobs/filesystem.ts";
 import { startServiceProcess } from "../test/support/service-process.ts";
 import { percentile, requireWrk, type WrkResult } from "./support/stats.ts";
 import { fixedRate } from "./support/fixed-rate.ts";
@@ -61,7 +63,7 @@ async function seed(benchUserId: number, folder: { id: number; name: string }): 
       const name = `${names[taskId % names.length]} ${taskId}`;
       const created: TaskEvent = {
         type: "TaskCreated",
-        data: { taskId, userId, name, file: `${name}.mp3`, path: `uploads/${taskId}.mp3`, disk: "objstore", size: 1_000_000 + taskId, duration: 60 + (taskId % 3600), cost: null, url: null, speakerDiarization: false, segments: null, createdAt: new Date(Date.now() - (totalTasks - taskId) * 1000).toISOString() },
+        data: { taskId, userId, name, file: `${name}.mp3`, path: `uploads/${taskId}.mp3`, disk: "objstore", size: 1_000_000 + taskId, duration: 60 + (taskId % 3600), cost: null, url: null, speakerDiarization: false, transcript: null, createdAt: new Date(Date.now() - (totalTasks - taskId) * 1000).toISOString() },
       };
       const events: TaskEvent[] = [created];
       if (mine) {
@@ -81,7 +83,7 @@ async function seed(benchUserId: number, folder: { id: number; name: string }): 
   const rebuilt = performance.now();
 
   // Where a list request's time goes inside the read model (same queries as Tasks.list, in process).
-  const tasks = new Tasks(store, db, async () => {});
+  const tasks = new Tasks(store, db, async () => {}, new TranscriptStore(new FileBlobStore({ root: `${dataDir}/blobs`, publicUrl: "http://127.0.0.1", secret: "bench" })));
   const time = async (label: string, work: () => Promise<unknown>) => {
     const samples: number[] = [];
     for (let i = 0; i < 200; i++) {

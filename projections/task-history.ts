@@ -13,13 +13,22 @@ export type TaskHistoryDocument = Document & {
   summary: Record<string, unknown>;
 };
 
-const large = new Set(["segments", "summary", "mindmap"]);
+const large = new Set(["segments", "summary", "mindmap", "transcript"]);
+
+function describeLarge(value: unknown): unknown {
+  if (Array.isArray(value)) return `${value.length} segments`;
+  if (typeof value === "string") return `${value.length} characters`;
+  // A transcript stored as a blob: its reference says how many segments it holds.
+  if (value !== null && typeof value === "object" && typeof (value as { segments?: unknown }).segments === "number") return `${(value as { segments: number }).segments} segments`;
+  return value;
+}
 
 /** The data of an event with the bulky parts (transcripts) replaced by their size. */
 export function summarize(data: unknown): Record<string, unknown> {
   const summary: Record<string, unknown> = {};
   for (const [key, value] of Object.entries((data ?? {}) as Record<string, unknown>)) {
-    if (large.has(key)) summary[key] = Array.isArray(value) ? `${value.length} segments` : typeof value === "string" ? `${value.length} characters` : value;
+    // A transcript reference reads as the inline segments did before transcripts moved to blobs.
+    if (large.has(key)) summary[key === "transcript" ? "segments" : key] = describeLarge(value);
     else summary[key] = value;
   }
   return summary;

@@ -5,6 +5,7 @@ import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskSta
 import type { FolderEvent } from "../src/folders/decider.ts";
 import { userIdOfStream } from "../src/accounts/events.ts";
 import { exportVersion } from "../src/tasks/export-version.ts";
+import { hasTranscript, type TranscriptRef, type TranscriptSource } from "../src/tasks/transcripts.ts";
 import { countFolderDeleted, countTaskChange, settleTaskCounts, updateTaskCounts } from "./task-counts.ts";
 
 /** The `tasks` read model: what lists and details show, without the transcript (kept in `transcripts`). */
@@ -37,8 +38,11 @@ export type TaskFields = {
 };
 export type TaskDocument = ProjectedDocument & TaskFields;
 
-/** The transcript, summary and mind map of a task: large, so only the detail view reads them. */
-export type TranscriptFields = { userId: number; segments: unknown[] | null; summary: string | null; mindmap: string | null };
+/**
+ * The transcript, summary and mind map of a task: only the detail view reads them. The segments are a
+ * blob (`transcript`, read through TranscriptStore), or inline (`segments`) for events written before.
+ */
+export type TranscriptFields = { userId: number; transcript: TranscriptRef | null; segments: unknown[] | null; summary: string | null; mindmap: string | null };
 export type TranscriptDocument = ProjectedDocument & TranscriptFields;
 
 export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields | null {
@@ -67,7 +71,7 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
       speakerDiarization: d.speakerDiarization,
       shared: false,
       failureReason: null,
-      hasTranscript: d.segments !== null,
+      hasTranscript: hasTranscript(d),
       exportVersion: exportVersion(time, null),
       createdAt: d.createdAt,
       updatedAt: time,
@@ -115,8 +119,8 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
         duration: d.duration ?? doc.duration,
         cost: d.cost ?? doc.cost,
         quality: d.quality ?? doc.quality,
-        hasTranscript: doc.hasTranscript || d.segments !== null,
-        exportVersion: d.segments !== null ? exportVersion(time, doc.exportVersion) : doc.exportVersion,
+        hasTranscript: doc.hasTranscript || hasTranscript(d),
+        exportVersion: hasTranscript(d) ? exportVersion(time, doc.exportVersion) : doc.exportVersion,
       };
     }
     case "TaskFailed":
@@ -124,15 +128,20 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
   }
 }
 
+/** An event's transcript as the read model keeps it: one of the two forms, the other null. */
+const transcriptOf = (data: TranscriptSource) => ({ transcript: data.transcript ?? null, segments: data.transcript ? null : ((data.segments ?? null) as unknown[] | null) });
+
 export function evolveTranscript(doc: TranscriptFields | null, recorded: RecordedEvent): TranscriptFields | null {
   const event = recorded as unknown as TaskEvent;
   switch (event.type) {
     case "TaskCreated":
-      return { userId: event.data.userId, segments: event.data.segments, summary: null, mindmap: null };
+      return { userId: event.data.userId, ...transcriptOf(event.data), summary: null, mindmap: null };
     case "TranscriptEdited":
-      return doc && { ...doc, segments: event.data.segments };
-    case "TaskFinished":
-      return doc && { ...doc, segments: event.data.segments ?? doc.segments, summary: event.data.summary ?? doc.summary, mindmap: event.data.mindmap ?? doc.mindmap };
+      return doc && { ...doc, ...transcriptOf(event.data) };
+    case "TaskFinished": {
+      const { summary, mindmap } = event.data;
+      return doc && { ...doc, ...(hasTranscript(event.data) && transcriptOf(event.data)), summary: summary ?? doc.summary, mindmap: mindmap ?? doc.mindmap };
+    }
     case "SummaryRefreshed":
       return doc && { ...doc, summary: event.data.summary, mindmap: event.data.mindmap };
     case "TaskDeleted":

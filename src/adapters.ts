@@ -15,6 +15,7 @@ import { FileBlobStore } from "./blobs/filesystem.ts";
 import { S3BlobStore } from "./blobs/s3.ts";
 import { stateCacheOf } from "./core/state-cache.ts";
 import { DocumentSnapshots } from "./core/document-snapshots.ts";
+import { TranscriptStore } from "./tasks/transcripts.ts";
 
 /** One adapter per port, chosen by configuration: a URL set means the cluster adapter, none the embedded one. */
 export type Adapters = {
@@ -22,6 +23,8 @@ export type Adapters = {
   documents: DocumentStore;
   bus: Bus;
   blobs: BlobStore;
+  /** Transcripts as immutable blobs (events carry references); one per process, for its cache. */
+  transcripts: TranscriptStore;
   /** Set in the embedded profile: the API must serve its signed storage URLs. */
   fileBlobs: FileBlobStore | null;
   secret: string;
@@ -70,6 +73,7 @@ export async function openAdapters(config: Config): Promise<Adapters> {
     documents,
     bus,
     blobs,
+    transcripts: new TranscriptStore(blobs),
     fileBlobs,
     secret,
     describe: () =>

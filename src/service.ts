@@ -53,14 +53,14 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     : waitForCheckpoints(checkpoints, allProjections.map((p) => p.name));
 
   if (roles.has("workers")) {
-    workers = createWorkers({ eventStore: adapters.eventStore, blobs: adapters.blobs, mediaFetch: config.mediaFetch, transcription: config.transcription });
+    workers = createWorkers({ eventStore: adapters.eventStore, blobs: adapters.blobs, transcripts: adapters.transcripts, mediaFetch: config.mediaFetch, transcription: config.transcription });
     for (const worker of workers) {
-      consumers.push(await startWorker(adapters.bus, worker, config.workerConcurrency));
+      consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency));
     }
     relay = await startRelay({ store: adapters.eventStore, bus: adapters.bus, checkpoints });
     monthlyAllowance = startMonthlyAllowanceJob(adapters.eventStore, adapters.documents);
     stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
-    const uploads = new Uploads(adapters.eventStore, adapters.blobs, new Tasks(adapters.eventStore, adapters.documents, waitForProjections));
+    const uploads = new Uploads(adapters.eventStore, adapters.blobs, new Tasks(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts));
     uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.fileBlobs);
     relay.done.catch((error: unknown) => {
       // The relay stopped before a bus failure: exit so the supervisor restarts us from the checkpoint.

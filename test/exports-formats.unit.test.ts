@@ -12,7 +12,9 @@ import { attachmentDisposition } from "../src/blobs/content-disposition.ts";
 import { isMostlyRtl } from "../src/exports/document.ts";
 import { defaultPrimaryFont, extractFace, loadFont } from "../src/exports/fonts.ts";
 import { Measure } from "../src/exports/pdf-layout.ts";
-import { planExport, supersededKeys, wasRequested } from "../src/exports/plan.ts";
+import { planExport as planFrom, supersededKeys, wasRequested } from "../src/exports/plan.ts";
+import type { TranscriptSource } from "../src/tasks/transcripts.ts";
+import type { Segment } from "../src/tasks/segments.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 import { deciderSpec } from "./support/decider-spec.ts";
 import { taskDecider } from "../src/tasks/decider.ts";
@@ -196,22 +198,25 @@ describe("export plan (what the worker decides from the task's stream)", () => {
   });
   const created = at(0, "TaskCreated", { taskId: 7, userId: 3, name: "T", file: null, path: "p", disk: "objstore", size: null, duration: 9, cost: null, url: null, speakerDiarization: false, segments: [seg(0, 1000, "hi")], createdAt: "2025-01-01T00:00:00.000Z" });
   const finished = at(1, "TaskFinished", { userId: 3, taskId: 7, attempt: 1, name: "T", segments: null, duration: 9, cost: null, summary: null, mindmap: null });
+  // These events carry their segments inline, as events did before transcripts moved to blobs.
+  const inline = { segmentsOf: async (source: TranscriptSource | null) => (source?.segments ?? null) as Segment[] | null };
+  const planExport = (events: RecordedEvent[], format: "pdf" | "docx") => planFrom(events, format, inline);
   const version = "20250101000000000"; // TaskCreated's time: the finish brought no new segments
 
-  test("plans the current version, then nothing once it is made and nothing changed", () => {
-    const plan = planExport([created, finished], "pdf")!;
+  test("plans the current version, then nothing once it is made and nothing changed", async () => {
+    const plan = (await planExport([created, finished], "pdf"))!;
     expect(plan).toMatchObject({ taskId: 7, userId: 3, version, document: { name: "T", durationSeconds: 9 } });
     const made = at(2, "ExportGenerated", { userId: 3, taskId: 7, format: "pdf", version, key: `exports/7/${version}.pdf`, size: 10 });
-    expect(planExport([created, finished, made], "pdf")).toBeNull();
-    expect(planExport([created, finished, made], "docx")).not.toBeNull();
+    expect(await planExport([created, finished, made], "pdf")).toBeNull();
+    expect(await planExport([created, finished, made], "docx")).not.toBeNull();
     // A rename after it: the same version, made again (the name is in the document).
-    expect(planExport([created, finished, made, at(3, "TaskRenamed", { userId: 3, name: "U" })], "pdf")).toMatchObject({ version, document: { name: "U" } });
+    expect(await planExport([created, finished, made, at(3, "TaskRenamed", { userId: 3, name: "U" })], "pdf")).toMatchObject({ version, document: { name: "U" } });
   });
 
-  test("an edit moves the version; older files are superseded; requests are answered once", () => {
+  test("an edit moves the version; older files are superseded; requests are answered once", async () => {
     const made = at(2, "ExportGenerated", { userId: 3, taskId: 7, format: "pdf", version, key: "exports/7/old.pdf", size: 10 });
     const edited = at(3, "TranscriptEdited", { userId: 3, segments: [seg(0, 1, "new")] });
-    const plan = planExport([created, finished, made, edited], "pdf")!;
+    const plan = (await planExport([created, finished, made, edited], "pdf"))!;
     expect(plan.version).toBe("20250101000003000");
     const requested = at(4, "ExportRequested", { userId: 3, taskId: 7, format: "pdf", version: plan.version, requestedAt: "x" });
     expect(wasRequested([created, finished, made, edited, requested], "pdf", plan.version)).toBe(true);
@@ -219,19 +224,19 @@ describe("export plan (what the worker decides from the task's stream)", () => {
     const all = [created, finished, made, edited, requested, madeNew];
     expect(wasRequested(all, "pdf", plan.version)).toBe(false);
     expect(supersededKeys(all, "pdf")).toEqual(["exports/7/old.pdf"]);
-    expect(planExport(all, "pdf")).toBeNull();
+    expect(await planExport(all, "pdf")).toBeNull();
   });
 
-  test("no transcript, or a deleted task: nothing to make", () => {
+  test("no transcript, or a deleted task: nothing to make", async () => {
     const bare = at(0, "TaskCreated", { ...(created.data as object), segments: null });
-    expect(planExport([bare], "pdf")).toBeNull();
-    expect(planExport([created, finished, at(2, "TaskDeleted", { userId: 3, wasInFlight: false, attempt: 1 })], "pdf")).toBeNull();
+    expect(await planExport([bare], "pdf")).toBeNull();
+    expect(await planExport([created, finished, at(2, "TaskDeleted", { userId: 3, wasInFlight: false, attempt: 1 })], "pdf")).toBeNull();
   });
 });
 
 describe("task decider: export commands", () => {
   const spec = deciderSpec(taskDecider);
-  const created: TaskEvent = { type: "TaskCreated", data: { taskId: 7, userId: 3, name: "T", file: null, path: "p", disk: "objstore", size: null, duration: null, cost: null, url: null, speakerDiarization: false, segments: null, createdAt: "2025-01-01T00:00:00.000Z" } };
+  const created: TaskEvent = { type: "TaskCreated", data: { taskId: 7, userId: 3, name: "T", file: null, path: "p", disk: "objstore", size: null, duration: null, cost: null, url: null, speakerDiarization: false, transcript: null, createdAt: "2025-01-01T00:00:00.000Z" } };
 
   test("RequestExport records who asked for which version, and when", () => {
     spec.given([created]).when({ type: "RequestExport", format: "pdf", version: "20250101000000000", now: "2025-01-02T00:00:00.000Z" }).then([

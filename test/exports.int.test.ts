@@ -174,7 +174,7 @@ describe("without a running export worker (a task finished before the worker exi
 
     // The worker, started now, handles the request: the export is made, recorded and notified.
     const request = (await requested())[0] as RecordedEvent;
-    await exportWorker(api.adapters.eventStore, api.adapters.blobs).handle(request, undefined as never);
+    await exportWorker(api.adapters.eventStore, api.adapters.blobs, api.adapters.transcripts).handle(request, undefined as never);
     const generated = (await api.adapters.eventStore.readStream(stream)).filter((e) => e.type === "ExportGenerated");
     expect(generated.map((e) => e.data)).toEqual([expect.objectContaining({ format: "pdf", requested: true, version: (request.data as { version: string }).version })]);
     await api.service.waitForProjections(generated[0]!.position);
@@ -184,7 +184,7 @@ describe("without a running export worker (a task finished before the worker exi
     expect(notifications.map((n) => n.title)).toContain("Export ready");
     expect(notifications.find((n) => n.title === "Export ready")!.message).toBe(`The PDF export of task ${id} is ready to download.`);
     // Handled again (a redelivery): nothing new.
-    await exportWorker(api.adapters.eventStore, api.adapters.blobs).handle(request, undefined as never);
+    await exportWorker(api.adapters.eventStore, api.adapters.blobs, api.adapters.transcripts).handle(request, undefined as never);
     expect((await api.adapters.eventStore.readStream(stream)).filter((e) => e.type === "ExportGenerated")).toHaveLength(1);
 
     // An edit makes that file stale: with no worker to make the new one, it is never served again.

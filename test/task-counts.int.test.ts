@@ -48,7 +48,7 @@ async function history() {
     store.append(stream, events.map((e) => ({ id: crypto.randomUUID(), type: e.type, data: e.data, metadata })), { expectedRevision: "any" });
   const created = (taskId: number, userId: number): TaskEvent => ({
     type: "TaskCreated",
-    data: { taskId, userId, name: `Task ${taskId}`, file: null, path: `p/${taskId}`, disk: "objstore", size: 1, duration: 1, cost: null, url: null, speakerDiarization: false, segments: null, createdAt: new Date().toISOString() },
+    data: { taskId, userId, name: `Task ${taskId}`, file: null, path: `p/${taskId}`, disk: "objstore", size: 1, duration: 1, cost: null, url: null, speakerDiarization: false, transcript: null, createdAt: new Date().toISOString() },
   });
   for (let id = 1; id <= 6; id++) await append(taskStream(id), [created(id, id <= 4 ? 1 : 2)]);
   await append(taskStream(2), [{ type: "TaskMoved", data: { userId: 1, folder: { id: 9, name: "Work" } } }]);

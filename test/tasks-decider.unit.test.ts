@@ -21,13 +21,13 @@ const task = (disk: Disk = "objstore") => ({
   cost: null,
   url: null,
   speakerDiarization: false,
-  segments: null,
+  transcript: null,
 });
 const created = (disk: Disk = "objstore"): TaskEvent => ({ type: "TaskCreated", data: { ...task(disk), createdAt: now } });
 const failed: TaskEvent = { type: "TaskFailed", data: { userId: 1, taskId: 7, attempt: 1, name: "Interview", reason: "boom" } };
-const finished: TaskEvent = { type: "TaskFinished", data: { userId: 1, taskId: 7, attempt: 1, name: "Interview", segments: null, duration: 60, cost: null, summary: null, mindmap: null } };
+const finished: TaskEvent = { type: "TaskFinished", data: { userId: 1, taskId: 7, attempt: 1, name: "Interview", transcript: null, duration: 60, cost: null, summary: null, mindmap: null } };
 const retried = (attempts: number, status: "pending" | "waiting" = "pending"): TaskEvent => ({ type: "TaskRetried", data: { userId: 1, attempts, status } });
-const segments = [{ id: 1, start: 0, end: 1000, text: "hi", speaker: null, tokens: ["hi"] }];
+const transcript = { key: "transcripts/ab/ab.json", sha256: "ab", segments: 1, bytes: 70 };
 
 describe("taskDecider", () => {
   const spec = deciderSpec(taskDecider);
@@ -57,7 +57,7 @@ describe("taskDecider", () => {
   });
 
   test("transcript edits, detail corrections and ratings", () => {
-    spec.given([created()]).when({ type: "EditTranscript", segments }).then([{ type: "TranscriptEdited", data: { userId: 1, segments } }]);
+    spec.given([created()]).when({ type: "EditTranscript", transcript }).then([{ type: "TranscriptEdited", data: { userId: 1, transcript } }]);
     spec.given([created()]).when({ type: "CorrectTaskDetails" }).then([]);
     spec.given([created()]).when({ type: "CorrectTaskDetails", duration: 90 }).then([{ type: "TaskDetailsCorrected", data: { userId: 1, duration: 90 } }]);
     spec.given([created()]).when({ type: "CorrectTaskDetails", cost: 0, index: -2 }).then([{ type: "TaskDetailsCorrected", data: { userId: 1, cost: 0, index: -2 } }]);
@@ -95,7 +95,7 @@ describe("taskDecider", () => {
     const started: TaskEvent = { type: "TranscriptionStarted", data: { userId: 1 } };
     spec.given([created()]).when({ type: "StartTranscription" }).then([started]);
     spec.given([created(), started]).when({ type: "StartTranscription" }).then([]);
-    const finish: TaskCommand = { type: "FinishTask", segments: null, duration: 60, cost: null, summary: null, mindmap: null };
+    const finish: TaskCommand = { type: "FinishTask", transcript: null, duration: 60, cost: null, summary: null, mindmap: null };
     spec.given([created(), started]).when(finish).then([finished]);
     spec.given([created(), finished]).when(finish).then([]);
     spec.given([created(), failed]).when(finish).then([]);

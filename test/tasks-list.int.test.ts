@@ -29,7 +29,7 @@ describe("GET /api/tasks filters (spec 4.2)", () => {
     const [waiting] = await seedTasks(app, user.id, ["Waiting one"], "remote");
     Object.assign(ids, { pending, waiting, scribing, finished, failed });
     await taskCommand(app, scribing!, { type: "StartTranscription" });
-    await taskCommand(app, finished!, { type: "FinishTask", segments: null, duration: 60, cost: 60, summary: "s", mindmap: "m" });
+    await taskCommand(app, finished!, { type: "FinishTask", transcript: null, duration: 60, cost: 60, summary: "s", mindmap: "m" });
     await failTask(app, failed!);
     await failTask(app, waiting!);
     await taskCommand(app, waiting!, { type: "RetryTask" });

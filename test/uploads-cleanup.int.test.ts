@@ -17,7 +17,7 @@ let app: TestApp;
 let uploads: Uploads;
 beforeAll(async () => {
   app = await startTestApp();
-  uploads = new Uploads(app.adapters.eventStore, app.adapters.blobs, new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections));
+  uploads = new Uploads(app.adapters.eventStore, app.adapters.blobs, new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts));
 });
 afterAll(() => app.close());
 
@@ -70,7 +70,7 @@ test("sessions past their expiry are expired and their parts deleted; open and c
 test("a session whose expiry passed but was not yet cleaned up refuses parts already", async () => {
   const user = await app.register();
   let now = new Date();
-  const clocked = new Uploads(app.adapters.eventStore, app.adapters.blobs, new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections), () => now);
+  const clocked = new Uploads(app.adapters.eventStore, app.adapters.blobs, new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts), () => now);
   const session = await clocked.sign({ userId: user.id, kind: "token", credentialId: "t" }, (await app.adapters.documents.collection("users").findOne({ _id: String(user.id) })) as never, { file: "a.mp3", content_type: "audio/mpeg", size: 10 }, { correlationId: "c", causationId: null, userId: null });
   const { url } = await clocked.signPart(user.id, { path: session.path, upload_id: session.upload_id, part_number: 1 }, { correlationId: "c", causationId: null, userId: null });
   expect(new URL(url).searchParams.get("expires")).toBeString();

@@ -290,7 +290,7 @@ describe("API access and plan limits", () => {
   test("429 when three tasks are in progress; nothing is created and the upload can be completed later", async () => {
     const user = await app.register();
     // Three slots held straight on the account's stream (tasks being created), so no pipeline can free them.
-    const tasks = new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections);
+    const tasks = new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts);
     const metadata = { correlationId: "test", causationId: null, userId: null };
     const held = [900_001, 900_002, 900_003].map((id) => id + user.id * 10);
     for (const id of held) await tasks.admit(user.id, id, 1, "objstore", metadata);

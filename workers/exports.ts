@@ -1,5 +1,6 @@
 import type { EventStore } from "../src/eventstore/port.ts";
 import type { BlobStore } from "../src/blobs/port.ts";
+import type { TranscriptStore } from "../src/tasks/transcripts.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 import { handleCommand } from "../src/core/command-handler.ts";
 import { NotFoundError } from "../src/core/errors.ts";
@@ -22,7 +23,7 @@ const ahead = new Set(["TaskFinished", "TranscriptEdited", "SummaryRefreshed", "
  * latest version once. Files of older versions are deleted once a newer one is recorded, all of them
  * when the task is deleted.
  */
-export function exportWorker(store: EventStore, blobs: BlobStore): Worker {
+export function exportWorker(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore): Worker {
   return {
     name: "exports",
     subject: "scribe.task.>",
@@ -31,13 +32,13 @@ export function exportWorker(store: EventStore, blobs: BlobStore): Worker {
     async handle(recorded) {
       if (recorded.type === "TaskDeleted") return deleteAll(store, blobs, recorded);
       const formats = recorded.type === "ExportRequested" ? heavy.filter((f) => f === (recorded.data as { format: string }).format) : ahead.has(recorded.type) ? heavy : [];
-      for (const format of formats) await makeExport(store, blobs, recorded, format);
+      for (const format of formats) await makeExport(store, blobs, transcripts, recorded, format);
     },
   };
 }
 
-async function makeExport(store: EventStore, blobs: BlobStore, cause: RecordedEvent, format: HeavyFormat): Promise<void> {
-  const plan = planExport(await store.readStream(cause.streamName), format);
+async function makeExport(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore, cause: RecordedEvent, format: HeavyFormat): Promise<void> {
+  const plan = await planExport(await store.readStream(cause.streamName), format, transcripts);
   if (!plan) return;
   const bytes = await renderHeavy(format, plan.document);
   const key = exportKey(plan.taskId, plan.version, format);

@@ -9,6 +9,7 @@ import type { TaskEvent } from "../src/tasks/events.ts";
 import { MediaFetchError } from "../src/media/safe-fetch.ts";
 import { fetchTaskMedia, type MediaFetchSettings } from "../src/media/fetch-media.ts";
 import type { Worker } from "./worker.ts";
+import { hasTranscript } from "../src/tasks/transcripts.ts";
 
 /**
  * Fetches the media of `remote` and `videolink` tasks when they are created (or retried into
@@ -23,7 +24,7 @@ export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: 
     ackWaitMs: 60_000,
     async handle(recorded) {
       const event = recorded as unknown as TaskEvent;
-      if (event.type === "TaskCreated" && (event.data.disk === "objstore" || event.data.segments !== null)) return;
+      if (event.type === "TaskCreated" && (event.data.disk === "objstore" || hasTranscript(event.data))) return;
       if (event.type === "TaskRetried" && event.data.status !== "waiting") return;
       if (event.type !== "TaskCreated" && event.type !== "TaskRetried") return;
 

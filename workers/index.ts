@@ -1,5 +1,6 @@
 import type { EventStore } from "../src/eventstore/port.ts";
 import type { BlobStore } from "../src/blobs/port.ts";
+import type { TranscriptStore } from "../src/tasks/transcripts.ts";
 import type { Worker } from "./worker.ts";
 import { taskSlotWorker } from "./task-slots.ts";
 import { suppliedTranscriptWorker } from "./supplied-transcripts.ts";
@@ -9,10 +10,16 @@ import { defaultMediaFetchSettings, type MediaFetchSettings } from "../src/media
 import { loadTranscriptionConfig, type TranscriptionConfig } from "../src/transcription/config.ts";
 import { transcriptionWorkers } from "./transcription-workers.ts";
 
-export type WorkerDependencies = { eventStore: EventStore; blobs: BlobStore; mediaFetch?: MediaFetchSettings; transcription?: TranscriptionConfig };
+export type WorkerDependencies = { eventStore: EventStore; blobs: BlobStore; transcripts: TranscriptStore; mediaFetch?: MediaFetchSettings; transcription?: TranscriptionConfig };
 
 /** Every worker of the service; each runs as a durable consumer on the bus. */
-export function createWorkers({ eventStore, blobs, mediaFetch, transcription }: WorkerDependencies): Worker[] {
-  const pipeline = transcriptionWorkers(eventStore, blobs, transcription ?? loadTranscriptionConfig({}, (m) => new Error(m)));
-  return [taskSlotWorker(eventStore), suppliedTranscriptWorker(eventStore, pipeline.summarizer), ...pipeline.workers, fetchMediaWorker(eventStore, blobs, mediaFetch ?? defaultMediaFetchSettings), exportWorker(eventStore, blobs)];
+export function createWorkers({ eventStore, blobs, transcripts, mediaFetch, transcription }: WorkerDependencies): Worker[] {
+  const pipeline = transcriptionWorkers(eventStore, blobs, transcripts, transcription ?? loadTranscriptionConfig({}, (m) => new Error(m)));
+  return [
+    taskSlotWorker(eventStore),
+    suppliedTranscriptWorker(eventStore, transcripts, pipeline.summarizer),
+    ...pipeline.workers,
+    fetchMediaWorker(eventStore, blobs, mediaFetch ?? defaultMediaFetchSettings),
+    exportWorker(eventStore, blobs, transcripts),
+  ];
 }

@@ -3,6 +3,7 @@ import { handleCommand } from "../src/core/command-handler.ts";
 import { fold } from "../src/core/decider.ts";
 import { taskDecider } from "../src/tasks/decider.ts";
 import type { TaskEvent } from "../src/tasks/events.ts";
+import { hasTranscript, type TranscriptStore } from "../src/tasks/transcripts.ts";
 import type { Summarizer } from "../src/transcription/summary/summarizer.ts";
 import type { Worker } from "./worker.ts";
 
@@ -12,17 +13,17 @@ import type { Worker } from "./worker.ts";
  * recorded (SummaryFailed) and the task finishes with its transcript; refresh-summary can try again.
  * The state is checked first and FinishTask only finishes a task in flight, so a redelivery is harmless.
  */
-export function suppliedTranscriptWorker(store: EventStore, summarizer: Summarizer): Worker {
+export function suppliedTranscriptWorker(store: EventStore, transcripts: TranscriptStore, summarizer: Summarizer): Worker {
   return {
     name: "supplied-transcripts",
     subject: "scribe.task.TaskCreated",
     async handle(recorded) {
       const event = recorded as unknown as Extract<TaskEvent, { type: "TaskCreated" }>;
-      if (event.data.segments === null) return;
+      if (!hasTranscript(event.data)) return;
       const state = fold(taskDecider, (await store.readStream(recorded.streamName)) as never);
       if (state.status !== "live" || (state.state !== "pending" && state.state !== "scribing")) return;
       const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null };
-      const segments = event.data.segments;
+      const segments = (await transcripts.segmentsOf(event.data)) ?? [];
       const lastEnd = segments.reduce((end, s) => Math.max(end, s.end), 0);
       const duration = event.data.duration ?? Math.ceil(lastEnd / 1000);
       let summary: string | null = null;
@@ -33,7 +34,7 @@ export function suppliedTranscriptWorker(store: EventStore, summarizer: Summariz
       } catch (error) {
         failure = `Summary and mind map could not be made: ${(error as Error).message}`;
       }
-      const finished = await handleCommand(store, recorded.streamName, taskDecider, { type: "FinishTask", segments: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts }, { metadata });
+      const finished = await handleCommand(store, recorded.streamName, taskDecider, { type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts }, { metadata });
       if (finished.events.length > 0 && failure) await handleCommand(store, recorded.streamName, taskDecider, { type: "RecordSummaryFailure", reason: failure }, { metadata });
     },
   };

@@ -4,6 +4,7 @@ import { admissionDecider } from "../src/tasks/admission.ts";
 import { userStream } from "../src/accounts/events.ts";
 import type { TaskEvent } from "../src/tasks/events.ts";
 import type { Worker } from "./worker.ts";
+import { hasTranscript } from "../src/tasks/transcripts.ts";
 
 type Created = Extract<TaskEvent, { type: "TaskCreated" }>;
 
@@ -24,7 +25,7 @@ export function taskSlotWorker(store: EventStore, now: () => Date = () => new Da
       let charge: { seconds: number; now: string } | undefined;
       if (event.type === "TaskFinished" && event.data.cost && event.data.cost > 0) {
         const [created] = (await store.readStream(recorded.streamName, { maxCount: 1 })) as unknown as Created[];
-        if (created?.type === "TaskCreated" && created.data.segments === null) charge = { seconds: event.data.cost, now: now().toISOString() };
+        if (created?.type === "TaskCreated" && !hasTranscript(created.data)) charge = { seconds: event.data.cost, now: now().toISOString() };
       }
       // The slot of exactly this attempt: a late event about an earlier attempt frees nothing the retry holds.
       await handleCommand(store, userStream(event.data.userId), admissionDecider, { type: "ReleaseTaskSlot", taskId, attempt: event.data.attempt, charge }, {

@@ -8,6 +8,7 @@ import type { TaskEvent } from "../src/tasks/events.ts";
 import { taskFacts } from "../src/transcription/media-source.ts";
 import type { TranscriptionPipeline } from "../src/transcription/pipeline.ts";
 import type { Worker } from "./worker.ts";
+import { hasTranscript } from "../src/tasks/transcripts.ts";
 
 /** After this many deliveries an unexpected error fails the task instead of asking for another delivery. */
 const failAfterDeliveries = 3;
@@ -19,7 +20,7 @@ const failAfterDeliveries = 3;
 export function isTranscriptionTrigger(event: TaskEvent): boolean {
   switch (event.type) {
     case "TaskCreated":
-      return event.data.disk === "objstore" && event.data.segments === null;
+      return event.data.disk === "objstore" && !hasTranscript(event.data);
     case "MediaFetched":
       return true;
     case "TaskRetried":

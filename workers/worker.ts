@@ -1,6 +1,7 @@
 import type { Bus, BusMessage, Consumer } from "../src/bus/port.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
-import { decodeEvent } from "./subjects.ts";
+import type { EventStore } from "../src/eventstore/port.ts";
+import { decodeReference, loadReferenced } from "./subjects.ts";
 
 /**
  * A worker learns about work only from events on the bus and acts only through commands. Its handler
@@ -21,7 +22,7 @@ export type Worker = {
   abort?(): void;
 };
 
-export async function startWorker(bus: Bus, worker: Worker, defaultConcurrency: number): Promise<Consumer> {
+export async function startWorker(bus: Bus, store: EventStore, worker: Worker, defaultConcurrency: number): Promise<Consumer> {
   const ackWaitMs = worker.ackWaitMs ?? 30_000;
   return bus.consume(
     { durable: worker.name, subject: worker.subject, concurrency: worker.concurrency ?? defaultConcurrency, ackWaitMs },
@@ -29,7 +30,13 @@ export async function startWorker(bus: Bus, worker: Worker, defaultConcurrency: 
       // Long jobs keep telling the bus they are alive, so the message is not redelivered meanwhile.
       const heartbeat = setInterval(() => message.inProgress(), Math.max(1000, ackWaitMs / 3));
       try {
-        await worker.handle(decodeEvent(message.data), message);
+        const reference = decodeReference(message.data);
+        const event = await loadReferenced(store, reference);
+        if (!event) {
+          console.error(`${worker.name}: ${reference.type} ${reference.id} (${reference.streamName}@${reference.revision}) is not in the log; skipped`);
+          return;
+        }
+        await worker.handle(event, message);
       } finally {
         clearInterval(heartbeat);
       }

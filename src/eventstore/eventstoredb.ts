@@ -24,6 +24,7 @@ import {
   type ExpectedRevision,
   type Subscription,
 } from "./port.ts";
+import { assertEventSizes } from "./event-size.ts";
 
 const READ_ALL_PAGE = 500;
 
@@ -41,6 +42,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   async append(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events`);
+    assertEventSizes(streamName, events);
     const expected = options.expectedRevision;
     let result;
     try {

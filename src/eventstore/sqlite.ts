@@ -10,6 +10,7 @@ import {
   type ExpectedRevision,
   type Subscription,
 } from "./port.ts";
+import { assertEventSizes } from "./event-size.ts";
 
 type Row = {
   position: number;
@@ -81,6 +82,7 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events`);
+    assertEventSizes(streamName, events);
     const result = this.appendTx(streamName, events, options.expectedRevision);
     this.wake();
     return result;

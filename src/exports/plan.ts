@@ -3,6 +3,7 @@ import { evolveTask, evolveTranscript, type TaskFields, type TranscriptFields } 
 import { taskEventTypes, type TaskEvent } from "../tasks/events.ts";
 import { exportDocument, type ExportDocument } from "./document.ts";
 import type { HeavyFormat } from "./formats/index.ts";
+import { segmentCount, type TranscriptStore } from "../tasks/transcripts.ts";
 
 /**
  * What the export worker decides from a task's stream alone (no read model, so no lag): the task and
@@ -36,13 +37,17 @@ export function foldTask(events: readonly RecordedEvent[]) {
   return { task, transcript, contentRevision, generated, requested };
 }
 
-/** The export to make now, or null: no task, no transcript, or an export of the current content exists. */
-export function planExport(events: readonly RecordedEvent[], format: HeavyFormat): ExportPlan | null {
+/**
+ * The export to make now, or null: no task, no transcript, or an export of the current content exists.
+ * `transcripts` reads the segments the stream refers to (see TranscriptStore).
+ */
+export async function planExport(events: readonly RecordedEvent[], format: HeavyFormat, transcripts: Pick<TranscriptStore, "segmentsOf">): Promise<ExportPlan | null> {
   const { task, transcript, contentRevision, generated } = foldTask(events);
-  if (!task || !transcript?.segments || transcript.segments.length === 0) return null;
+  if (!task || !transcript || !segmentCount(transcript)) return null;
   const upToDate = generated.some((g) => g.format === format && g.version === task.exportVersion && g.revision > contentRevision);
   if (upToDate) return null;
-  return { taskId: task.id, userId: task.userId, version: task.exportVersion, document: exportDocument(task, transcript) };
+  const segments = await transcripts.segmentsOf(transcript);
+  return { taskId: task.id, userId: task.userId, version: task.exportVersion, document: exportDocument(task, { segments, summary: transcript.summary }) };
 }
 
 /** Whether someone asked for this export (a download answered 202) since the last one of it was made. */

@@ -1,5 +1,6 @@
 import { Elysia, ValidationError } from "elysia";
 import { DomainError, TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
+import { EventTooLargeError } from "../eventstore/event-size.ts";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { fieldName, messageFor } from "./validation-messages.ts";
 
@@ -68,6 +69,11 @@ export function errorResponse(error: unknown): Response {
     return json(429, { message: error.message }, headers);
   }
   if (error instanceof DomainError) return json(error.status, { message: error.message });
+  if (error instanceof EventTooLargeError) {
+    // The request's limits should have stopped this earlier: log it, and answer what it is.
+    console.error(error.message);
+    return json(413, { message: "The change is too large to record; send less at once." });
+  }
   console.error(error);
   return json(500, { message: "Internal server error." });
 }

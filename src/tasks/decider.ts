@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import { maxRetries, type Disk, type FolderRef, type TaskEvent, type TaskStatus } from "./events.ts";
-import type { Segment } from "./segments.ts";
+import type { TranscriptRef } from "./transcripts.ts";
 
 type Created = Extract<TaskEvent, { type: "TaskCreated" }>["data"];
 
@@ -9,7 +9,7 @@ export type TaskCommand =
   | { type: "CreateTask"; task: Omit<Created, "createdAt">; now: string }
   | { type: "RenameTask"; name: string }
   | { type: "MoveTask"; folder: FolderRef | null }
-  | { type: "EditTranscript"; segments: Segment[] }
+  | { type: "EditTranscript"; transcript: TranscriptRef }
   | { type: "CorrectTaskDetails"; duration?: number; cost?: number; index?: number }
   | { type: "RateTask"; quality: number }
   | { type: "ShareTask" }
@@ -24,7 +24,7 @@ export type TaskCommand =
   | { type: "RecordExport"; format: string; version: string; key: string; size: number; requested?: boolean }
   | { type: "RequestExport"; format: string; version: string; now: string }
   /** `attempt`: the attempt the worker worked on; a later attempt (after a retry) is left alone. */
-  | { type: "FinishTask"; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null; quality?: number | null; diarizationFailure?: string | null; attempt?: number }
+  | { type: "FinishTask"; transcript: TranscriptRef | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null; quality?: number | null; diarizationFailure?: string | null; attempt?: number }
   | { type: "FailTask"; reason: string; attempt?: number };
 
 export type TaskState =
@@ -39,6 +39,10 @@ function live(state: TaskState): Live {
   if (state.status !== "live") throw new NotFoundError("Task not found.");
   return state;
 }
+
+/** A reason is for a person to read, and may quote a tool's output: kept short, so a failure always fits in an event. */
+const maxReasonLength = 2000;
+const shortReason = (reason: string) => (reason.length <= maxReasonLength ? reason : `${reason.slice(0, maxReasonLength - 1)}…`);
 
 const inFlight = (state: TaskStatus) => state === "pending" || state === "waiting" || state === "scribing";
 
@@ -100,7 +104,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "MoveTask":
         return task.folderId === (command.folder?.id ?? null) ? [] : [{ type: "TaskMoved", data: { userId, folder: command.folder } }];
       case "EditTranscript":
-        return [{ type: "TranscriptEdited", data: { userId, segments: command.segments } }];
+        return [{ type: "TranscriptEdited", data: { userId, transcript: command.transcript } }];
       case "CorrectTaskDetails": {
         const { duration, cost, index } = command;
         if (duration === undefined && cost === undefined && index === undefined) return [];
@@ -142,11 +146,11 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "FinishTask": {
         if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
         const { quality, diarizationFailure } = command;
-        return [{ type: "TaskFinished", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, segments: command.segments, duration: command.duration, cost: command.cost, summary: command.summary, mindmap: command.mindmap, ...(quality !== undefined && { quality }), ...(diarizationFailure && { diarizationFailure }) } }];
+        return [{ type: "TaskFinished", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, transcript: command.transcript, duration: command.duration, cost: command.cost, summary: command.summary, mindmap: command.mindmap, ...(quality !== undefined && { quality }), ...(diarizationFailure && { diarizationFailure }) } }];
       }
       case "FailTask":
         if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
-        return [{ type: "TaskFailed", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, reason: command.reason } }];
+        return [{ type: "TaskFailed", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
       default:
         return assertNever(command);
     }

@@ -1,4 +1,5 @@
 import type { Segment } from "./segments.ts";
+import type { TranscriptRef } from "./transcripts.ts";
 
 export type Disk = "objstore" | "remote" | "videolink";
 export type TaskStatus = "pending" | "waiting" | "scribing" | "finished" | "failed";
@@ -24,13 +25,17 @@ export type TaskEvent =
         cost: number | null;
         url: string | null;
         speakerDiarization: boolean;
-        segments: Segment[] | null;
+        /** A transcript the client supplied (the task skips recognition), stored as a blob. */
+        transcript: TranscriptRef | null;
+        /** Events written before transcripts moved to blobs carry it inline instead. */
+        segments?: Segment[] | null;
         createdAt: string;
       };
     }
   | { type: "TaskRenamed"; data: { userId: number; name: string } }
   | { type: "TaskMoved"; data: { userId: number; folder: FolderRef | null } }
-  | { type: "TranscriptEdited"; data: { userId: number; segments: Segment[] } }
+  /** `segments` inline in events written before transcripts moved to blobs, `transcript` since. */
+  | { type: "TranscriptEdited"; data: { userId: number; transcript?: TranscriptRef; segments?: Segment[] } }
   | { type: "TaskDetailsCorrected"; data: { userId: number; duration?: number; cost?: number; index?: number } }
   | { type: "TaskRated"; data: { userId: number; quality: number } }
   | { type: "TaskShared"; data: { userId: number } }
@@ -50,7 +55,7 @@ export type TaskEvent =
   /** A download found no heavy export (pdf, docx) of the transcript at `version`: the export worker makes one. */
   | { type: "ExportRequested"; data: { userId: number; taskId: number; format: string; version: string; requestedAt: string } }
   /** `quality` (0-5) is the recogniser's confidence; `diarizationFailure` says why speakers could not be told apart (the transcript stands). */
-  | { type: "TaskFinished"; data: { userId: number; taskId: number; attempt: number; name: string; segments: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null; quality?: number | null; diarizationFailure?: string | null } }
+  | { type: "TaskFinished"; data: { userId: number; taskId: number; attempt: number; name: string; transcript: TranscriptRef | null; segments?: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null; quality?: number | null; diarizationFailure?: string | null } }
   | { type: "TaskFailed"; data: { userId: number; taskId: number; attempt: number; name: string; reason: string } };
 
 export type TaskEventType = TaskEvent["type"];

@@ -17,7 +17,7 @@ import { transcriptionFeature } from "../transcription/feature.ts";
 
 /** Wires tasks and folders: their services and routes behind the accounts' authentication. */
 export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitForProjections, authenticated: AnyElysia): AnyElysia[] {
-  const tasks = new Tasks(adapters.eventStore, adapters.documents, waitFor);
+  const tasks = new Tasks(adapters.eventStore, adapters.documents, waitFor, adapters.transcripts);
   const folders = new Folders(adapters.eventStore, adapters.documents, waitFor);
   return [
     taskRoutes({ tasks, authenticated }),

@@ -12,7 +12,8 @@ import { userStream } from "../accounts/events.ts";
 import { admissionDecider, maxConcurrentTasks } from "./admission.ts";
 import { taskDecider, type TaskCommand } from "./decider.ts";
 import { taskStream, type Disk } from "./events.ts";
-import { applyText, normalizeSegments, segmentErrors, type SegmentInput } from "./segments.ts";
+import { applyText, normalizeSegments, segmentErrors, type Segment, type SegmentInput } from "./segments.ts";
+import type { TranscriptStore } from "./transcripts.ts";
 import { loadState } from "../core/state-cache.ts";
 import { folderKey } from "../folders/name.ts";
 import { assertBalanceAllows } from "../transcription/balance.ts";
@@ -28,6 +29,9 @@ export type CreateTaskInput = {
   segments?: SegmentInput[];
   speaker_diarization?: boolean;
 };
+
+/** A task's transcript as readers use it: segments resolved, summary and mind map. */
+export type Transcript = { userId: number; segments: Segment[] | null; summary: string | null; mindmap: string | null };
 
 export type TaskPatch = {
   name?: string;
@@ -55,6 +59,7 @@ export class Tasks {
     private readonly store: EventStore,
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
+    readonly transcripts: TranscriptStore,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -68,8 +73,10 @@ export class Tasks {
     return task;
   }
 
-  async transcript(taskId: number): Promise<TranscriptDocument | null> {
-    return this.db.collection<TranscriptDocument>("transcripts").findOne({ _id: String(taskId) });
+  /** The task's transcript with its segments read from wherever they are kept (see TranscriptStore). */
+  async transcript(taskId: number): Promise<Transcript | null> {
+    const doc = await this.db.collection<TranscriptDocument>("transcripts").findOne({ _id: String(taskId) });
+    return doc && { userId: doc.userId, segments: await this.transcripts.segmentsOf(doc), summary: doc.summary, mindmap: doc.mindmap };
   }
 
   /**
@@ -129,6 +136,8 @@ export class Tasks {
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
     // Recognition needs time on the balance (403 otherwise); uploads check it on sign and complete, before they pass their task id.
     if (!input.segments && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
+    // The transcript is stored before anything is appended: an event only ever names a blob that exists.
+    const transcript = input.segments ? await this.transcripts.save(normalizeSegments(input.segments)) : null;
     const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
     await this.admit(userId, taskId, 1, input.disk, metadata);
     const position = await this.run(
@@ -148,7 +157,7 @@ export class Tasks {
           cost: input.cost ?? null,
           url: input.disk === "videolink" || input.disk === "remote" ? input.path : null,
           speakerDiarization: input.speaker_diarization ?? false,
-          segments: input.segments ? normalizeSegments(input.segments) : null,
+          transcript,
         },
       },
       metadata,
@@ -201,12 +210,12 @@ export class Tasks {
     if (patch.segments) {
       const problems = segmentErrors(patch.segments);
       if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
-      commands.push({ type: "EditTranscript", segments: normalizeSegments(patch.segments) });
+      commands.push({ type: "EditTranscript", transcript: await this.transcripts.save(normalizeSegments(patch.segments)) });
     } else if (patch.text !== undefined) {
-      const current = ((await this.transcript(taskId))?.segments ?? []) as ReturnType<typeof normalizeSegments>;
+      const current = (await this.transcript(taskId))?.segments ?? [];
       const edited = applyText(current, patch.text, patch.duration ?? task.duration);
       if ("error" in edited) throw new ValidationFailedError({ text: [edited.error] });
-      commands.push({ type: "EditTranscript", segments: edited });
+      commands.push({ type: "EditTranscript", transcript: await this.transcripts.save(edited) });
     }
     if (patch.folder !== undefined) {
       const folder = patch.folder === null ? null : await this.findFolder(userId, patch.folder);

@@ -2,7 +2,7 @@ import { Elysia, t, type AnyElysia } from "elysia";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { correlationIdOf } from "../http/correlation.ts";
-import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.ts";
+import type { TaskDocument } from "../../projections/tasks.ts";
 import type { Tasks } from "./service.ts";
 import { sharePage } from "./share-page.ts";
 import { taskParams } from "./schemas.ts";
@@ -36,7 +36,7 @@ export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Ta
     async ({ params, headers }) => {
       const task = await db.collection<TaskDocument>("tasks").findOne({ _id: String(params.id) });
       if (!task || !task.shared) throw new NotFoundError("This transcript is not shared.");
-      const transcript = await db.collection<TranscriptDocument>("transcripts").findOne({ _id: String(params.id) });
+      const transcript = await tasks.transcript(params.id);
       const segments = ((transcript?.segments ?? []) as SharedSegment[]).map(({ start, end, text, speaker }) => ({ start, end, text, speaker: speaker ?? null }));
       const shared = { id: task.id, name: task.name, status: task.status, duration: task.duration, created_at: task.createdAt, summary: transcript?.summary ?? null, mindmap: transcript?.mindmap ?? null, segments };
       if ((headers.accept ?? "").includes("application/json")) return shared;

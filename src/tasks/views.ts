@@ -1,4 +1,5 @@
-import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.ts";
+import type { TaskDocument } from "../../projections/tasks.ts";
+import type { Transcript } from "./service.ts";
 
 export const allowedFormats = ["txt", "srt", "vtt", "csv", "pdf", "docx"] as const;
 export const heavyFormats = ["pdf", "docx"] as const;
@@ -22,7 +23,7 @@ export function taskListItem(task: TaskDocument) {
 }
 
 /** Spec 2.1, plus `speaker_diarization`, `index` and `failure_reason` (why a failed task failed). */
-export function taskDetail(task: TaskDocument, transcript: TranscriptDocument | null) {
+export function taskDetail(task: TaskDocument, transcript: Pick<Transcript, "segments" | "summary" | "mindmap"> | null) {
   return {
     ...taskListItem(task),
     path: task.path,

@@ -1,3 +1,4 @@
+import { hasTranscript } from "../tasks/transcripts.ts";
 import { open } from "node:fs/promises";
 import type { BlobStore } from "../blobs/port.ts";
 import { isValidBlobKey } from "../blobs/port.ts";
@@ -29,7 +30,7 @@ export function taskFacts(events: RecordedEvent[]): TaskFacts | null {
     const event = recorded as unknown as TaskEvent;
     if (event.type === "TaskCreated") {
       const d = event.data;
-      facts = { userId: d.userId, name: d.name, disk: d.disk, mediaKey: d.disk === "objstore" ? d.path : null, speakerDiarization: d.speakerDiarization, supplied: d.segments !== null, attempts: 1, scribingSince: null };
+      facts = { userId: d.userId, name: d.name, disk: d.disk, mediaKey: d.disk === "objstore" ? d.path : null, speakerDiarization: d.speakerDiarization, supplied: hasTranscript(d), attempts: 1, scribingSince: null };
       continue;
     }
     if (!facts) continue;

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EventStore } from "../eventstore/port.ts";
 import type { BlobStore } from "../blobs/port.ts";
+import type { TranscriptStore } from "../tasks/transcripts.ts";
+import { EventTooLargeError, maxEventBytes } from "../eventstore/event-size.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { fold } from "../core/decider.ts";
@@ -42,6 +44,7 @@ export const isTaskFailure = (error: unknown): error is Error => error instanceo
 export type PipelineDependencies = {
   store: EventStore;
   blobs: BlobStore;
+  transcripts: TranscriptStore;
   engine: SpeechEngine;
   summarizer: Summarizer;
   config: TranscriptionConfig;
@@ -162,7 +165,15 @@ export class TranscriptionPipeline {
       });
       const seconds = Math.max(1, Math.ceil(durationMs / 1000));
       await time("finish", async () => {
-        const finished = await this.command(taskId, { type: "FinishTask", segments, duration: seconds, cost: seconds, summary, mindmap, quality: qualityOf(words), diarizationFailure, attempt }, metadata);
+        const transcript = await this.deps.transcripts.save(segments);
+        const finish: TaskCommand = { type: "FinishTask", transcript, duration: seconds, cost: seconds, summary, mindmap, quality: qualityOf(words), diarizationFailure, attempt };
+        const finished = await this.command(taskId, finish, metadata).catch(async (error: unknown) => {
+          // Only a summary or mind map from an outside model can make it this large: the task fails saying so, once.
+          if (!(error instanceof EventTooLargeError)) throw error;
+          console.error(`transcription: task ${taskId}: ${error.message}`);
+          await this.command(taskId, { type: "FailTask", reason: `The result could not be recorded: it is ${Math.ceil(error.bytes / 1024)} KiB, over the ${maxEventBytes / 1024} KiB limit on one change.`, attempt }, metadata);
+          return { events: [] };
+        });
         if (finished.events.length > 0 && summaryFailure) await this.command(taskId, { type: "RecordSummaryFailure", reason: summaryFailure }, metadata);
       });
       reportTimings({ taskId, engine: this.deps.engine.name, mediaMs: durationMs, chunks: chunks.length, stages, totalMs: performance.now() - startedAt });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { EventMetadata, NewEvent, RecordedEvent } from "../../src/core/event.ts";
 import { WrongExpectedRevisionError, type EventStore } from "../../src/eventstore/port.ts";
+import { EventTooLargeError, maxEventBytes } from "../../src/eventstore/event-size.ts";
 
 type Opened = { store: EventStore; close: () => Promise<void> };
 
@@ -48,6 +49,26 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
       const read = await store.readStream(s);
       expect(read.map((e) => [e.type, e.revision, e.streamName])).toEqual([["A", 0, s], ["B", 1, s]]);
       expect(read[1]!.position).toBe(result.position);
+    });
+
+    test("an event over 64 KiB is refused with a clear error, and nothing of its batch is stored", async () => {
+      const s = streamName();
+      const fits = event("Fits", { text: "x".repeat(maxEventBytes - 200) });
+      await store.append(s, [fits], { expectedRevision: "no_stream" });
+      const big = event("Big", { text: "é".repeat(maxEventBytes / 2) });
+      const error = await store.append(s, [event("Small"), big], { expectedRevision: 0 }).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(EventTooLargeError);
+      expect((error as EventTooLargeError).message).toMatch(/Big .* is \d+ bytes; events are limited to 65536 bytes/);
+      expect((await store.readStream(s)).map((e) => e.type)).toEqual(["Fits"]);
+    });
+
+    test("readStream reads a window: from a revision, at most maxCount", async () => {
+      const s = streamName();
+      await store.append(s, ["A", "B", "C", "D"].map((t) => event(t)), { expectedRevision: "no_stream" });
+      expect((await store.readStream(s, { fromRevision: 1, maxCount: 2 })).map((e) => e.type)).toEqual(["B", "C"]);
+      expect((await store.readStream(s, { fromRevision: 3 })).map((e) => e.type)).toEqual(["D"]);
+      expect(await store.readStream(s, { fromRevision: 4 })).toEqual([]);
+      expect(await store.readStream(streamName("none"), { fromRevision: 2, maxCount: 1 })).toEqual([]);
     });
 
     test("no_stream on an existing stream conflicts with a typed error", async () => {

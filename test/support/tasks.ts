@@ -72,7 +72,7 @@ export async function seedTasks(app: TestApp, userId: number, names: string[], d
   let last: number | null = null;
   for (const name of names) {
     const taskId = await nextId(app.adapters.eventStore, "task", "seed");
-    const task = { taskId, userId, name, file: `${name}.mp3`, path: `uploads/${taskId}.mp3`, disk, size: 1000, duration: 60, cost: null, url: null, speakerDiarization: false, segments: null };
+    const task = { taskId, userId, name, file: `${name}.mp3`, path: `uploads/${taskId}.mp3`, disk, size: 1000, duration: 60, cost: null, url: null, speakerDiarization: false, transcript: null };
     const { position } = await handleCommand(app.adapters.eventStore, taskStream(taskId), taskDecider, { type: "CreateTask", task, now: new Date().toISOString() }, { metadata: system() });
     last = position ?? last;
     ids.push(taskId);

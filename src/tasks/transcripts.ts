@@ -1,0 +1,80 @@
+import type { BlobStore } from "../blobs/port.ts";
+import type { Segment } from "./segments.ts";
+
+/**
+ * Where a transcript lives: an immutable blob named by the SHA-256 of its JSON, so events carry this
+ * small reference (never the segments, which for hours of speech are megabytes) and a reader can
+ * check what it got.
+ */
+export type TranscriptRef = { key: string; sha256: string; segments: number; bytes: number };
+
+/**
+ * What an event or read model says of a transcript: `transcript` (a reference) since transcripts left
+ * the events, `segments` (inline) in events written before. Both may be absent or null: no transcript.
+ */
+export type TranscriptSource = { transcript?: TranscriptRef | null; segments?: readonly unknown[] | null };
+
+export const hasTranscript = (source: TranscriptSource): boolean => (source.transcript ?? null) !== null || (source.segments ?? null) !== null;
+
+/** The number of segments a source holds, without reading the blob. */
+export const segmentCount = (source: TranscriptSource): number | null => source.transcript?.segments ?? source.segments?.length ?? null;
+
+export class TranscriptIntegrityError extends Error {
+  constructor(key: string) {
+    super(`transcript ${key} is missing or does not match its SHA-256`);
+    this.name = "TranscriptIntegrityError";
+  }
+}
+
+const sha256Hex = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+
+/** Parsed transcripts kept by hash (they never change); bounded by their JSON size. */
+const cacheBytes = 32 * 1024 * 1024;
+
+export class TranscriptStore {
+  private readonly cache = new Map<string, { segments: Segment[]; bytes: number }>();
+  private cachedBytes = 0;
+
+  constructor(private readonly blobs: BlobStore) {}
+
+  /** Stores the segments (once per content) and returns the reference an event carries. */
+  async save(segments: readonly Segment[]): Promise<TranscriptRef> {
+    const bytes = Buffer.from(JSON.stringify(segments));
+    const sha256 = sha256Hex(bytes);
+    const key = `transcripts/${sha256.slice(0, 2)}/${sha256}.json`;
+    const stored = await this.blobs.head(key);
+    if (stored?.size !== bytes.byteLength) await this.blobs.put(key, bytes, { contentType: "application/json" });
+    this.remember(sha256, segments as Segment[], bytes.byteLength);
+    return { key, sha256, segments: segments.length, bytes: bytes.byteLength };
+  }
+
+  async load(ref: TranscriptRef): Promise<Segment[]> {
+    const kept = this.cache.get(ref.sha256);
+    if (kept) return kept.segments;
+    const read = await this.blobs.get(ref.key);
+    if (!read) throw new TranscriptIntegrityError(ref.key);
+    const bytes = new Uint8Array(await new Response(read.body).arrayBuffer());
+    if (sha256Hex(bytes) !== ref.sha256) throw new TranscriptIntegrityError(ref.key);
+    const segments = JSON.parse(new TextDecoder().decode(bytes)) as Segment[];
+    this.remember(ref.sha256, segments, bytes.byteLength);
+    return segments;
+  }
+
+  /** The segments of an event's or document's transcript, wherever they are; null when it has none. */
+  async segmentsOf(source: TranscriptSource | null): Promise<Segment[] | null> {
+    if (!source) return null;
+    if (source.transcript) return this.load(source.transcript);
+    return (source.segments ?? null) as Segment[] | null;
+  }
+
+  private remember(sha256: string, segments: Segment[], bytes: number): void {
+    if (bytes > cacheBytes / 4 || this.cache.has(sha256)) return;
+    this.cache.set(sha256, { segments, bytes });
+    this.cachedBytes += bytes;
+    for (const [key, entry] of this.cache) {
+      if (this.cachedBytes <= cacheBytes) break;
+      this.cache.delete(key);
+      this.cachedBytes -= entry.bytes;
+    }
+  }
+}
