@@ -41,3 +41,26 @@ test("S3 put of a stream larger than one part goes up as a multipart upload", as
     await close();
   }
 });
+
+test("with S3_PUBLIC_ENDPOINT, presigned URLs name the public host and work there, while the service uses its own", async () => {
+  const server = await started();
+  const publicEndpoint = server.endpoint.replace("127.0.0.1", "localhost");
+  const store = new S3BlobStore({ ...server, publicEndpoint, forcePathStyle: true });
+  try {
+    const data = bytes(1000, 5);
+    await store.put("e2e/public.bin", data, { contentType: "application/octet-stream" });
+    const signed = await store.signGet("e2e/public.bin", { expiresInSeconds: 60 });
+    expect(new URL(signed.url).host).toBe(new URL(publicEndpoint).host);
+    expect(new Uint8Array(await (await fetch(signed.url)).arrayBuffer())).toEqual(data);
+
+    const { uploadId } = await store.createMultipartUpload("e2e/public-upload.bin", { contentType: "application/octet-stream" });
+    const part = await store.signUploadPart("e2e/public-upload.bin", uploadId, 1, { expiresInSeconds: 60, contentLength: data.byteLength });
+    expect(new URL(part.url).host).toBe(new URL(publicEndpoint).host);
+    expect((await fetch(part.url, { method: "PUT", body: data })).status).toBe(200);
+    expect((await store.listParts("e2e/public-upload.bin", uploadId)).map((p) => p.size)).toEqual([1000]);
+    await store.abortMultipartUpload("e2e/public-upload.bin", uploadId);
+    await store.delete("e2e/public.bin");
+  } finally {
+    await store.close();
+  }
+});

@@ -17,6 +17,12 @@ import type { BlobInfo, BlobRead, BlobStore, ByteRange, SignedRequest, UploadedP
 
 export type S3BlobStoreOptions = {
   endpoint: string;
+  /**
+   * Where clients reach the same S3 (S3_PUBLIC_ENDPOINT), when it differs from `endpoint` (compose:
+   * the service talks to http://minio:9000, a browser to http://localhost:9000). Presigned URLs are
+   * signed for this host, since the host is part of what a signature covers.
+   */
+  publicEndpoint?: string | null;
   bucket: string;
   region: string;
   accessKeyId: string;
@@ -33,12 +39,19 @@ const STREAM_PART_BYTES = 8 * 1024 * 1024;
 
 export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
+  /** Signs the URLs handed to clients; signing is local, so it never talks to its endpoint. */
+  private readonly signer: S3Client;
   private readonly bucket: string;
 
   constructor(options: S3BlobStoreOptions) {
     this.bucket = options.bucket;
-    this.client = new S3Client({
-      endpoint: options.endpoint,
+    this.client = S3BlobStore.clientFor(options, options.endpoint);
+    this.signer = options.publicEndpoint ? S3BlobStore.clientFor(options, options.publicEndpoint) : this.client;
+  }
+
+  private static clientFor(options: S3BlobStoreOptions, endpoint: string): S3Client {
+    return new S3Client({
+      endpoint,
       region: options.region,
       forcePathStyle: options.forcePathStyle,
       credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
@@ -110,7 +123,7 @@ export class S3BlobStore implements BlobStore {
       Key: key,
       ResponseContentDisposition: options.downloadName === undefined ? undefined : attachmentDisposition(options.downloadName),
     });
-    return { url: await getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds }), method: "GET", headers: {} };
+    return { url: await getSignedUrl(this.signer, command, { expiresIn: options.expiresInSeconds }), method: "GET", headers: {} };
   }
 
   async createMultipartUpload(key: string, options: { contentType: string; partSize?: number }): Promise<{ uploadId: string }> {
@@ -125,7 +138,7 @@ export class S3BlobStore implements BlobStore {
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) throw new RangeError("partNumber must be 1 to 10000");
     // With ContentLength the presigner signs the content-length header: S3 refuses any other length.
     const command = new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: options.contentLength });
-    return { url: await getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds }), method: "PUT", headers: {} };
+    return { url: await getSignedUrl(this.signer, command, { expiresIn: options.expiresInSeconds }), method: "PUT", headers: {} };
   }
 
   async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
@@ -182,6 +195,7 @@ export class S3BlobStore implements BlobStore {
 
   async close(): Promise<void> {
     this.client.destroy();
+    if (this.signer !== this.client) this.signer.destroy();
   }
 
   private async uploadIsGone(key: string, uploadId: string): Promise<boolean> {
