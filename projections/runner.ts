@@ -6,7 +6,10 @@ import type { Projection } from "./projection.ts";
 
 const checkpointId = (name: string) => `projection:${name}`;
 
-type Running = { projection: Projection; subscription: Subscription; processed: number; saveTimer: Timer | null };
+type Running = { projection: Projection; subscription: Subscription; processed: number; saveTimer: Timer | null; failures: number; retry: Timer | null };
+
+/** Back-off before a failed projection subscribes again: 0.5 s, doubling, at most 30 s. */
+const retryDelayMs = (failures: number) => Math.min(30_000, 500 * 2 ** Math.min(failures - 1, 6));
 
 /**
  * Runs each projection on its own checkpointed subscription to the log. Checkpoints are saved shortly
@@ -22,8 +25,15 @@ export class ProjectionRunner {
     private readonly store: EventStore,
     private readonly db: DocumentStore,
     readonly projections: readonly Projection[],
+    /** Asked before each write: false once this process may no longer be the one writer (its lease lapsed). */
+    private readonly mayWrite: () => boolean = () => true,
   ) {
     this.checkpoints = new Checkpoints(db);
+  }
+
+  /** Whether the projections run here (a process that is not the writer waits on saved checkpoints). */
+  get active(): boolean {
+    return this.running.size > 0;
   }
 
   async start(): Promise<void> {
@@ -38,28 +48,50 @@ export class ProjectionRunner {
         after = await this.checkpoints.load(id);
       }
       await projection.setup?.(this.db);
-      const running: Running = { projection, subscription: undefined as unknown as Subscription, processed: after, saveTimer: null };
-      const types = new Set(projection.eventTypes);
-      running.subscription = this.store.subscribe({ after }, async (event) => {
-        if (types.has(event.type)) await projection.apply(event, this.db);
-        running.processed = event.position;
-        this.scheduleCheckpoint(running);
-        this.wakeWaiters();
-      });
-      running.subscription.done.catch((error: unknown) => {
-        console.error(`projection ${projection.name} stopped:`, error);
-      });
+      const running: Running = { projection, subscription: undefined as unknown as Subscription, processed: after, saveTimer: null, failures: 0, retry: null };
+      this.subscribe(running);
       this.running.set(projection.name, running);
     }
   }
 
+  /**
+   * Folds the log into one projection from where it got. If the subscription fails (the store's
+   * connection, or `apply` throwing) it is logged and taken up again from the last event applied, with
+   * back-off: a projection never stops silently, and never skips an event.
+   */
+  private subscribe(running: Running): void {
+    const { projection } = running;
+    const types = new Set(projection.eventTypes);
+    const subscription = this.store.subscribe({ after: running.processed }, async (event) => {
+      if (!this.mayWrite()) throw new Error(`projection ${projection.name}: no longer the writer`);
+      if (types.has(event.type)) await projection.apply(event, this.db);
+      running.processed = event.position;
+      running.failures = 0;
+      this.scheduleCheckpoint(running);
+      this.wakeWaiters();
+    });
+    running.subscription = subscription;
+    subscription.done.catch((error: unknown) => {
+      if (this.running.get(projection.name) !== running || !this.mayWrite()) return;
+      running.failures++;
+      const delay = retryDelayMs(running.failures);
+      console.error(`projection ${projection.name} failed after position ${running.processed}; subscribing again in ${delay} ms:`, error);
+      running.retry = setTimeout(() => {
+        running.retry = null;
+        if (this.running.get(projection.name) === running) this.subscribe(running);
+      }, delay);
+    });
+  }
+
   async stop(): Promise<void> {
-    for (const running of this.running.values()) {
+    const stopping = [...this.running.values()];
+    this.running.clear();
+    for (const running of stopping) {
+      if (running.retry) clearTimeout(running.retry);
       await running.subscription.stop();
       if (running.saveTimer) clearTimeout(running.saveTimer);
       await this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version);
     }
-    this.running.clear();
   }
 
   /** Resolves once the named projections (all by default) have processed the log up to `position`. */

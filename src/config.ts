@@ -14,8 +14,14 @@ export type Config = {
   mongodbUrl: string | null;
   mongodbDatabase: string;
   natsUrl: string | null;
-  s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean } | null;
+  /** `publicEndpoint`: where clients reach S3 for presigned URLs (S3_PUBLIC_ENDPOINT), when it is not where the service does. */
+  s3: { endpoint: string; publicEndpoint: string | null; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean } | null;
   workerConcurrency: number;
+  /**
+   * How long the relay's, the projection writer's and the timed jobs' leases last (LEASE_TTL_SECONDS):
+   * one process of all the replicas holds each; when it dies, another takes over within this time.
+   */
+  leaseTtlMs: number;
   rateLimitPerMinute: number;
   loginAttemptsPerMinute: number;
   /** OpenID Connect provider for `POST /api/auth/social-login` (provider `idp`); null when not configured. */
@@ -68,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!bucket || !accessKeyId || !secretAccessKey) throw new ConfigError("S3_ENDPOINT needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY");
     s3 = {
       endpoint: s3Endpoint,
+      publicEndpoint: optional(env, "S3_PUBLIC_ENDPOINT"),
       bucket,
       region: optional(env, "S3_REGION") ?? "us-east-1",
       accessKeyId,
@@ -86,6 +93,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     natsUrl: optional(env, "NATS_URL"),
     s3,
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 2, 1, 64),
+    leaseTtlMs: integer(env, "LEASE_TTL_SECONDS", 10, 1, 3600) * 1000,
     rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 10, 1, 1_000_000_000),
     loginAttemptsPerMinute: integer(env, "LOGIN_ATTEMPTS_PER_MINUTE", 5, 1, 1_000_000_000),
     idp: identityProvider(env, port),

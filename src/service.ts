@@ -6,7 +6,8 @@ import { createHttpApp } from "./http/app.ts";
 import { ProjectionRunner } from "../projections/runner.ts";
 import { allProjections } from "../projections/index.ts";
 import { Checkpoints } from "../projections/checkpoints.ts";
-import { startRelay, type Relay } from "../workers/relay.ts";
+import { startRelay } from "../workers/relay.ts";
+import { Leases, holdLeadership, type LeasedWork, type Leadership } from "./core/lease.ts";
 import { startWorker } from "../workers/worker.ts";
 import { createWorkers } from "../workers/index.ts";
 import { startMonthlyAllowanceJob } from "../workers/monthly-allowance.ts";
@@ -38,36 +39,48 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   const checkpoints = new Checkpoints(adapters.documents);
   let projections: ProjectionRunner | null = null;
   const consumers: Consumer[] = [];
-  let relay: Relay | null = null;
   let monthlyAllowance: { stop(): void } | null = null;
   let stuckTasks: { stop(): void } | null = null;
   let workers: Worker[] = [];
   let uploadCleanup: { stop(): void } | null = null;
 
+  const leases = new Leases(adapters.documents);
+  const leaderships: Leadership[] = [];
+  const lease = (name: string, start: () => Promise<LeasedWork>) => {
+    const leadership = holdLeadership(leases, name, start, { ttlMs: config.leaseTtlMs });
+    leaderships.push(leadership);
+    return leadership;
+  };
+
+  const fromCheckpoints = waitForCheckpoints(checkpoints, allProjections.map((p) => p.name));
+  let waitForProjections: WaitForProjections = fromCheckpoints;
   if (roles.has("projections")) {
-    projections = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections);
-    await projections.start();
+    // One writer for the read models among all the processes that run this role: the lease holder.
+    const leadership = lease("projections", async () => {
+      await runner.start();
+      return runner;
+    });
+    const runner = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections, () => leadership.isHeld());
+    projections = runner;
+    // The first process takes the lease at once; wait for that, so its first requests read its own writes.
+    for (let i = 0; i < 100 && !runner.active && (await leases.holderOf("projections")) === null; i++) await Bun.sleep(10);
+    waitForProjections = (position, names) => (runner.active ? runner.waitFor(position, names ?? null) : fromCheckpoints(position, names));
   }
-  const waitForProjections: WaitForProjections = projections
-    ? (position, names) => projections!.waitFor(position, names ?? null)
-    : waitForCheckpoints(checkpoints, allProjections.map((p) => p.name));
 
   if (roles.has("workers")) {
     workers = createWorkers({ eventStore: adapters.eventStore, blobs: adapters.blobs, transcripts: adapters.transcripts, mediaFetch: config.mediaFetch, transcription: config.transcription });
     for (const worker of workers) {
       consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency));
     }
-    relay = await startRelay({ store: adapters.eventStore, bus: adapters.bus, checkpoints });
+    // One relay among all the worker processes: the lease holder publishes, the others stand by.
+    const relayLeadership: Leadership = lease("relay", async () => {
+      // A relay that fails (the bus refused an event) is started again from its checkpoint by the leadership.
+      return startRelay({ store: adapters.eventStore, bus: adapters.bus, checkpoints, mayPublish: () => relayLeadership.isHeld() });
+    });
     monthlyAllowance = startMonthlyAllowanceJob(adapters.eventStore, adapters.documents);
     stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
     const uploads = new Uploads(adapters.eventStore, adapters.blobs, new Tasks(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts));
     uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.fileBlobs);
-    relay.done.catch((error: unknown) => {
-      // The relay stopped before a bus failure: exit so the supervisor restarts us from the checkpoint.
-      console.error("relay failed:", error);
-      process.exitCode = 1;
-      process.kill(process.pid, "SIGTERM");
-    });
   }
 
   let app: AnyElysia | null = null;
@@ -88,9 +101,8 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       stuckTasks?.stop();
       for (const worker of workers) worker.abort?.(); // long transcriptions give their message back
       uploadCleanup?.stop();
-      await relay?.stop();
+      for (const leadership of leaderships) await leadership.stop(); // the relay and the projection writer, when held here
       for (const consumer of consumers) await consumer.stop();
-      await projections?.stop();
     },
   };
 }

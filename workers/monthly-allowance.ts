@@ -31,6 +31,6 @@ export function startMonthlyAllowanceJob(store: EventStore, db: DocumentStore, e
     async () => {
       while ((await grantMonthlyAllowances(store, db, new Date())) > 0);
     },
-    { everyMs, firstAfterMs: 1000 },
+    { everyMs, firstAfterMs: 1000, across: db },
   );
 }

@@ -1,15 +1,33 @@
+import type { DocumentStore } from "../src/readmodels/port.ts";
+import { Leases } from "../src/core/lease.ts";
+
 export type PeriodicJob = { stop(): void };
+
+export type PeriodicJobOptions = {
+  everyMs: number;
+  /** A first run this soon after start, besides the regular ones. */
+  firstAfterMs?: number;
+  /**
+   * Where replicas agree on who runs it: each run first takes the lease `job:<name>` for 90 % of the
+   * period, so of all the processes running this job, one does per period (the work stays idempotent
+   * all the same: a lease is a matter of clocks).
+   */
+  across?: DocumentStore;
+};
 
 /**
  * Runs `work` every `everyMs` (and once after `firstAfterMs`, when given), never two runs at once,
  * logging a failure instead of stopping: the next run tries again.
  */
-export function startPeriodicJob(name: string, work: () => Promise<void>, options: { everyMs: number; firstAfterMs?: number }): PeriodicJob {
+export function startPeriodicJob(name: string, work: () => Promise<void>, options: PeriodicJobOptions): PeriodicJob {
+  const leases = options.across ? new Leases(options.across) : null;
+  const leaseMs = Math.max(1, Math.floor(options.everyMs * 0.9));
   let running = false;
   const run = async () => {
     if (running) return;
     running = true;
     try {
+      if (leases && !(await leases.acquire(`job:${name}`, leaseMs))) return;
       await work();
     } catch (error) {
       console.error(`${name}:`, error);

@@ -15,7 +15,7 @@ export type Relay = { stop(): Promise<void>; readonly done: Promise<void> };
  * event once it and everything before it have settled, so after a crash nothing unsettled is lost:
  * it is published again and the workers, who check state first, shrug off the repeat.
  */
-export async function startRelay(options: { store: EventStore; bus: Bus; checkpoints: Checkpoints; maxInFlight?: number }): Promise<Relay> {
+export async function startRelay(options: { store: EventStore; bus: Bus; checkpoints: Checkpoints; maxInFlight?: number; mayPublish?: () => boolean }): Promise<Relay> {
   const { store, bus, checkpoints } = options;
   const maxInFlight = options.maxInFlight ?? 10_000;
   const pending: Pending[] = [];
@@ -35,8 +35,11 @@ export async function startRelay(options: { store: EventStore; bus: Bus; checkpo
     });
   };
 
+  const mayPublish = options.mayPublish ?? (() => true);
   const subscription: Subscription = store.subscribe({ after: saved }, async (event) => {
     if (failure) throw failure;
+    // A relay that lost its lease (paused past it, cut off) stops before publishing what the new one will.
+    if (!mayPublish()) throw new Error("relay: no longer the relay (lease lapsed)");
     const entry: Pending = { position: event.position, settled: false };
     pending.push(entry);
     bus.publish(subjectFor(event), encodeEvent(event), { id: event.id }).then(

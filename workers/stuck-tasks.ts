@@ -37,6 +37,6 @@ export function startStuckTaskSweeper(store: EventStore, db: DocumentStore, dead
       const failed = await failStuckTasks(store, db, new Date(), deadlineSeconds);
       if (failed.length > 0) console.warn(`stuck tasks: failed ${failed.join(", ")} (scribing for more than ${deadlineSeconds} s)`);
     },
-    { everyMs: Math.min(60_000, Math.max(1000, (deadlineSeconds * 1000) / 4)) },
+    { everyMs: Math.min(60_000, Math.max(1000, (deadlineSeconds * 1000) / 4)), across: db },
   );
 }

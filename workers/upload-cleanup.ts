@@ -43,6 +43,6 @@ export function startUploadCleanupJob(uploads: Uploads, db: DocumentStore, fileB
     async () => {
       await cleanUpUploads(uploads, db, new Date(), fileBlobs);
     },
-    { everyMs, firstAfterMs: 2000 },
+    { everyMs, firstAfterMs: 2000, across: db },
   );
 }

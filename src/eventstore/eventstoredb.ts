@@ -25,6 +25,7 @@ import {
   type Subscription,
 } from "./port.ts";
 import { assertEventSizes } from "./event-size.ts";
+import { resubscribing, type FeedSource } from "./resubscribe.ts";
 
 const READ_ALL_PAGE = 500;
 
@@ -113,39 +114,30 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
+  /**
+   * Catch-up then live, through resubscribing(): a dropped gRPC stream (server restart, leader change,
+   * network reset, keep-alive timeout) is opened again from the last event handled, with back-off.
+   */
   subscribe(options: { after?: number }, handler: EventHandler): Subscription {
-    const after = options.after;
-    const stream = this.client.subscribeToAll({
-      fromPosition: after === undefined ? START : at(after),
-      filter: excludeSystemEvents(),
-    });
-    let stopped = false;
-    const run = async () => {
-      try {
-        // for await pulls one event at a time, so a slow handler holds back the gRPC stream (back-pressure).
+    const open = (after: number | undefined): FeedSource => {
+      const stream = this.client.subscribeToAll({ fromPosition: after === undefined ? START : at(after), filter: excludeSystemEvents() });
+      // for await pulls one event at a time, so a slow handler holds back the gRPC stream (back-pressure).
+      async function* events(): AsyncIterable<RecordedEvent> {
         for await (const resolved of stream) {
-          if (stopped) return;
           const event = resolved.event;
           if (!event || event.type.startsWith("$")) continue;
-          const recorded = toRecorded(event);
-          if (after !== undefined && recorded.position <= after) continue;
-          await handler(recorded);
+          yield toRecorded(event);
         }
-      } catch (error) {
-        // Cancelling the stream on stop() may surface as a premature close: that is the end we asked for.
-        if (!stopped) throw error;
       }
+      return {
+        events: events(),
+        close: async () => {
+          await stream.unsubscribe().catch(() => undefined);
+          stream.destroy();
+        },
+      };
     };
-    const done = run().finally(() => stream.unsubscribe().catch(() => undefined));
-    return {
-      done,
-      stop: async () => {
-        stopped = true;
-        await stream.unsubscribe().catch(() => undefined);
-        stream.destroy();
-        await done.catch(() => undefined);
-      },
-    };
+    return resubscribing(open, options.after, handler, { name: "EventStoreDB subscription" });
   }
 
   async close(): Promise<void> {

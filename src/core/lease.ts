@@ -1,0 +1,163 @@
+import { hostname } from "node:os";
+import { DuplicateKeyError, type Document, type DocumentStore } from "../readmodels/port.ts";
+
+type LeaseDocument = Document & { holder: string; expiresAt: number };
+
+/** Who this process is, for the leases it takes: readable in the `leases` collection. */
+export const processHolderId = () => `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+
+/** Whether `holder` names a process of this host (by hostname) that no longer exists. */
+function diedOnThisHost(holder: string): boolean {
+  const [host, pid] = holder.split(":");
+  if (host !== hostname() || !pid || !/^\d+$/.test(pid) || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/**
+ * Time-bound exclusive roles across processes (the relay, the projection writer, each timed job),
+ * kept in the read-model store's `leases` collection, whose single-document updates are atomic on
+ * both adapters. A holder renews well before expiry; a holder that dies is replaced once its lease
+ * expires.
+ */
+export class Leases {
+  constructor(
+    private readonly db: DocumentStore,
+    readonly holder: string = processHolderId(),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private get leases() {
+    return this.db.collection<LeaseDocument>("leases");
+  }
+
+  /** Takes or renews the lease for `ttlMs`; false while another holder's lease runs. */
+  async acquire(name: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    const expiresAt = now + ttlMs;
+    try {
+      await this.leases.insertOne({ _id: name, holder: this.holder, expiresAt });
+      return true;
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+    }
+    const taken = await this.leases.findOneAndUpdate(
+      { _id: name, $or: [{ holder: this.holder }, { expiresAt: { $lt: now } }] },
+      { $set: { holder: this.holder, expiresAt } },
+    );
+    if (taken !== null) return true;
+    // A holder on this machine whose process is gone (a crash, kill -9) need not be waited for.
+    const current = await this.leases.findOne({ _id: name });
+    if (!current || !diedOnThisHost(current.holder)) return false;
+    return (await this.leases.findOneAndUpdate({ _id: name, holder: current.holder }, { $set: { holder: this.holder, expiresAt } })) !== null;
+  }
+
+  /** Gives the lease up at once (when stopping), so another process need not wait for it to expire. */
+  async release(name: string): Promise<void> {
+    await this.leases.updateOne({ _id: name, holder: this.holder }, { $set: { expiresAt: 0 } });
+  }
+
+  async holderOf(name: string): Promise<string | null> {
+    const lease = await this.leases.findOne({ _id: name });
+    return lease && lease.expiresAt >= this.now() ? lease.holder : null;
+  }
+}
+
+/** Something that runs only while its lease is held; `done` rejecting means it failed and is started again. */
+export type LeasedWork = { stop(): Promise<void>; readonly done?: Promise<void> };
+
+export type Leadership = {
+  /** True while this process holds the lease and has renewed it recently enough to trust that. */
+  isHeld(): boolean;
+  /** Stops the work (when running) and gives the lease up. */
+  stop(): Promise<void>;
+};
+
+export type LeadershipOptions = {
+  ttlMs: number;
+  /** How often a follower tries to take the lease over, and a leader renews it (default ttl / 3). */
+  intervalMs?: number;
+  log?: (message: string) => void;
+};
+
+/**
+ * Runs `start` while this process holds lease `name`, and only then: a follower keeps trying to take
+ * over, a leader renews. A leader that cannot renew in time (paused, cut off from the store, or
+ * replaced) stops its work before its lease can have passed to another process, by its own clock:
+ * `isHeld` turns false at 2/3 of the lease, so checks made just before a write stay on the safe side.
+ */
+export function holdLeadership(leases: Leases, name: string, start: () => Promise<LeasedWork>, options: LeadershipOptions): Leadership {
+  const intervalMs = options.intervalMs ?? Math.max(50, Math.floor(options.ttlMs / 3));
+  const log = options.log ?? ((message: string) => console.log(message));
+  let renewedAt = 0;
+  let work: LeasedWork | null = null;
+  let stopped = false;
+  let busy: Promise<void> = Promise.resolve();
+  // By the lease's own record, not by whether the work is running yet: work that is starting (a relay
+  // catching up) asks this before its first write.
+  const held = () => renewedAt > 0 && Date.now() - renewedAt < (options.ttlMs * 2) / 3;
+
+  const resign = async (why: string | null) => {
+    const running = work;
+    work = null;
+    if (running) {
+      if (why) log(`${name}: ${why}; stopping`);
+      await running.stop().catch((error: unknown) => console.error(`${name}: stop failed:`, error));
+    }
+  };
+
+  const tick = async () => {
+    if (stopped) return;
+    const attemptAt = Date.now();
+    let ok = false;
+    try {
+      ok = await leases.acquire(name, options.ttlMs);
+      // Another process holds it: whatever we had is gone.
+      if (!ok) renewedAt = 0;
+    } catch (error) {
+      // Unknown: the lease stays ours by our clock until 2/3 of it have passed (see held).
+      console.error(`${name}: lease store unreachable:`, error);
+    }
+    if (stopped) return;
+    if (ok) renewedAt = attemptAt;
+    if (work && !held()) return resign(ok ? "lease renewed too late" : "lease lost");
+    if (ok && !work) {
+      log(`${name}: lease taken by ${leases.holder}`);
+      try {
+        const started = await start();
+        if (stopped) return void (await started.stop());
+        work = started;
+        started.done?.catch((error: unknown) => {
+          // The work ended by itself (its store or bus failed): the next tick, still holding the lease, starts it again.
+          console.error(`${name}: stopped:`, error instanceof Error ? error.message : error);
+          if (work === started) work = null;
+        });
+      } catch (error) {
+        console.error(`${name}: could not start:`, error);
+        renewedAt = 0;
+        await leases.release(name).catch(() => undefined);
+      }
+    }
+  };
+
+  const schedule = () => (busy = busy.then(tick));
+  void schedule();
+  const timer = setInterval(schedule, intervalMs);
+
+  return {
+    isHeld: held,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await busy;
+      const hadLease = renewedAt > 0;
+      renewedAt = 0;
+      await resign(null);
+      if (hadLease) await leases.release(name).catch(() => undefined);
+    },
+  };
+}
