@@ -65,7 +65,7 @@ export async function openAdapters(config: Config): Promise<Adapters> {
   const documents = await openDocumentStore(config);
   // Commands on long streams (an account's) start from a snapshot kept beside the read models.
   stateCacheOf(eventStore).useSnapshots(new DocumentSnapshots(documents));
-  const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl) : new InProcessBus();
+  const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl, config.natsStream) : new InProcessBus();
   const fileBlobs = config.s3 ? null : new FileBlobStore({ root: join(config.dataDir, "blobs"), publicUrl: config.publicUrl, secret });
   const blobs: BlobStore = config.s3 ? new S3BlobStore(config.s3) : fileBlobs!;
   return {

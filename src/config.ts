@@ -14,6 +14,8 @@ export type Config = {
   mongodbUrl: string | null;
   mongodbDatabase: string;
   natsUrl: string | null;
+  /** The JetStream stream's bounds (NATS_STREAM_MAX_AGE_SECONDS, NATS_STREAM_MAX_BYTES). */
+  natsStream: { maxAgeMs: number; maxBytes: number };
   /** `publicEndpoint`: where clients reach S3 for presigned URLs (S3_PUBLIC_ENDPOINT), when it is not where the service does. */
   s3: { endpoint: string; publicEndpoint: string | null; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean } | null;
   workerConcurrency: number;
@@ -91,6 +93,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mongodbUrl: optional(env, "MONGODB_URL"),
     mongodbDatabase: optional(env, "MONGODB_DATABASE") ?? "scribe",
     natsUrl: optional(env, "NATS_URL"),
+    natsStream: {
+      maxAgeMs: integer(env, "NATS_STREAM_MAX_AGE_SECONDS", 7 * 24 * 3600, 60, 10 * 365 * 24 * 3600) * 1000,
+      maxBytes: integer(env, "NATS_STREAM_MAX_BYTES", 1024 ** 3, 1024 * 1024, Number.MAX_SAFE_INTEGER),
+    },
     s3,
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 2, 1, 64),
     leaseTtlMs: integer(env, "LEASE_TTL_SECONDS", 10, 1, 3600) * 1000,

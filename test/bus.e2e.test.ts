@@ -19,7 +19,7 @@ busContract("NATS JetStream", async () => {
 });
 
 describe("NatsBus beyond the shared contract", () => {
-  test("a durable created after the publish still gets the message (deliver_policy all)", async () => {
+  test("a durable created after a publish starts with the messages published after it (deliver_policy new)", async () => {
     const bus = await NatsBus.connect(server.url);
     const root = unique("scribe.t");
     await bus.publish(`${root}.x`, bytes("early"), { id: `${root}-early` });
@@ -27,9 +27,23 @@ describe("NatsBus beyond the shared contract", () => {
     await bus.consume({ durable: unique("late"), subject: `${root}.>`, concurrency: 1 }, async (m) => {
       got.push(text(m.data));
     });
-    await waitFor(() => got.length === 1, undefined, "the stored message");
-    expect(got).toEqual(["early"]);
+    await bus.publish(`${root}.x`, bytes("later"), { id: `${root}-later` });
+    await waitFor(() => got.length === 1, undefined, "the later message");
+    await Bun.sleep(200);
+    expect(got).toEqual(["later"]);
     await bus.close();
+  });
+
+  test("the stream is bounded by age and size", async () => {
+    const stream = unique("S");
+    const bus = await NatsBus.connect(server.url, { stream, subjects: [`${unique("bounded.t")}.>`], maxAgeMs: 3_600_000, maxBytes: 10_000_000 });
+    await bus.close();
+    const nc = await connect({ servers: server.url });
+    const config = (await (await nc.jetstreamManager()).streams.info(stream)).config;
+    expect([config.max_age, config.max_bytes]).toEqual([nanos(3_600_000), 10_000_000]);
+    const defaults = (await (await nc.jetstreamManager()).streams.info("SCRIBE")).config;
+    expect([defaults.max_age, defaults.max_bytes]).toEqual([nanos(7 * 24 * 3_600_000), 1024 ** 3]);
+    await nc.close();
   });
 
   test("a worker that dies without acking: the message goes to the next worker of its durable", async () => {
@@ -113,7 +127,12 @@ describe("NatsBus beyond the shared contract", () => {
 
   test("stored messages survive a nats-server crash", async () => {
     const root = unique("scribe.t");
+    const durable = unique("d");
     const before = await NatsBus.connect(server.url);
+    // The durable exists before the publish (as the service's do), then stops: the messages wait for it.
+    await (await before.consume({ durable, subject: `${root}.>`, concurrency: 1 }, async () => {
+      throw new Error("not yet");
+    })).stop();
     await before.publish(`${root}.x`, bytes("one"), { id: `${root}-1` });
     await before.publish(`${root}.x`, bytes("two"), { id: `${root}-2` });
     await before.close();
@@ -123,7 +142,7 @@ describe("NatsBus beyond the shared contract", () => {
 
     const after = await NatsBus.connect(server.url);
     const got: string[] = [];
-    await after.consume({ durable: unique("d"), subject: `${root}.>`, concurrency: 1 }, async (m) => {
+    await after.consume({ durable, subject: `${root}.>`, concurrency: 1 }, async (m) => {
       got.push(text(m.data));
     });
     await waitFor(() => got.length === 2, undefined, "both stored messages");

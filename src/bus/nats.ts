@@ -21,7 +21,16 @@ import {
 import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler } from "./port.ts";
 import { DEFAULT_MAX_DELIVER, retryDelayMs } from "./retry.ts";
 
-export type NatsBusOptions = { stream?: string; subjects?: string[] };
+export type NatsBusOptions = {
+  stream?: string;
+  subjects?: string[];
+  /** Messages older than this leave the stream (NATS_STREAM_MAX_AGE_SECONDS; default 7 days). */
+  maxAgeMs?: number;
+  /** The stream keeps at most this many bytes, dropping the oldest (NATS_STREAM_MAX_BYTES; default 1 GiB). */
+  maxBytes?: number;
+};
+
+export const defaultStreamLimits = { maxAgeMs: 7 * 24 * 3600 * 1000, maxBytes: 1024 ** 3 };
 
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const DEFAULT_ACK_WAIT_MS = 30_000;
@@ -60,7 +69,10 @@ export class NatsBus implements Bus {
   static async open(nc: NatsConnection, options: NatsBusOptions = {}): Promise<NatsBus> {
     const stream = options.stream ?? "SCRIBE";
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, { name: stream, subjects: options.subjects ?? ["scribe.>"] });
+    const limits = { ...defaultStreamLimits, ...options };
+    // Bounded: the log is the record, the stream only carries work to the workers (a message is a few
+    // hundred bytes, a reference to its event), so it needs to hold what workers have not taken yet.
+    await ensureStream(jsm, { name: stream, subjects: options.subjects ?? ["scribe.>"], max_age: nanos(limits.maxAgeMs), max_bytes: limits.maxBytes });
     return new NatsBus(nc, nc.jetstream(), jsm, stream);
   }
 
@@ -83,7 +95,7 @@ export class NatsBus implements Bus {
   }
 }
 
-async function ensureStream(jsm: JetStreamManager, base: Pick<StreamConfig, "name" | "subjects">): Promise<void> {
+async function ensureStream(jsm: JetStreamManager, base: Pick<StreamConfig, "name" | "subjects" | "max_age" | "max_bytes">): Promise<void> {
   const config: Partial<StreamConfig> = { ...base, storage: StorageType.File, duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
   try {
     await jsm.streams.add(config); // identical config: the server answers with the existing stream
@@ -103,7 +115,9 @@ async function ensureConsumer(jsm: JetStreamManager, stream: string, options: Co
     ...mutable,
     durable_name: options.durable,
     ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
+    // A durable made now (a new kind of worker after an upgrade) starts with what is published from now
+    // on, not with the stream's history. The service creates its durables before its relay publishes.
+    deliver_policy: DeliverPolicy.New,
   };
   try {
     await jsm.consumers.add(stream, config);
