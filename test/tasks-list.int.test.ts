@@ -72,6 +72,15 @@ describe("GET /api/tasks filters (spec 4.2)", () => {
     expect((await list(searcher, "?search=")).total).toBe(9);
   });
 
+  test("search: a NUL or other control character is 422 keyed search (MongoDB refuses a NUL in a $regex)", async () => {
+    const searcher = await app.register();
+    for (const bad of ["\u0000", "a\u0000b", "tab\there", "\u001b[1m", "\u007f"]) {
+      const response = await app.request("GET", `/api/tasks?search=${encodeURIComponent(bad)}`, { token: searcher.token });
+      expect(response.status).toBe(422);
+      expect(((await response.json()) as { errors: Record<string, string[]> }).errors.search).toEqual(["The search field format is invalid."]);
+    }
+  });
+
   test("folder: a folder's name, or Uncategorized; an unknown folder → 422", async () => {
     const owner = await app.register();
     const [a, b, c] = await seedTasks(app, owner.id, ["In work A", "In work B", "Loose"]);

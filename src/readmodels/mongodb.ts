@@ -114,7 +114,10 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     // The _id index always exists, and MongoDB refuses `unique` on it.
     if (sort.length === 1 && sort[0]![0].join(".") === "_id") return;
     // `unique: false` is left out rather than sent, so re-creating an index never differs in options.
-    await this.guard(() => this.inner.createIndex(keys, options?.unique === true ? { unique: true } : {}));
+    // A unique index covers only documents that have all its keys, as the embedded store's does (SQLite
+    // never compares NULLs): MongoDB would index a missing key as null and allow one such document.
+    const partialFilterExpression = Object.fromEntries(sort.map(([segments]) => [segments.join("."), { $exists: true }]));
+    await this.guard(() => this.inner.createIndex(keys, options?.unique === true ? { unique: true, partialFilterExpression } : {}));
   }
 
   async dropIndex(keys: Sort): Promise<void> {

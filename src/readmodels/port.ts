@@ -45,6 +45,7 @@ export interface Collection<T extends Document = Document> {
   findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null>;
   deleteOne(filter: Filter): Promise<{ deletedCount: number }>;
   deleteMany(filter: Filter): Promise<{ deletedCount: number }>;
+  /** `unique`: no two documents that have all the keys share their values; documents lacking a key are left out. */
   createIndex(keys: Sort, options?: { unique?: boolean }): Promise<void>;
   /** Drops the index made by `createIndex(keys)`, when there is one: for an index a wider one replaced. */
   dropIndex(keys: Sort): Promise<void>;

@@ -31,7 +31,8 @@ export const statusFilter = t.Union(
 
 export const listQuery = t.Object({
   status: t.Optional(statusFilter),
-  search: t.Optional(t.String({ maxLength: 255, description: "Part of the task name, case-insensitive." })),
+  // No control characters: a NUL cannot be part of a name, and MongoDB refuses it inside a $regex.
+  search: t.Optional(t.String({ maxLength: 255, pattern: "^[^\\u0000-\\u001f\\u007f]*$", description: "Part of the task name, case-insensitive; control characters are refused (422)." })),
   folder: t.Optional(t.String({ maxLength: 255, description: "A folder name, or `Uncategorized` for tasks in no folder." })),
   // Ranges are checked in Tasks.list: Elysia's query decoder reports a range error without the field's
   // name (`errors.property`), and spec 7 wants errors keyed by field.

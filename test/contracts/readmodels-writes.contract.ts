@@ -36,6 +36,20 @@ export function readModelWriteContract(context: ContractContext): void {
       await expect(c.updateMany({ userId: "u" }, { $set: { name: "same" } })).rejects.toBeInstanceOf(DuplicateKeyError);
     });
 
+    test("a unique index leaves out documents that lack one of its keys, on every adapter", async () => {
+      const c = context.fresh();
+      await c.createIndex({ token: 1 }, { unique: true });
+      await c.createIndex({ userId: 1, slug: 1 }, { unique: true });
+      await c.insertOne({ _id: "a" });
+      await c.insertOne({ _id: "b" }); // neither has a token: no conflict (MongoDB indexes a missing field as null unless told)
+      await c.insertOne({ _id: "c", userId: "u" });
+      await c.insertOne({ _id: "d", userId: "u" }); // both lack slug
+      await c.insertOne({ _id: "e", token: "t", userId: "u", slug: "s" });
+      await expect(c.insertOne({ _id: "f", token: "t" })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(c.insertOne({ _id: "g", userId: "u", slug: "s" })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await c.countDocuments()).toBe(5);
+    });
+
     test("replaceOne replaces, reports counts, and upserts", async () => {
       const c = context.fresh();
       await c.insertOne({ _id: "r1", a: 1, b: 2 });
