@@ -90,11 +90,14 @@ async function main(argv: string[]): Promise<number> {
   try {
     // Lookups read the read models, which may lag the log when no server is running (or none ever ran).
     await catchUpReadModels(store, db, allProjections);
-    // No projections run here, so writes do not wait for them: the server's projections (or the next
-    // catch-up above) pick the events up; the SQLite store's subscribers poll the file every ~100 ms.
-    const accounts = new Accounts(store, db, async () => {});
+    // Read-your-writes for the operator: a change is reported once the read models (the running server's,
+    // or ours when none runs) show it, so the key printed is accepted by the very next request.
+    let written = 0;
+    const accounts = new Accounts(store, db, async (position) => void (written = Math.max(written, position)));
     const metadata: EventMetadata = { correlationId: crypto.randomUUID(), causationId: null, userId: null };
-    for (const line of await run(command, { accounts, db, metadata })) console.log(line);
+    const lines = await run(command, { accounts, db, metadata });
+    if (written > 0) await catchUpReadModels(store, db, allProjections, { position: written, timeoutMs: 30_000 });
+    for (const line of lines) console.log(line);
     return 0;
   } catch (error) {
     if (!(error instanceof Refused || error instanceof DomainError)) throw error;

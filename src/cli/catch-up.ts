@@ -3,12 +3,13 @@ import type { DocumentStore } from "../readmodels/port.ts";
 import type { Projection } from "../../projections/projection.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
+import { Leases } from "../core/lease.ts";
 
 export type CatchUpOptions = {
-  /** How long the checkpoints may stand still, behind the log, before we conclude no server is projecting. */
-  quietMs?: number;
-  /** How long our own catch-up may take (a first catch-up reads the whole log). */
+  /** How long to wait for a running server's projections, or for our own catch-up (a first one reads the whole log). */
   timeoutMs?: number;
+  /** The log position the read models must reach (default: the log's end when called). */
+  position?: number;
 };
 
 /** The log's last position, read forward from `after` (the oldest checkpoint), so a current read model costs one query. */
@@ -22,47 +23,50 @@ async function logEnd(store: EventStore, after: number): Promise<number> {
 }
 
 /**
- * Brings the read models up to the log's current end before a CLI reads them, without ever being a
- * second writer next to a running server: projections are idempotent per event, but their
- * read-check-write is not atomic across processes, so two writers could put an older document back.
+ * Brings the read models up to the log's end (or `position`) before a CLI reads them or returns, without
+ * ever being a second writer next to a running server: the projection writer is whoever holds the
+ * `projections` lease (see core/lease.ts).
  *
- * - read models at the log's end: nothing to do;
- * - checkpoints moving: a server is projecting; wait until they reach the end;
- * - checkpoints standing still for `quietMs` (the server polls the log every ~100 ms and saves a
- *   checkpoint ~10 ms after each event, so a live one moves well within a second): no server runs,
- *   or none ever did; catch up here with the projection runner, from the saved checkpoints. (A
- *   server started during those moments would briefly be a second writer: an operator's race.)
+ * - read models already there: nothing to do ("current");
+ * - the lease is held by a server: wait for its saved checkpoints to get there ("server");
+ * - nobody holds it (no server runs): take it, project here from the saved checkpoints, give it back ("caught-up").
  *
- * Returns "current", "server" or "caught-up" (for tests and diagnostics).
+ * Throws when the read models do not get there within `timeoutMs`.
  */
 export async function catchUpReadModels(
   store: EventStore,
   db: DocumentStore,
   projections: readonly Projection[],
-  { quietMs = 1000, timeoutMs = 300_000 }: CatchUpOptions = {},
+  { timeoutMs = 300_000, position }: CatchUpOptions = {},
 ): Promise<"current" | "server" | "caught-up"> {
   if (projections.length === 0) return "current";
   const checkpoints = new Checkpoints(db);
   const load = () => Promise.all(projections.map((p) => checkpoints.load(`projection:${p.name}`)));
-  let seen = await load();
-  const end = await logEnd(store, Math.min(...seen));
-  if (seen.every((position) => position >= end)) return "current";
+  const target = position ?? (await logEnd(store, Math.min(...(await load()))));
+  const reached = async () => (await load()).every((at) => at >= target);
+  if (await reached()) return "current";
 
-  let lastMove = Date.now();
-  while (Date.now() - lastMove < quietMs) {
+  const deadline = Date.now() + timeoutMs;
+  const leases = new Leases(db);
+  for (;;) {
+    if (await leases.acquire("projections", leaseMs)) break;
+    // A server is the writer: it projects the events within moments.
+    if (await reached()) return "server";
+    if (Date.now() > deadline) throw new Error(`the read models did not reach log position ${target} within ${timeoutMs} ms`);
     await Bun.sleep(20);
-    const now = await load();
-    if (now.every((position) => position >= end)) return "server";
-    if (now.some((position, i) => position !== seen[i])) lastMove = Date.now();
-    seen = now;
   }
-
+  const renew = setInterval(() => void leases.acquire("projections", leaseMs).catch(() => undefined), leaseMs / 3);
   const runner = new ProjectionRunner(store, db, projections);
-  await runner.start();
   try {
-    await runner.waitFor(end, null, timeoutMs);
+    await runner.start();
+    await runner.waitFor(target, null, Math.max(1, deadline - Date.now()));
   } finally {
+    clearInterval(renew);
     await runner.stop();
+    await leases.release("projections");
   }
   return "caught-up";
 }
+
+/** The CLI's hold on the projection writer's lease while it catches up; renewed at a third of it. */
+const leaseMs = 30_000;
