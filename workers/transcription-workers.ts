@@ -13,6 +13,6 @@ import type { Worker } from "./worker.ts";
 export function transcriptionWorkers(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore, config: TranscriptionConfig): { workers: Worker[]; summarizer: Summarizer } {
   const summarizer = createSummarizer(config);
   const pipeline = new TranscriptionPipeline({ store, blobs, transcripts, engine: createEngine(config), summarizer, config });
-  const transcription = config.worker ? [transcriptionWorker(store, pipeline, { ackWaitMs: config.ackWaitSeconds * 1000 })] : [];
+  const transcription = config.worker ? [transcriptionWorker(store, pipeline, { ackWaitMs: config.ackWaitSeconds * 1000, tasksAtOnce: config.tasksPerWorker })] : [];
   return { workers: transcription, summarizer };
 }

@@ -6,7 +6,7 @@ import { NotFoundError } from "../src/core/errors.ts";
 import { taskDecider } from "../src/tasks/decider.ts";
 import type { TaskEvent } from "../src/tasks/events.ts";
 import { taskFacts } from "../src/transcription/media-source.ts";
-import type { TranscriptionPipeline } from "../src/transcription/pipeline.ts";
+import { TaskCancelled, type TranscriptionPipeline } from "../src/transcription/pipeline.ts";
 import type { Worker } from "./worker.ts";
 import { hasTranscript } from "../src/tasks/transcripts.ts";
 
@@ -37,12 +37,15 @@ export function isTranscriptionTrigger(event: TaskEvent): boolean {
  * FinishTask only finishes the attempt in flight). The heartbeat of the worker base keeps the
  * message ours while the work runs.
  */
-export function transcriptionWorker(store: EventStore, pipeline: TranscriptionPipeline, options: { ackWaitMs: number }): Worker {
+export function transcriptionWorker(store: EventStore, pipeline: TranscriptionPipeline, options: { ackWaitMs: number; tasksAtOnce: number; cancelCheckMs?: number }): Worker {
   const running = new Set<AbortController>();
   return {
     name: "transcription",
     subject: "scribe.task.>",
     ackWaitMs: options.ackWaitMs,
+    // Tasks mostly wait for a recogniser (shared fairly between accounts by the pipeline's limiter), so a
+    // worker takes several: a short clip starts at once instead of queueing behind long recordings.
+    concurrency: options.tasksAtOnce,
     abort() {
       for (const controller of running) controller.abort(new Error("the service is stopping"));
     },
@@ -68,16 +71,47 @@ export function transcriptionWorker(store: EventStore, pipeline: TranscriptionPi
       if (!facts || facts.supplied) return;
       const controller = new AbortController();
       running.add(controller);
+      const watch = watchForCancellation(store, recorded.streamName, state.attempts, controller, options.cancelCheckMs ?? 500);
       try {
         await pipeline.run(taskId, facts, state.attempts, metadata, controller.signal);
       } catch (error) {
         if (error instanceof NotFoundError) return; // deleted meanwhile
+        if (controller.signal.reason instanceof TaskCancelled) return; // deleted, failed or retried meanwhile: nothing left to do
         if (controller.signal.aborted || message.deliveryCount < failAfterDeliveries) throw error;
         console.error(`transcription: task ${taskId} failed unexpectedly`, error);
         await handleCommand(store, recorded.streamName, taskDecider, { type: "FailTask", reason: `Transcription failed: ${(error as Error).message}`, attempt: state.attempts }, { metadata });
       } finally {
+        clearInterval(watch);
         running.delete(controller);
       }
     },
   };
+}
+
+/**
+ * Aborts a transcription, within `everyMs`, once its attempt is no longer the one in flight: the task was
+ * deleted, failed (the stuck-task sweeper) or retried. It reads only the events appended since its last
+ * look, so watching costs one small read per task and interval.
+ */
+function watchForCancellation(store: EventStore, streamName: string, attempt: number, controller: AbortController, everyMs: number): Timer {
+  let seen = -1;
+  let state = taskDecider.initialState();
+  let checking = false;
+  const timer = setInterval(async () => {
+    if (checking || controller.signal.aborted) return;
+    checking = true;
+    try {
+      for (const event of await store.readStream(streamName, { fromRevision: seen + 1 })) {
+        state = taskDecider.evolve(state, event as unknown as TaskEvent);
+        seen = event.revision;
+      }
+      const current = state.status === "live" && state.state === "scribing" && state.attempts === attempt;
+      if (!current) controller.abort(new TaskCancelled(Number(streamName.slice("task-".length))));
+    } catch {
+      // The store is unreachable for now: the next look decides.
+    } finally {
+      checking = false;
+    }
+  }, everyMs);
+  return timer;
 }

@@ -20,8 +20,10 @@ export type TranscriptionConfig = {
   openai: (OpenAiEndpoint & { language: string | null }) | null;
   /** The chat endpoint that writes summaries and mind maps; null: the embedded extractive summariser. */
   summaryOpenai: OpenAiEndpoint | null;
-  /** Recognition processes (chunks) running at once in this process, across all tasks. */
+  /** Recognition processes (chunks) running at once in this process, across all tasks, shared round-robin between accounts. */
   recognitionConcurrency: number;
+  /** Tasks one worker process transcribes at once (TRANSCRIPTION_TASKS_PER_WORKER): they share the recognisers above. */
+  tasksPerWorker: number;
   /** Chunks aim at this length, cut at pauses; a chunk never exceeds twice it. */
   chunkSeconds: number;
   /** A task scribing longer than this is failed (and can be retried) by the stuck-task sweeper. */
@@ -97,6 +99,7 @@ export function loadTranscriptionConfig(env: Env, fail: (message: string) => Err
       "gpt-4o-mini",
     ),
     recognitionConcurrency: integer(env, "RECOGNITION_CONCURRENCY", cores, 1, 256),
+    tasksPerWorker: integer(env, "TRANSCRIPTION_TASKS_PER_WORKER", 8, 1, 256),
     chunkSeconds: integer(env, "CHUNK_SECONDS", 30, 5, 3600),
     scribingDeadlineSeconds: integer(env, "SCRIBING_DEADLINE_SECONDS", 7200, 10, 7 * 24 * 3600),
     maxMediaSeconds: integer(env, "MAX_MEDIA_SECONDS", 6 * 3600, 1, 7 * 24 * 3600),

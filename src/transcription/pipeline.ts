@@ -26,6 +26,7 @@ import type { TranscriptionConfig } from "./config.ts";
 import { RecognitionError, type SpeechEngine } from "./engine.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 import { Limiter } from "./limiter.ts";
+import { ChunkResults, type RecognizedChunk } from "./chunk-results.ts";
 import { MediaError, assertRecognisable, decodeToPcm, measureLevels, probe } from "./media.ts";
 import { fetchMedia, mediaSize, prefixProbeBytes, type TaskFacts } from "./media-source.ts";
 import { findSilences, planChunks } from "./chunking.ts";
@@ -34,6 +35,14 @@ import { segmentWords } from "./segmenting.ts";
 import { diarize } from "./diarization.ts";
 import { readSamples, writeWavSlice } from "./wav.ts";
 import { reportTimings, type PipelineTimings } from "./timings.ts";
+
+/** Why a transcription is aborted when its task was deleted, failed or retried meanwhile: its work is dropped. */
+export class TaskCancelled extends Error {
+  constructor(taskId: number) {
+    super(`task ${taskId} was deleted or moved on; its transcription is cancelled`);
+    this.name = "TaskCancelled";
+  }
+}
 
 /** The balance cannot pay for the media: the task fails saying so, and can be retried after a top-up. */
 export class BalanceError extends Error {}
@@ -54,9 +63,13 @@ type Stage = keyof PipelineTimings["stages"];
 
 export class TranscriptionPipeline {
   private readonly recognition: Limiter;
+  private readonly chunkResults: ChunkResults;
+  /** Chunks read back from an earlier delivery instead of recognised again (for tests and the bench). */
+  resumedChunks = 0;
 
   constructor(private readonly deps: PipelineDependencies) {
     this.recognition = new Limiter(deps.config.recognitionConcurrency);
+    this.chunkResults = new ChunkResults(deps.blobs, deps.engine.name);
   }
 
   private command(taskId: number, command: TaskCommand, metadata: EventMetadata) {
@@ -97,12 +110,13 @@ export class TranscriptionPipeline {
     const root = config.tempDir ?? tmpdir();
     await mkdir(root, { recursive: true });
     const dir = await mkdtemp(join(root, `scribe-task-${taskId}-`));
+    let chunks: { start: number; end: number }[] = [];
+    let ended = false;
     try {
       const media = join(dir, "media");
       const pcm = join(dir, "audio.pcm");
       let durationMs: number;
-      let chunks: { start: number; end: number }[];
-      let results: (ChunkResult & { punctuated: boolean })[];
+      let results: RecognizedChunk[];
       try {
         const size = await time("fetch", () => mediaSize(this.deps.blobs, facts.mediaKey));
         if (size > prefixProbeBytes) {
@@ -128,17 +142,22 @@ export class TranscriptionPipeline {
         });
         if (chunks.length === 0) throw new MediaError("The media is silent: there is no speech to transcribe.");
         await this.checkBalance(facts.userId, Math.max(1, Math.ceil(durationMs / 1000)));
-        if (!(await this.stillOurs(taskId, attempt))) return;
-        results = await time("recognize", () => this.recognize(pcm, dir, chunks, signal));
+        if (!(await this.stillOurs(taskId, attempt))) {
+          ended = true;
+          return;
+        }
+        results = await time("recognize", () => this.recognize({ taskId, attempt, userId: facts.userId }, pcm, dir, chunks, signal));
       } catch (error) {
         if (!isTaskFailure(error) || signal?.aborted) throw error;
         await this.command(taskId, { type: "FailTask", reason: error.message, attempt }, metadata);
+        ended = true;
         return;
       }
 
       const words = stitch(results);
       if (words.length === 0) {
         await this.command(taskId, { type: "FailTask", reason: "No speech was recognised in the media.", attempt }, metadata);
+        ended = true;
         return;
       }
       let segments = await time("segment", () => segmentWords(words, results.some((r) => r.punctuated)));
@@ -177,25 +196,40 @@ export class TranscriptionPipeline {
         if (finished.events.length > 0 && summaryFailure) await this.command(taskId, { type: "RecordSummaryFailure", reason: summaryFailure }, metadata);
       });
       reportTimings({ taskId, engine: this.deps.engine.name, mediaMs: durationMs, chunks: chunks.length, stages, totalMs: performance.now() - startedAt });
+      ended = true;
     } finally {
       await rm(dir, { recursive: true, force: true });
+      // Kept chunk results serve a redelivery of this attempt: once it has ended, or was cancelled, none will come.
+      if (ended || signal?.reason instanceof TaskCancelled) await this.chunkResults.clear(taskId, attempt, chunks).catch(() => undefined);
     }
   }
 
   /** Recognises every chunk, in parallel up to the limit; the first failure stops the others. */
-  private async recognize(pcm: string, dir: string, chunks: { start: number; end: number }[], signal?: AbortSignal) {
+  /**
+   * Recognises the chunks in parallel, sharing the process's recognisers fairly between accounts, and
+   * keeps each chunk's words as it is done (see ChunkResults): chunks a previous delivery of this
+   * attempt already recognised are read back instead.
+   */
+  private async recognize(job: { taskId: number; attempt: number; userId: number }, pcm: string, dir: string, chunks: { start: number; end: number }[], signal?: AbortSignal) {
     const stop = new AbortController();
     const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     let firstError: unknown = null;
     const settled = await Promise.allSettled(
-      chunks.map((chunk, i) =>
-        this.recognition.run(async () => {
+      chunks.map(async (chunk, i): Promise<RecognizedChunk> => {
+        const kept = await this.chunkResults.load(job.taskId, job.attempt, chunk);
+        if (kept) {
+          this.resumedChunks++;
+          return kept;
+        }
+        return this.recognition.run(async () => {
           combined.throwIfAborted();
           const wav = join(dir, `chunk-${i}.wav`);
           try {
             await writeWavSlice(pcm, chunk.start, chunk.end, wav);
             const recognition = await this.deps.engine.recognize(wav, { durationMs: chunk.end - chunk.start, signal: combined });
-            return { ...chunk, words: recognition.words, punctuated: recognition.punctuated };
+            const result = { ...chunk, words: recognition.words, punctuated: recognition.punctuated };
+            await this.chunkResults.save(job.taskId, job.attempt, result);
+            return result;
           } catch (error) {
             if (firstError === null) {
               firstError = error;
@@ -205,10 +239,12 @@ export class TranscriptionPipeline {
           } finally {
             await rm(wav, { force: true });
           }
-        }),
-      ),
+        }, String(job.userId));
+      }),
     );
     if (firstError !== null) throw firstError;
-    return settled.map((r) => (r as PromiseFulfilledResult<ChunkResult & { punctuated: boolean }>).value);
+    const failed = settled.find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    return settled.map((r) => (r as PromiseFulfilledResult<RecognizedChunk>).value);
   }
 }
