@@ -1,46 +1,82 @@
+type Kind = "regular" | "express";
+
 /**
- * At most `limit` jobs at once. Waiting jobs are queued per key (an account) and served round-robin
- * across keys, so one account's long recordings (hundreds of chunks) cannot hold back another's short
- * clip: it waits for at most one chunk per account ahead of it, not for every queued chunk.
+ * At most `limit` jobs at once, shared between keys (accounts) so that one account's long recordings
+ * (hundreds of chunks) cannot hold back another's short clip:
+ * - waiting jobs are queued per key and served round-robin across keys;
+ * - a key none of whose jobs is running starts at once, on one of up to `limit` extra "express" slots,
+ *   instead of waiting for a running chunk to end (a chunk cannot be interrupted). At worst twice `limit`
+ *   jobs run, and only while several accounts each start their first one.
  */
 export class Limiter {
   private active = 0;
-  private readonly queues = new Map<string, (() => void)[]>();
+  private express = 0;
+  private readonly running = new Map<string, number>();
+  private readonly queues = new Map<string, ((kind: Kind) => void)[]>();
   /** Keys with waiting jobs, in the order they are served next. */
   private readonly turns: string[] = [];
 
   constructor(readonly limit: number) {}
 
   async run<T>(job: () => Promise<T>, key = ""): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.enqueue(key, resolve));
-    else this.active++;
+    const kind = await this.acquire(key);
     try {
       return await job();
     } finally {
-      this.next();
+      this.release(key, kind);
     }
   }
 
-  private enqueue(key: string, resolve: () => void): void {
-    const queue = this.queues.get(key);
-    if (queue) queue.push(resolve);
-    else {
-      this.queues.set(key, [resolve]);
-      this.turns.push(key);
+  private acquire(key: string): Kind | Promise<Kind> {
+    if (this.active < this.limit) return this.grant(key, "regular");
+    if (this.idle(key) && this.express < this.limit) return this.grant(key, "express");
+    return new Promise<Kind>((resolve) => {
+      const queue = this.queues.get(key);
+      if (queue) queue.push(resolve);
+      else {
+        this.queues.set(key, [resolve]);
+        this.turns.push(key);
+      }
+    });
+  }
+
+  private idle(key: string): boolean {
+    return (this.running.get(key) ?? 0) === 0 && !this.queues.has(key);
+  }
+
+  private grant(key: string, kind: Kind): Kind {
+    if (kind === "regular") this.active++;
+    else this.express++;
+    this.running.set(key, (this.running.get(key) ?? 0) + 1);
+    return kind;
+  }
+
+  private release(key: string, kind: Kind): void {
+    if (kind === "regular") this.active--;
+    else this.express--;
+    const left = (this.running.get(key) ?? 1) - 1;
+    if (left === 0) this.running.delete(key);
+    else this.running.set(key, left);
+    this.dispatch();
+  }
+
+  /** Fills free regular slots in turn, then free express slots with accounts that have nothing running. */
+  private dispatch(): void {
+    while (this.active < this.limit && this.turns.length > 0) this.serve(this.turns[0]!, "regular");
+    while (this.express < this.limit) {
+      const key = this.turns.find((k) => (this.running.get(k) ?? 0) === 0);
+      if (key === undefined) break;
+      this.serve(key, "express");
     }
   }
 
-  /** Hands the freed slot to the next account in turn (which then goes to the back of the line). */
-  private next(): void {
-    const key = this.turns.shift();
-    if (key === undefined) {
-      this.active--;
-      return;
-    }
+  /** Starts the next job of `key` (which then goes to the back of the line). */
+  private serve(key: string, kind: Kind): void {
+    this.turns.splice(this.turns.indexOf(key), 1);
     const queue = this.queues.get(key)!;
     const resolve = queue.shift()!;
     if (queue.length > 0) this.turns.push(key);
     else this.queues.delete(key);
-    resolve();
+    resolve(this.grant(key, kind));
   }
 }
