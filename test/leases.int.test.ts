@@ -118,3 +118,25 @@ test("a lease whose holder was a process of this host that is gone is taken at o
   expect(await new Leases(a, `${hostname}:${exited.pid}:gone`).acquire("dead", 60_000)).toBe(true);
   expect(await new Leases(b, "other").acquire("dead", 60_000)).toBe(true);
 });
+
+test("work that fails by itself while the lease is held is started again (a relay whose bus refused an event)", async () => {
+  const [a] = twoProcesses("restart");
+  let starts = 0;
+  let fail: (error: Error) => void = () => undefined;
+  const consoleError = console.error;
+  console.error = () => undefined;
+  const leadership = holdLeadership(new Leases(a, "only"), "relay", async () => {
+    starts++;
+    const done = new Promise<void>((_, reject) => (fail = reject));
+    return { done, stop: async () => undefined };
+  }, { ttlMs: 300, log: () => undefined });
+  try {
+    await until(() => starts === 1);
+    fail(new Error("bus refused the event"));
+    await until(() => starts === 2, 2000);
+    expect(leadership.isHeld()).toBe(true);
+  } finally {
+    console.error = consoleError;
+    await leadership.stop();
+  }
+});

@@ -35,6 +35,36 @@ describe("projection runner", () => {
     await runner.stop();
   });
 
+  test("a projection that fails is not stopped for good: it subscribes again from its last event, skipping none", async () => {
+    const { store, db } = fresh();
+    let failuresLeft = 2;
+    const flaky = {
+      ...counterProjection,
+      async apply(event: Parameters<typeof counterProjection.apply>[0], target: Parameters<typeof counterProjection.apply>[1]) {
+        if (event.type === "CounterIncremented" && failuresLeft > 0) {
+          failuresLeft--;
+          throw new Error("read-model store unreachable");
+        }
+        await counterProjection.apply(event, target);
+      },
+    };
+    const logged: unknown[] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args[0]);
+    const runner = new ProjectionRunner(store, db, [flaky]);
+    try {
+      await runner.start();
+      await store.append("counter-f", [opened(), incremented(2), incremented(3)], { expectedRevision: "no_stream" });
+      const last = (await store.readStream("counter-f")).at(-1)!.position;
+      await runner.waitFor(last, null, 10_000);
+      expect(await db.collection<CounterView>("counters").findOne({ _id: "counter-f" })).toMatchObject({ value: 5, increments: 2 });
+      expect(logged.filter((m) => String(m).includes("projection counters failed"))).toHaveLength(2);
+    } finally {
+      console.error = consoleError;
+      await runner.stop();
+    }
+  }, 15_000);
+
   test("resumes from its checkpoint and is idempotent when events arrive again", async () => {
     const { store, db } = fresh();
     const first = new ProjectionRunner(store, db, [counterProjection]);
