@@ -24,6 +24,8 @@ RUN ln -s /usr/local/bin/bun /usr/local/bin/bunx \
  && groupadd --gid 1000 bun \
  && useradd --uid 1000 --gid bun --shell /bin/sh --create-home bun
 ENV BUN_RUNTIME_TRANSPILER_CACHE_PATH=0
+# Production: Bun never answers with its development error page (stack frames, paths, source lines).
+ENV NODE_ENV=production
 
 WORKDIR /app
 

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { loadTranscriptionConfig, type TranscriptionConfig } from "./transcription/config.ts";
+import { defaultRequestLimits, type RequestLimits } from "./http/request-limits.ts";
 
 export type Role = "api" | "projections" | "workers";
 
@@ -24,6 +25,8 @@ export type Config = {
    * one process of all the replicas holds each; when it dies, another takes over within this time.
    */
   leaseTtlMs: number;
+  /** Request body limits (BODY_LIMIT_BYTES, TRANSCRIPT_BODY_LIMIT_BYTES, JSON_MAX_DEPTH); see src/http/request-limits.ts. */
+  requestLimits: RequestLimits;
   rateLimitPerMinute: number;
   loginAttemptsPerMinute: number;
   /** OpenID Connect provider for `POST /api/auth/social-login` (provider `idp`); null when not configured. */
@@ -100,6 +103,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     s3,
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 2, 1, 64),
     leaseTtlMs: integer(env, "LEASE_TTL_SECONDS", 10, 1, 3600) * 1000,
+    requestLimits: {
+      bodyBytes: integer(env, "BODY_LIMIT_BYTES", defaultRequestLimits.bodyBytes, 1024, 2 ** 31),
+      transcriptBodyBytes: integer(env, "TRANSCRIPT_BODY_LIMIT_BYTES", defaultRequestLimits.transcriptBodyBytes, 1024, 2 ** 31),
+      jsonDepth: integer(env, "JSON_MAX_DEPTH", defaultRequestLimits.jsonDepth, 4, 1000),
+    },
     rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 10, 1, 1_000_000_000),
     loginAttemptsPerMinute: integer(env, "LOGIN_ATTEMPTS_PER_MINUTE", 5, 1, 1_000_000_000),
     idp: identityProvider(env, port),

@@ -89,7 +89,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     if (adapters.fileBlobs) features.push(storageRoutes(adapters.fileBlobs));
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
-    app = createHttpApp(features);
+    app = createHttpApp(features, config.requestLimits);
   }
 
   return {

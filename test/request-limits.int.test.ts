@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestApp, type TestApp } from "./support/test-app.ts";
+import { startServiceProcess, type RunningService } from "./support/service-process.ts";
+import { jsonDepth } from "../src/http/request-limits.ts";
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+const post = (path: string, body: string, token?: string, method = "POST") => app.request(method, path, { token, body, headers: { "content-type": "application/json" } });
+const deep = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+
+describe("request bodies are bounded before anything parses them", () => {
+  test("over 1 MiB is 413 in the error shape, unauthenticated routes included", async () => {
+    const response = await post("/api/register", JSON.stringify({ name: "x".repeat(1_100_000), email: "a@example.com", password: "password123", password_confirmation: "password123" }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 1048576 bytes." });
+  });
+
+  test("deeply nested JSON is 422 keyed body at once, on every route that takes a body", async () => {
+    const user = await app.register();
+    for (const [method, path] of [["DELETE", "/api/tasks/bulk"], ["PATCH", "/api/tasks/bulk/move"], ["POST", "/api/login"], ["POST", "/api/register"], ["PATCH", "/api/tasks/1"], ["POST", "/api/tasks"]] as const) {
+      const started = performance.now();
+      const response = await post(path, `{"ids":${deep(30_000)}}`, user.token, method);
+      expect(performance.now() - started).toBeLessThan(50);
+      expect(response.status).toBe(422);
+      expect(((await response.json()) as { errors: Record<string, string[]> }).errors.body).toEqual(["The request body is nested too deeply: at most 32 levels of arrays and objects."]);
+    }
+    expect((await app.request("GET", "/api/user", { token: user.token })).status).toBe(200);
+  });
+
+  test("a transcript may be large where one is sent: creating and updating a task take 24 MiB", async () => {
+    const user = await app.register();
+    const segments = Array.from({ length: 3000 }, (_, i) => ({ start: i * 1000, end: i * 1000 + 900, text: "word ".repeat(80).trim() }));
+    const body = JSON.stringify({ disk: "objstore", name: "Big", path: "a.mp3", segments });
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    expect((await post("/api/tasks", body, user.token)).status).toBe(201);
+    const tooBig = JSON.stringify({ disk: "objstore", name: "Big", path: "a.mp3", segments: [{ start: 0, end: 1, text: "x".repeat(25 * 1024 * 1024) }] });
+    expect((await post("/api/tasks", tooBig, user.token)).status).toBe(413);
+  });
+
+  test("the depth scan skips strings and escapes", () => {
+    expect(jsonDepth('{"a":[1,{"b":"[[[[\\"[["}]}', 10)).toBe(3);
+    expect(jsonDepth(deep(5), 10)).toBe(5);
+    expect(jsonDepth(deep(50), 10)).toBe(11); // stops counting past the bound
+  });
+});
+
+describe("over real HTTP", () => {
+  let service: RunningService;
+  beforeAll(async () => {
+    service = await startServiceProcess();
+  });
+  afterAll(() => service.stop());
+
+  test("a chunked body (no Content-Length) is 411 in the error shape, before it is read", async () => {
+    const chunk = new TextEncoder().encode(`"${"x".repeat(64 * 1024)}",`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":['));
+      },
+      pull(controller) {
+        if (sent++ < 64) controller.enqueue(chunk); // 4 MiB in all
+        else {
+          controller.enqueue(new TextEncoder().encode('""]}'));
+          controller.close();
+        }
+      },
+    });
+    const response = await fetch(`${service.url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    expect(response.status).toBe(411);
+    expect(await response.json()).toEqual({ message: "Send the request body with a Content-Length header." });
+    expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
+  });
+});
