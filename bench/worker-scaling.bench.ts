@@ -49,7 +49,7 @@ async function startWorkers(dataDir: string, env: Record<string, string>): Promi
 
 async function run(workerProcesses: number, media: Uint8Array[]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "scribe-worker-scaling-"));
-  const env = { RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", NATS_URL: nats.url, SIGNING_SECRET: "bench", LEASE_TTL_SECONDS: "3" };
+  const env = { RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", REGISTRATIONS_PER_MINUTE: "100000", NATS_URL: nats.url, SIGNING_SECRET: "bench", LEASE_TTL_SECONDS: "3" };
   const api = await startServiceProcess({ ...env, ROLES: "api,projections" }, dataDir);
   const workers = await Promise.all(Array.from({ length: workerProcesses }, () => startWorkers(dataDir, env)));
   const blobs = new FileBlobStore({ root: join(dataDir, "blobs"), publicUrl: "http://unused", secret: "unused" });

@@ -29,6 +29,8 @@ export type Config = {
   requestLimits: RequestLimits;
   rateLimitPerMinute: number;
   loginAttemptsPerMinute: number;
+  /** Accounts one client address may register per minute (REGISTRATIONS_PER_MINUTE, default 5). */
+  registrationsPerMinute: number;
   /** OpenID Connect provider for `POST /api/auth/social-login` (provider `idp`); null when not configured. */
   idp: { issuer: string; clientId: string; clientSecret: string; redirectUri: string } | null;
   /** Verifies payment webhooks; null derives one from the service secret (what the sandbox provider uses). */
@@ -110,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 10, 1, 1_000_000_000),
     loginAttemptsPerMinute: integer(env, "LOGIN_ATTEMPTS_PER_MINUTE", 5, 1, 1_000_000_000),
+    registrationsPerMinute: integer(env, "REGISTRATIONS_PER_MINUTE", 5, 1, 1_000_000_000),
     idp: identityProvider(env, port),
     paymentWebhookSecret: optional(env, "PAYMENT_WEBHOOK_SECRET"),
     transcription: loadTranscriptionConfig(env, (message) => new ConfigError(message)),

@@ -76,3 +76,27 @@ describe("over real HTTP", () => {
     expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
   });
 });
+
+describe("registration is throttled per client address", () => {
+  let limited: RunningService;
+  beforeAll(async () => {
+    limited = await startServiceProcess({ REGISTRATIONS_PER_MINUTE: "3" });
+  });
+  afterAll(() => limited.stop());
+
+  test("of 6 parallel registrations from one address, 3 get in and the others are 429 with Retry-After", async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        fetch(`${limited.url}/api/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: `R${i}`, email: `r${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, password: "password123", password_confirmation: "password123" }),
+        }),
+      ),
+    );
+    expect(responses.map((r) => r.status).sort()).toEqual([201, 201, 201, 429, 429, 429]);
+    const refused = responses.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { message: string }).message).toContain("Too many accounts registered from your address");
+  });
+});

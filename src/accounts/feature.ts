@@ -23,7 +23,7 @@ export function accountsModule(config: Config, adapters: Adapters, waitFor: Wait
   const loginLimiter = new RateLimiter(adapters.documents, config.loginAttemptsPerMinute);
   const socialLogin = config.idp ? new OidcSocialLogin(accounts, adapters.eventStore, new OidcClient(config.idp)) : null;
   const routes = [
-    authRoutes({ accounts, loginLimiter, socialLogin, authenticated }),
+    authRoutes({ accounts, loginLimiter, registrationLimiter: new RateLimiter(adapters.documents, config.registrationsPerMinute), socialLogin, authenticated }),
     userRoutes({ accounts, db: adapters.documents, blobs: adapters.blobs, publicUrl: config.publicUrl, authenticated }),
     apiKeyRoutes({ accounts, authenticated }),
     // Notifications and checkout share the account's authentication plugin, so they are wired here.

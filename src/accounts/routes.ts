@@ -10,17 +10,22 @@ import { loginBody, registerBody, socialLoginBody, tokenResponse } from "./schem
 export type AuthRoutesDependencies = {
   accounts: Accounts;
   loginLimiter: RateLimiter;
+  /** Registrations per client address per minute (REGISTRATIONS_PER_MINUTE). */
+  registrationLimiter: RateLimiter;
   socialLogin: SocialLogin | null;
   authenticated: AnyElysia;
 };
 
 /** Register, login, social login (public) and logout (authenticated): spec 4.1. */
-export function authRoutes({ accounts, loginLimiter, socialLogin, authenticated }: AuthRoutesDependencies) {
+export function authRoutes({ accounts, loginLimiter, registrationLimiter, socialLogin, authenticated }: AuthRoutesDependencies) {
   const tags = ["Auth"];
   const publicRoutes = new Elysia({ name: "auth-public" })
     .post(
       "/api/register",
-      async ({ body, request, set }) => {
+      async ({ body, request, set, server }) => {
+        // Each address gets a few accounts a minute: every account comes with a free allowance.
+        const rate = await registrationLimiter.hit(`register:${server?.requestIP(request)?.address ?? "in-process"}`);
+        if (!rate.allowed) throw new TooManyRequestsError("Too many accounts registered from your address; try again in a minute.", rate.retryAfterSeconds);
         if (body.password !== body.password_confirmation) {
           throw new ValidationFailedError({ password: ["The password field confirmation does not match."] });
         }
@@ -31,7 +36,7 @@ export function authRoutes({ accounts, loginLimiter, socialLogin, authenticated 
         set.status = 201;
         return response;
       },
-      { body: registerBody, response: { 201: tokenResponse }, detail: { tags, summary: "Create an account", description: "201 with a token. 422 when a field is invalid, the email is taken, or the confirmation differs." } },
+      { body: registerBody, response: { 201: tokenResponse }, detail: { tags, summary: "Create an account", description: "201 with a token. 422 when a field is invalid, the email is taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE registrations from one client address (default 5)." } },
     )
     .post(
       "/api/login",

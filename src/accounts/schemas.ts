@@ -1,7 +1,8 @@
+import { nameText } from "../http/names.ts";
 import { t } from "elysia";
 
 const email = t.String({ format: "email", maxLength: 255, error: "The email field must be a valid email address of at most 255 characters." });
-const name = t.String({ minLength: 1, maxLength: 255 });
+const name = nameText({ minLength: 1, maxLength: 255 });
 
 export const registerBody = t.Object({
   name,
@@ -58,7 +59,7 @@ export const userResponse = t.Object({
 
 export const profileResponse = t.Object({ id: t.Integer(), name: t.String(), email: t.String(), avatar: t.String() });
 
-export const apiKeyBody = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 255 })) });
+export const apiKeyBody = t.Object({ name: t.Optional(nameText({ minLength: 1, maxLength: 255 })) });
 export const apiKeyView = t.Object({ id: t.String(), name: t.String(), prefix: t.String(), created_at: t.String() });
 export const createdApiKey = t.Object({
   id: t.String(),

@@ -1,9 +1,10 @@
+import { nameText } from "../http/names.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { Folders } from "./service.ts";
 
 const folder = t.Object({ id: t.Integer(), name: t.String() });
-const nameBody = t.Object({ name: t.String({ maxLength: 255, description: "At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive)." }) });
+const nameBody = t.Object({ name: nameText({ maxLength: 255, description: "At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive)." }) });
 const nameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });
 
 /** Spec 4.4. */

@@ -1,14 +1,15 @@
 import { t } from "elysia";
 import { segmentSchema, segmentsSchema } from "./segments.ts";
+import { nameText } from "../http/names.ts";
 
 const seconds = t.Integer({ minimum: 0, maximum: 2_147_483_647 });
 const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 export const createTaskBody = t.Object({
   disk: t.Union([t.Literal("objstore"), t.Literal("remote"), t.Literal("videolink")], { description: "objstore: `path` is a storage path from an upload; remote: a direct file URL; videolink: a video page URL (paid plans)." }),
-  name: t.String({ minLength: 1, maxLength: 255 }),
+  name: nameText({ minLength: 1, maxLength: 255 }),
   path: t.String({ minLength: 1, maxLength: 2048, description: "Storage path, or the source URL for remote and videolink." }),
-  file: t.Optional(t.String({ maxLength: 255 })),
+  file: t.Optional(nameText({ maxLength: 255 })),
   size: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_648 })),
   duration: t.Optional(seconds),
   cost: t.Optional(seconds),
@@ -46,8 +47,8 @@ export const listQuery = t.Object({
 export const taskParams = t.Object({ id: t.Integer({ description: "Task id" }) });
 
 export const updateTaskBody = t.Object({
-  name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
-  folder: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 255 }))),
+  name: t.Optional(nameText({ minLength: 1, maxLength: 255 })),
+  folder: t.Optional(t.Nullable(nameText({ minLength: 1, maxLength: 255 }))),
   duration: t.Optional(seconds),
   cost: t.Optional(seconds),
   segments: t.Optional(segmentsSchema),
@@ -57,7 +58,7 @@ export const updateTaskBody = t.Object({
 });
 
 export const idsBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }) });
-export const moveBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }), folder: t.String({ minLength: 1, maxLength: 255 }) });
+export const moveBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }), folder: nameText({ minLength: 1, maxLength: 255 }) });
 
 const segmentView = t.Object({
   id: t.Integer(),

@@ -1,3 +1,4 @@
+import { nameText } from "../http/names.ts";
 import { t } from "elysia";
 import { maxUploadBytes } from "./events.ts";
 import { supportedExtensions } from "./formats.ts";
@@ -8,7 +9,7 @@ const path = t.String({ minLength: 1, maxLength: 2048, description: "The `path` 
 const uploadId = t.String({ minLength: 1, maxLength: 2048, description: "The `upload_id` sign returned." });
 
 export const signBody = t.Object({
-  file: t.String({ minLength: 1, maxLength: 255, description: `File name; its extension must be a supported format: ${formats}.` }),
+  file: nameText({ minLength: 1, maxLength: 255, description: `File name; its extension must be a supported format: ${formats}.` }),
   content_type: t.String({ minLength: 1, maxLength: 255, description: "MIME type; must go with the file's extension (see GET /api/uploads/formats)." }),
   size,
   duration: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_647, description: "Audio duration in seconds, when known." })),
@@ -37,10 +38,10 @@ export const signedPartSchema = t.Object({
 export const completeBody = t.Object({
   path,
   upload_id: uploadId,
-  original_name: t.String({ minLength: 1, maxLength: 255, description: "File name, as signed (a supported format)." }),
+  original_name: nameText({ minLength: 1, maxLength: 255, description: "File name, as signed (a supported format)." }),
   content_type: t.String({ minLength: 1, maxLength: 255, description: "As signed." }),
   size,
-  name: t.Optional(t.String({ minLength: 1, maxLength: 255, description: "Task name; defaults to the file name without its extension." })),
+  name: t.Optional(nameText({ minLength: 1, maxLength: 255, description: "Task name; defaults to the file name without its extension." })),
   duration: t.Optional(t.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   speaker_diarization: t.Optional(t.Boolean()),
 });

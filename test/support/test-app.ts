@@ -28,7 +28,7 @@ export type TestApp = {
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "scribe-app-"));
-  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", ...env, DATA_DIR: dataDir, PUBLIC_URL: env.PUBLIC_URL ?? "http://localhost:3000" });
+  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", REGISTRATIONS_PER_MINUTE: "100000", ...env, DATA_DIR: dataDir, PUBLIC_URL: env.PUBLIC_URL ?? "http://localhost:3000" });
   const adapters = await openAdapters(config);
   const service = await startService(config, adapters);
   const app = service.app!;
