@@ -113,7 +113,7 @@ describe("remote tasks", () => {
     release();
     const event = await fetched(loopbackAllowed, account, id);
     expect(event).toMatchObject({ size: tone.byteLength, contentType: "audio/mpeg", file: "held.mp3" });
-    expect(String(event.path)).toMatch(/^media\/\d+\/\d+\/held\.mp3$/);
+    expect(String(event.path)).toMatch(/^media\/\d+\/\d+-[0-9a-f]{32}\/held\.mp3$/); // unguessable
     expect(new Uint8Array(readFileSync(join(loopbackAllowed.dataDir, "blobs", String(event.path)))) as Uint8Array).toEqual(tone);
     const types = (await history(loopbackAllowed, account, id)).map((e) => e.type);
     expect(types.slice(0, 3)).toEqual(["TaskCreated", "MediaFetchStarted", "MediaFetched"]);

@@ -72,9 +72,10 @@ afterAll(async () => {
   server?.stop(true);
 });
 
-async function uploadSpeech(): Promise<string> {
+/** Speech stored under the user's own upload prefix (a task reads only its user's media). */
+async function uploadSpeech(user: { id: number }): Promise<string> {
   const media = await joinedMp3([await spoken("Hello there, general Kenobi, how are you doing on this fine day?")], 0.5);
-  const key = `uploads/${crypto.randomUUID()}.mp3`;
+  const key = `uploads/${user.id}/${crypto.randomUUID().replaceAll("-", "")}/speech.mp3`;
   await app.adapters.blobs.put(key, media.bytes, { contentType: "audio/mpeg" });
   return key;
 }
@@ -85,7 +86,7 @@ describe("OpenAI-compatible speech recognition and summary", () => {
   test("a chunk goes to /v1/audio/transcriptions as 16 kHz mono WAV; the answer becomes punctuated, timed segments; the chat endpoint writes summary and mind map", async () => {
     seen.length = 0;
     const user = await app.register();
-    const id = await createTask(app, user, { path: await uploadSpeech() });
+    const id = await createTask(app, user, { path: await uploadSpeech(user) });
     const task = await waitForStatus(app, user, id, "finished", 30_000);
     const request = seen.find((s) => s.path === "/v1/audio/transcriptions")!;
     expect(request).toMatchObject({ authorization: "Bearer sk-transcribe", model: "whisper-large", responseFormat: "verbose_json" });
@@ -116,7 +117,7 @@ describe("OpenAI-compatible speech recognition and summary", () => {
     failing.transcription = true;
     try {
       const user = await app.register();
-      const id = await createTask(app, user, { path: await uploadSpeech() });
+      const id = await createTask(app, user, { path: await uploadSpeech(user) });
       const task = await waitForStatus(app, user, id, "failed", 30_000);
       expect(task.failure_reason).toBe("The speech recognition service answered 500: The model is overloaded.");
       expect(seen.filter((s) => s.path === "/v1/audio/transcriptions")).toHaveLength(3);
@@ -130,7 +131,7 @@ describe("OpenAI-compatible speech recognition and summary", () => {
     const user = await app.register();
     let id: number;
     try {
-      id = await createTask(app, user, { path: await uploadSpeech() });
+      id = await createTask(app, user, { path: await uploadSpeech(user) });
       const task = await waitForStatus(app, user, id, "finished", 30_000);
       expect(task.segments).toHaveLength(2);
       expect(task).toMatchObject({ summary: null, mindmap: null });

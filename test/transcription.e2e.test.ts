@@ -70,8 +70,8 @@ async function storedEvents(dataDir: string, stream: string) {
   }
 }
 
-async function putMedia(dataDir: string, bytes: Uint8Array): Promise<string> {
-  const key = `uploads/${crypto.randomUUID()}.flac`;
+async function putMedia(dataDir: string, userId: number, bytes: Uint8Array): Promise<string> {
+  const key = `uploads/${userId}/${crypto.randomUUID().replaceAll("-", "")}/recording.flac`;
   const blobs = new FileBlobStore({ root: join(dataDir, "blobs"), publicUrl: "http://unused", secret: "unused" });
   await blobs.put(key, bytes, { contentType: "audio/flac" });
   return key;
@@ -92,7 +92,7 @@ describe("a worker killed with SIGKILL in the middle of a transcription", () => 
     dirs.push(dataDir);
     let service: RunningService = await startServiceProcess(env, dataDir);
     const user = await register(service.url);
-    const path = await putMedia(dataDir, await recording());
+    const path = await putMedia(dataDir, user.id, await recording());
     const created = (await (await api(service.url, "POST", "/api/tasks", user.token, { disk: "objstore", name: "Killed", path })).json()) as { id: number };
     await waitFor(service.url, user.token, created.id, "scribing", 20_000, 10);
     await Bun.sleep(700); // recognition under way
@@ -149,7 +149,7 @@ describe("a worker killed with SIGKILL in the middle of a transcription", () => 
       try {
         expect(workers.output()).toContain("bus: NATS JetStream");
         const user = await register(apiProcess.url);
-        const path = await putMedia(dataDir, await recording());
+        const path = await putMedia(dataDir, user.id, await recording());
         const created = (await (await api(apiProcess.url, "POST", "/api/tasks", user.token, { disk: "objstore", name: "Over NATS", path })).json()) as { id: number };
         await waitFor(apiProcess.url, user.token, created.id, "scribing", 20_000, 10);
         await Bun.sleep(700);

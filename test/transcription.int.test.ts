@@ -19,8 +19,9 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function upload(bytes: Uint8Array, contentType = "application/octet-stream"): Promise<string> {
-  const key = `uploads/${crypto.randomUUID()}`;
+/** Stores media under the user's own upload prefix, as an upload would (a task reads only its user's media). */
+async function upload(user: User, bytes: Uint8Array, contentType = "application/octet-stream"): Promise<string> {
+  const key = `uploads/${user.id}/${crypto.randomUUID().replaceAll("-", "")}/media`;
   await app.adapters.blobs.put(key, bytes, { contentType });
   return key;
 }
@@ -41,7 +42,7 @@ describe("an uploaded recording", () => {
     const clip = librispeech("1089-134691-0001");
     if (!clip) return;
     const user = await app.register();
-    const id = await createTask(app, user, { path: await upload(clip.bytes, "audio/flac"), name: "Waiting" });
+    const id = await createTask(app, user, { path: await upload(user, clip.bytes, "audio/flac"), name: "Waiting" });
     const stream = readSse(await app.request("GET", `/api/tasks/${id}/events`, { token: user.token }));
     const task = await waitForStatus(app, user, id, "finished", 30_000);
 
@@ -89,7 +90,7 @@ describe("an uploaded recording", () => {
     let timings: PipelineTimings | null = null;
     const observer = (t: PipelineTimings) => void (timings = t);
     pipelineObservers.add(observer);
-    const id = await createTask(app, user, { path: await upload(media.bytes, "audio/flac") });
+    const id = await createTask(app, user, { path: await upload(user, media.bytes, "audio/flac") });
     const task = await waitForStatus(app, user, id, "finished", 60_000);
     pipelineObservers.delete(observer);
     expect(timings!.chunks).toBeGreaterThanOrEqual(3);
@@ -113,7 +114,7 @@ describe("an uploaded recording", () => {
     ] as const;
     const media = await joinedMp3(await Promise.all(lines.map(([text, voice]) => spoken(text, voice))), 1.2);
     const user = await app.register();
-    const id = await createTask(app, user, { path: await upload(media.bytes, "audio/mpeg"), speaker_diarization: true });
+    const id = await createTask(app, user, { path: await upload(user, media.bytes, "audio/mpeg"), speaker_diarization: true });
     const task = await waitForStatus(app, user, id, "finished", 60_000);
     const segments = task.segments as { start: number; end: number; speaker: string }[];
     const voiceAt = (s: { start: number; end: number }) => media.parts.findIndex((p) => (s.start + s.end) / 2 >= p.start - 300 && (s.start + s.end) / 2 <= p.end + 300) % 2;
@@ -135,7 +136,7 @@ describe("bad input ends failed with a readable reason, counted and notified", (
   for (const [name, make, reason] of cases) {
     test(name, async () => {
       const user = await app.register();
-      const id = await createTask(app, user, { path: await upload(await make()) });
+      const id = await createTask(app, user, { path: await upload(user, await make()) });
       const task = await waitForStatus(app, user, id, "failed", 30_000);
       expect(task.failure_reason as string).toMatch(reason);
       expect(task.segments).toBeNull();
@@ -152,7 +153,7 @@ describe("bad input ends failed with a readable reason, counted and notified", (
     const user = await app.register();
     const blobsRoot = join(app.config.dataDir, "blobs");
     const big = async (size: number) => {
-      const key = await upload(new TextEncoder().encode("not a media file"));
+      const key = await upload(user, new TextEncoder().encode("not a media file"));
       truncateSync(join(blobsRoot, key), size); // sparse: no 2 GB written to make it
       return key;
     };
@@ -164,7 +165,7 @@ describe("bad input ends failed with a readable reason, counted and notified", (
 
   test("a manually created task whose path is not in storage; once the object is there a retry finishes it", async () => {
     const user = await app.register();
-    const path = `uploads/${crypto.randomUUID()}.mp3`;
+    const path = `uploads/${user.id}/${crypto.randomUUID().replaceAll("-", "")}/late.mp3`;
     const id = await createTask(app, user, { path });
     expect((await waitForStatus(app, user, id, "failed", 10_000)).failure_reason).toBe("media not found in storage");
     const media = await joinedMp3([await spoken("Here is the recording you asked for.")], 0.5);
@@ -193,7 +194,7 @@ describe("balance", () => {
     const refused = await app.request("POST", "/api/tasks", { token: user.token, json: { disk: "objstore", name: "x", path: "uploads/x.mp3", duration: 10 } });
     expect(refused.status).toBe(403);
     const media = await joinedMp3([await spoken("This recording is longer than the three seconds left on the balance of this account.")], 0.5);
-    const id = await createTask(app, user, { path: await upload(media.bytes) });
+    const id = await createTask(app, user, { path: await upload(user, media.bytes) });
     const task = await waitForStatus(app, user, id, "failed", 30_000);
     expect(task.failure_reason as string).toMatch(/^Not enough transcription time: the media is \d+ s long and the balance has 3 s left/);
     expect(await charges(user.id)).toHaveLength(1); // only the spending above

@@ -30,8 +30,9 @@ describe("whisper engine (@fugood/whisper.node)", () => {
     try {
       const user = await app.register();
       const media = (await joinedMp3([await spoken("He could wait no longer.")], 0.5)).bytes;
-      await app.adapters.blobs.put("uploads/speech.mp3", media, { contentType: "audio/mpeg" });
-      const id = await createTask(app, user, { path: "uploads/speech.mp3" });
+      const path = `uploads/${user.id}/${crypto.randomUUID().replaceAll("-", "")}/speech.mp3`;
+      await app.adapters.blobs.put(path, media, { contentType: "audio/mpeg" });
+      const id = await createTask(app, user, { path });
       const task = await waitForStatus(app, user, id, "failed", 20_000);
       expect(task.failure_reason as string).toMatch(/^The whisper model \/nonexistent\/ggml-base\.en\.bin could not be loaded/);
     } finally {

@@ -25,7 +25,7 @@ export type Transcribed = { id: number; ms: number; task: Record<string, unknown
  * finished (or failed): `ms` runs from the create request to that moment.
  */
 export async function transcribe(app: TestApp, user: BenchUser, media: Uint8Array, options: { name?: string; contentType?: string; diarization?: boolean } = {}): Promise<Transcribed> {
-  const key = `bench/${crypto.randomUUID()}`;
+  const key = `uploads/${user.id}/${crypto.randomUUID().replaceAll("-", "")}/bench`;
   await app.adapters.blobs.put(key, media, { contentType: options.contentType ?? "application/octet-stream" });
   let timings: PipelineTimings | null = null;
   let taskId = -1;

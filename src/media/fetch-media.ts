@@ -19,7 +19,8 @@ export const defaultMediaFetchSettings: MediaFetchSettings = { maxBytes: 2_147_4
 export type FetchedMedia = { key: string; size: number; contentType: string; file: string };
 
 /** Where a task's fetched media is kept; a retry overwrites it. */
-export const mediaKey = (userId: number, taskId: number, fileName: string) => `media/${userId}/${taskId}/${safeFileName(fileName)}`;
+/** Under the user's prefix (see media/ownership.ts), with 128 random bits: a key nobody can guess. */
+export const mediaKey = (userId: number, taskId: number, fileName: string) => `media/${userId}/${taskId}-${crypto.randomUUID().replaceAll("-", "")}/${safeFileName(fileName)}`;
 
 /**
  * Downloads a task's media into the blob store: a direct file URL (`remote`) with the SSRF-safe

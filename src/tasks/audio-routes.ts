@@ -5,6 +5,7 @@ import type { FileBlobStore } from "../blobs/filesystem.ts";
 import { parseRange } from "../blobs/filesystem-http.ts";
 import type { Tasks } from "./service.ts";
 import { taskParams } from "./schemas.ts";
+import { ownsMediaKey } from "../media/ownership.ts";
 
 const missing = () => new NotFoundError("The task has no stored audio.");
 
@@ -18,7 +19,7 @@ export function audioRoutes({ tasks, blobs, fileBlobs, authenticated }: { tasks:
     "/api/tasks/:id/audio",
     async ({ params, caller, request }) => {
       const task = await tasks.owned(caller.userId, params.id);
-      if (task.disk !== "objstore" || !isValidBlobKey(task.path) || !task.path.startsWith(`uploads/${task.userId}/`)) throw missing();
+      if (task.disk !== "objstore" || !isValidBlobKey(task.path) || !ownsMediaKey(task.userId, task.path)) throw missing();
       const headers = new Headers({ "accept-ranges": "bytes", "x-content-type-options": "nosniff", "content-security-policy": "sandbox", "cache-control": "private, no-store" });
 
       const info = fileBlobs ? await fileBlobs.locate(task.path) : await blobs.head(task.path);

@@ -1,4 +1,5 @@
 import { hasTranscript } from "../tasks/transcripts.ts";
+import { ownsMediaKey } from "../media/ownership.ts";
 import { open } from "node:fs/promises";
 import type { BlobStore } from "../blobs/port.ts";
 import { isValidBlobKey } from "../blobs/port.ts";
@@ -30,12 +31,13 @@ export function taskFacts(events: RecordedEvent[]): TaskFacts | null {
     const event = recorded as unknown as TaskEvent;
     if (event.type === "TaskCreated") {
       const d = event.data;
-      facts = { userId: d.userId, name: d.name, disk: d.disk, mediaKey: d.disk === "objstore" ? d.path : null, speakerDiarization: d.speakerDiarization, supplied: hasTranscript(d), attempts: 1, scribingSince: null };
+      // Only media of the task's own user is ever read: another account's key is "not found", like a missing one.
+      facts = { userId: d.userId, name: d.name, disk: d.disk, mediaKey: d.disk === "objstore" && ownsMediaKey(d.userId, d.path) ? d.path : null, speakerDiarization: d.speakerDiarization, supplied: hasTranscript(d), attempts: 1, scribingSince: null };
       continue;
     }
     if (!facts) continue;
     if (event.type === "TaskRenamed") facts.name = event.data.name;
-    else if (event.type === "MediaFetched") facts.mediaKey = event.data.path;
+    else if (event.type === "MediaFetched") facts.mediaKey = ownsMediaKey(facts.userId, event.data.path) ? event.data.path : null;
     else if (event.type === "TaskRetried") facts.attempts = event.data.attempts;
     else if (event.type === "TranscriptionStarted") facts.scribingSince = recorded.time;
     else if (event.type === "TaskDeleted") return null;
