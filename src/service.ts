@@ -14,6 +14,9 @@ import { startMonthlyAllowanceJob } from "../workers/monthly-allowance.ts";
 import { startStuckTaskSweeper } from "../workers/stuck-tasks.ts";
 import type { Worker } from "../workers/worker.ts";
 import { startUploadCleanupJob } from "../workers/upload-cleanup.ts";
+import { startPeriodicJob } from "../workers/periodic-job.ts";
+import { sweepTemporaryMedia } from "./transcription/temp-sweep.ts";
+import { tmpdir } from "node:os";
 import { Uploads } from "./uploads/service.ts";
 import { Tasks } from "./tasks/service.ts";
 import { storageRoutes } from "./blobs/storage-routes.ts";
@@ -43,6 +46,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   let stuckTasks: { stop(): void } | null = null;
   let workers: Worker[] = [];
   let uploadCleanup: { stop(): void } | null = null;
+  let tempSweep: { stop(): void } | null = null;
 
   const leases = new Leases(adapters.documents);
   const leaderships: Leadership[] = [];
@@ -81,6 +85,11 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
     const uploads = new Uploads(adapters.eventStore, adapters.blobs, new Tasks(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts));
     uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.fileBlobs);
+    // Per host, not leased: each worker process clears what dead processes of its host left in the temp folder.
+    tempSweep = startPeriodicJob("temporary media sweep", async () => {
+      const removed = await sweepTemporaryMedia(config.transcription.tempDir ?? tmpdir());
+      if (removed.length > 0) console.warn(`temporary media sweep: removed ${removed.join(", ")}`);
+    }, { everyMs: 10 * 60_000, firstAfterMs: 1 });
   }
 
   let app: AnyElysia | null = null;
@@ -101,6 +110,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       stuckTasks?.stop();
       for (const worker of workers) worker.abort?.(); // long transcriptions give their message back
       uploadCleanup?.stop();
+      tempSweep?.stop();
       for (const leadership of leaderships) await leadership.stop(); // the relay and the projection writer, when held here
       for (const consumer of consumers) await consumer.stop();
     },

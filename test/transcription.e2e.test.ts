@@ -5,7 +5,7 @@
  * is delivered again once its ack wait passes without a heartbeat).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -112,6 +112,37 @@ describe("a worker killed with SIGKILL in the middle of a transcription", () => 
     }
     const task = (await storedEvents(dataDir, taskStream(created.id))).find((e) => e.type === "TaskFinished")!.data as { cost: number };
     await expectFinishedOnce(dataDir, user.id, created.id, task.cost);
+  }, 120_000);
+
+  test("nothing outlives a killed worker: its recognisers die with it, and a restart sweeps its temporary media", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "scribe-kill-leftovers-"));
+    const tempDir = mkdtempSync(join(tmpdir(), "scribe-kill-tmp-"));
+    dirs.push(dataDir, tempDir);
+    const leftoverEnv = { ...env, TRANSCRIPTION_TMPDIR: tempDir };
+    let service: RunningService = await startServiceProcess(leftoverEnv, dataDir);
+    const user = await register(service.url);
+    const path = await putMedia(dataDir, user.id, await recording());
+    const created = (await (await api(service.url, "POST", "/api/tasks", user.token, { disk: "objstore", name: "Leftovers", path })).json()) as { id: number };
+    await waitFor(service.url, user.token, created.id, "scribing", 20_000, 10);
+    const recognising = () => Bun.spawnSync(["pgrep", "-f", tempDir]).stdout.toString().trim().split("\n").filter(Boolean);
+    const deadline = Date.now() + 20_000;
+    while (recognising().length === 0 && Date.now() < deadline) await Bun.sleep(20);
+    expect(recognising().length).toBeGreaterThan(0);
+    service.process.kill("SIGKILL");
+    await service.process.exited;
+    await Bun.sleep(500);
+    expect(recognising()).toEqual([]);
+    expect(readdirSync(tempDir).filter((n) => n.startsWith("scribe-task-"))).toHaveLength(1);
+
+    service = await startServiceProcess(leftoverEnv, dataDir);
+    try {
+      const swept = Date.now() + 5_000;
+      while (readdirSync(tempDir).some((n) => n.startsWith(`scribe-task-${service.process.pid}-`) === false && n.startsWith("scribe-task-")) && Date.now() < swept) await Bun.sleep(50);
+      expect(readdirSync(tempDir).filter((n) => n.startsWith("scribe-task-") && !n.startsWith(`scribe-task-${service.process.pid}-`))).toEqual([]);
+      await waitFor(service.url, user.token, created.id, "finished", 60_000);
+    } finally {
+      await service.stop();
+    }
   }, 120_000);
 
   describe("with NATS JetStream", () => {

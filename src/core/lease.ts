@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { DuplicateKeyError, type Document, type DocumentStore } from "../readmodels/port.ts";
+import { isRunning } from "./child-process.ts";
 
 type LeaseDocument = Document & { holder: string; expiresAt: number };
 
@@ -10,12 +11,7 @@ export const processHolderId = () => `${hostname()}:${process.pid}:${crypto.rand
 function diedOnThisHost(holder: string): boolean {
   const [host, pid] = holder.split(":");
   if (host !== hostname() || !pid || !/^\d+$/.test(pid) || Number(pid) === process.pid) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return !isRunning(Number(pid));
 }
 
 /**

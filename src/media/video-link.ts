@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { MediaFetchError, vetUrl, type Resolver } from "./safe-fetch.ts";
 import { extensionOf } from "../uploads/formats.ts";
 import { typeForExtension } from "./media-type.ts";
+import { diesWithParent } from "../core/child-process.ts";
 
 export type VideoLinkOptions = {
   maxBytes: number;
@@ -46,7 +47,7 @@ export async function downloadVideoLink(pageUrl: string, options: VideoLinkOptio
       "--",
       url.href,
     ];
-    const child = Bun.spawn(args, {
+    const child = Bun.spawn(diesWithParent(args), {
       cwd: dir,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8" },
       stdout: "pipe",

@@ -5,6 +5,7 @@
 import { open } from "node:fs/promises";
 import { frameLevels } from "./chunking.ts";
 import { bytesPerMs, sampleRate } from "./wav.ts";
+import { diesWithParent } from "../core/child-process.ts";
 
 export class MediaError extends Error {
   constructor(message: string) {
@@ -16,7 +17,7 @@ export class MediaError extends Error {
 async function run(command: string[], signal?: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }> {
   let child;
   try {
-    child = Bun.spawn(command, { stdin: "ignore", stdout: "pipe", stderr: "pipe", signal });
+    child = Bun.spawn(diesWithParent(command), { stdin: "ignore", stdout: "pipe", stderr: "pipe", signal });
   } catch (error) {
     throw new Error(`${command[0]} could not be started (is ffmpeg installed?): ${(error as Error).message}`);
   }

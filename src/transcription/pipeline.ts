@@ -109,7 +109,8 @@ export class TranscriptionPipeline {
     };
     const root = config.tempDir ?? tmpdir();
     await mkdir(root, { recursive: true });
-    const dir = await mkdtemp(join(root, `scribe-task-${taskId}-`));
+    // The pid in the name lets sweepTemporaryMedia tell a dead process's leftovers from live work.
+    const dir = await mkdtemp(join(root, `scribe-task-${process.pid}-${taskId}-`));
     let chunks: { start: number; end: number }[] = [];
     let ended = false;
     try {

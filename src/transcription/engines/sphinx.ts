@@ -1,4 +1,5 @@
 import { RecognitionError, type Recognition, type RecognizeOptions, type RecognizedWord, type SpeechEngine } from "../engine.ts";
+import { diesWithParent } from "../../core/child-process.ts";
 
 export type SphinxOptions = { binary: string; hmm: string; lm: string; dict: string };
 
@@ -41,7 +42,7 @@ export class SphinxEngine implements SpeechEngine {
     const { binary, hmm, lm, dict } = this.options;
     let child;
     try {
-      child = Bun.spawn([binary, "-infile", wavPath, "-time", "yes", "-hmm", hmm, "-lm", lm, "-dict", dict, "-samprate", "16000", "-logfn", "/dev/null"], {
+      child = Bun.spawn(diesWithParent([binary, "-infile", wavPath, "-time", "yes", "-hmm", hmm, "-lm", lm, "-dict", dict, "-samprate", "16000", "-logfn", "/dev/null"]), {
         stdin: "ignore",
         stdout: "pipe",
         stderr: "pipe",
