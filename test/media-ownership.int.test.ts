@@ -27,6 +27,13 @@ describe("a task reads only its own user's media", () => {
     const own = await createTask(app, owner, { name: "Mine", path: key });
     expect(((await waitForStatus(app, owner, own, "finished", 30_000)).segments as unknown[]).length).toBeGreaterThan(0);
     expect((await app.request("GET", `/api/tasks/${own}/audio`, { token: owner.token })).status).toBe(200);
+
+    // Its cost is what was charged: a client cannot rewrite it, and a refused field changes nothing else.
+    const cost = (await (await app.request("GET", `/api/tasks/${own}`, { token: owner.token })).json()) as { cost: number; name: string };
+    const patched = await app.request("PATCH", `/api/tasks/${own}`, { token: owner.token, json: { name: "Renamed", cost: 0 } });
+    expect(patched.status).toBe(422);
+    expect(((await patched.json()) as { errors: Record<string, string[]> }).errors.cost).toEqual(["The cost of a transcribed task is the time it was charged and cannot be changed."]);
+    expect(await (await app.request("GET", `/api/tasks/${own}`, { token: owner.token })).json()).toMatchObject({ cost: cost.cost, name: "Mine" });
   }, 60_000);
 
   test("ownership is the key's prefix; fetched media keys carry 128 random bits", () => {

@@ -56,6 +56,13 @@ describe("taskDecider", () => {
     spec.given([created()]).when({ type: "MoveTask", folder: null }).then([]);
   });
 
+  test("the cost of a task the service transcribed is what was charged: a correction of it is refused", () => {
+    const started: TaskEvent = { type: "TranscriptionStarted", data: { userId: 1 } };
+    spec.given([created(), started, finished]).when({ type: "CorrectTaskDetails", cost: 0 }).thenThrows(ValidationFailedError, /charged/);
+    spec.given([created(), started, finished]).when({ type: "CorrectTaskDetails", duration: 61 }).then([{ type: "TaskDetailsCorrected", data: { userId: 1, duration: 61 } }]);
+    spec.given([created(), finished]).when({ type: "CorrectTaskDetails", cost: 5 }).then([{ type: "TaskDetailsCorrected", data: { userId: 1, cost: 5 } }]);
+  });
+
   test("transcript edits, detail corrections and ratings", () => {
     spec.given([created()]).when({ type: "EditTranscript", transcript }).then([{ type: "TranscriptEdited", data: { userId: 1, transcript } }]);
     spec.given([created()]).when({ type: "CorrectTaskDetails" }).then([]);

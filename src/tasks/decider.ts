@@ -30,7 +30,8 @@ export type TaskCommand =
 export type TaskState =
   | { status: "none" }
   | { status: "deleted" }
-  | { status: "live"; taskId: number; userId: number; name: string; disk: Disk; state: TaskStatus; attempts: number; folderId: number | null; shared: boolean };
+  /** `recognised`: the service transcribed it, so its `cost` is what was charged and is no client's to change. */
+  | { status: "live"; taskId: number; userId: number; name: string; disk: Disk; state: TaskStatus; attempts: number; folderId: number | null; shared: boolean; recognised: boolean };
 
 type Live = Extract<TaskState, { status: "live" }>;
 
@@ -52,7 +53,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
   evolve(state, event) {
     if (event.type === "TaskCreated") {
       const { taskId, userId, name, disk } = event.data;
-      return { status: "live", taskId, userId, name, disk, state: "pending", attempts: 1, folderId: null, shared: false };
+      return { status: "live", taskId, userId, name, disk, state: "pending", attempts: 1, folderId: null, shared: false, recognised: false };
     }
     if (state.status !== "live") return state;
     switch (event.type) {
@@ -73,7 +74,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "MediaFetched":
         return { ...state, state: "pending" };
       case "TranscriptionStarted":
-        return { ...state, state: "scribing" };
+        return { ...state, state: "scribing", recognised: true };
       case "TaskFinished":
         return { ...state, state: "finished" };
       case "TaskFailed":
@@ -108,6 +109,9 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "CorrectTaskDetails": {
         const { duration, cost, index } = command;
         if (duration === undefined && cost === undefined && index === undefined) return [];
+        if (cost !== undefined && task.recognised) {
+          throw new ValidationFailedError({ cost: ["The cost of a transcribed task is the time it was charged and cannot be changed."] });
+        }
         return [{ type: "TaskDetailsCorrected", data: { userId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) } }];
       }
       case "RateTask":

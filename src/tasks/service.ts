@@ -206,6 +206,10 @@ export class Tasks {
   async update(userId: number, taskId: number, patch: TaskPatch, metadata: EventMetadata): Promise<void> {
     const task = await this.owned(userId, taskId);
     // Everything is checked before anything is appended, so a bad field leaves the task as it was.
+    if (patch.cost !== undefined) {
+      const { state } = await loadState(this.store, taskStream(taskId), taskDecider);
+      if (state.status === "live" && state.recognised) throw new ValidationFailedError({ cost: ["The cost of a transcribed task is the time it was charged and cannot be changed."] });
+    }
     const commands: TaskCommand[] = [];
     if (patch.segments) {
       const problems = segmentErrors(patch.segments);
