@@ -34,6 +34,15 @@ describe("a task reads only its own user's media", () => {
     expect(patched.status).toBe(422);
     expect(((await patched.json()) as { errors: Record<string, string[]> }).errors.cost).toEqual(["The cost of a transcribed task is the time it was charged and cannot be changed."]);
     expect(await (await app.request("GET", `/api/tasks/${own}`, { token: owner.token })).json()).toMatchObject({ cost: cost.cost, name: "Mine" });
+
+    // Deleting the intruder's task leaves the owner's file alone; deleting the owner's task deletes it.
+    expect((await app.request("DELETE", `/api/tasks/${stolen}`, { token: intruder.token })).status).toBe(200);
+    await Bun.sleep(300);
+    expect(await app.adapters.blobs.head(key)).not.toBeNull();
+    expect((await app.request("DELETE", `/api/tasks/${own}`, { token: owner.token })).status).toBe(200);
+    const gone = Date.now() + 3000;
+    while ((await app.adapters.blobs.head(key)) !== null && Date.now() < gone) await Bun.sleep(20);
+    expect(await app.adapters.blobs.head(key)).toBeNull();
   }, 60_000);
 
   test("ownership is the key's prefix; fetched media keys carry 128 random bits", () => {

@@ -3,6 +3,7 @@ import type { BlobStore } from "../src/blobs/port.ts";
 import type { TranscriptStore } from "../src/tasks/transcripts.ts";
 import type { Worker } from "./worker.ts";
 import { taskSlotWorker } from "./task-slots.ts";
+import { taskMediaWorker } from "./task-media.ts";
 import { suppliedTranscriptWorker } from "./supplied-transcripts.ts";
 import { exportWorker } from "./exports.ts";
 import { fetchMediaWorker } from "./fetch-media.ts";
@@ -21,5 +22,6 @@ export function createWorkers({ eventStore, blobs, transcripts, mediaFetch, tran
     ...pipeline.workers,
     fetchMediaWorker(eventStore, blobs, mediaFetch ?? defaultMediaFetchSettings),
     exportWorker(eventStore, blobs, transcripts),
+    taskMediaWorker(eventStore, blobs),
   ];
 }

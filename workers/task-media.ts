@@ -1,0 +1,30 @@
+import type { EventStore } from "../src/eventstore/port.ts";
+import type { BlobStore } from "../src/blobs/port.ts";
+import { taskStream, type TaskEvent } from "../src/tasks/events.ts";
+import { ownsMediaKey } from "../src/media/ownership.ts";
+import type { Worker } from "./worker.ts";
+
+/**
+ * Deletes a task's media with the task: its upload (`objstore`) and any media fetched for it, as long as
+ * they are its owner's (under the owner's prefix; see media/ownership.ts). A deleted task's files are
+ * then gone, not merely unlisted. Deleting a missing file is no error, so redeliveries are harmless.
+ */
+export function taskMediaWorker(store: EventStore, blobs: BlobStore): Worker {
+  return {
+    name: "task-media",
+    subject: "scribe.task.TaskDeleted",
+    async handle(recorded) {
+      const taskId = Number(recorded.streamName.slice("task-".length));
+      const keys = new Set<string>();
+      let userId: number | null = null;
+      for (const event of (await store.readStream(taskStream(taskId))) as unknown as TaskEvent[]) {
+        if (event.type === "TaskCreated") {
+          userId = event.data.userId;
+          if (event.data.disk === "objstore") keys.add(event.data.path);
+        } else if (event.type === "MediaFetched") keys.add(event.data.path);
+      }
+      if (userId === null) return;
+      for (const key of keys) if (ownsMediaKey(userId, key)) await blobs.delete(key);
+    },
+  };
+}
