@@ -2,14 +2,13 @@ import type { RecordedEvent } from "../src/core/event.ts";
 import type { EventStore, Subscription } from "../src/eventstore/port.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
 import { Checkpoints } from "./checkpoints.ts";
+import { backoffMs } from "../src/core/backoff.ts";
 import type { Projection } from "./projection.ts";
 
 const checkpointId = (name: string) => `projection:${name}`;
 
 type Running = { projection: Projection; subscription: Subscription; processed: number; saveTimer: Timer | null; failures: number; retry: Timer | null };
 
-/** Back-off before a failed projection subscribes again: 0.5 s, doubling, at most 30 s. */
-const retryDelayMs = (failures: number) => Math.min(30_000, 500 * 2 ** Math.min(failures - 1, 6));
 
 /**
  * Runs each projection on its own checkpointed subscription to the log. Checkpoints are saved shortly
@@ -74,7 +73,7 @@ export class ProjectionRunner {
     subscription.done.catch((error: unknown) => {
       if (this.running.get(projection.name) !== running || !this.mayWrite()) return;
       running.failures++;
-      const delay = retryDelayMs(running.failures);
+      const delay = backoffMs(running.failures);
       console.error(`projection ${projection.name} failed after position ${running.processed}; subscribing again in ${delay} ms:`, error);
       running.retry = setTimeout(() => {
         running.retry = null;

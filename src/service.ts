@@ -15,8 +15,7 @@ import { startStuckTaskSweeper } from "../workers/stuck-tasks.ts";
 import type { Worker } from "../workers/worker.ts";
 import { startUploadCleanupJob } from "../workers/upload-cleanup.ts";
 import { startPeriodicJob } from "../workers/periodic-job.ts";
-import { sweepTemporaryMedia } from "./transcription/temp-sweep.ts";
-import { tmpdir } from "node:os";
+import { sweepTemporaryMedia, transcriptionTempRoot } from "./transcription/temp-sweep.ts";
 import { Uploads } from "./uploads/service.ts";
 import { Tasks } from "./tasks/service.ts";
 import { storageRoutes } from "./blobs/storage-routes.ts";
@@ -87,7 +86,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.fileBlobs);
     // Per host, not leased: each worker process clears what dead processes of its host left in the temp folder.
     tempSweep = startPeriodicJob("temporary media sweep", async () => {
-      const removed = await sweepTemporaryMedia(config.transcription.tempDir ?? tmpdir());
+      const removed = await sweepTemporaryMedia(transcriptionTempRoot(config.transcription.tempDir));
       if (removed.length > 0) console.warn(`temporary media sweep: removed ${removed.join(", ")}`);
     }, { everyMs: 10 * 60_000, firstAfterMs: 1 });
   }

@@ -3,7 +3,8 @@ import type { RecordedEvent } from "../src/core/event.ts";
 import { handleCommand } from "../src/core/command-handler.ts";
 import { fold } from "../src/core/decider.ts";
 import { NotFoundError } from "../src/core/errors.ts";
-import { taskDecider } from "../src/tasks/decider.ts";
+import { isScribingAttempt, taskDecider } from "../src/tasks/decider.ts";
+import { loadState } from "../src/core/state-cache.ts";
 import type { TaskEvent } from "../src/tasks/events.ts";
 import { taskFacts } from "../src/transcription/media-source.ts";
 import { TaskCancelled, type TranscriptionPipeline } from "../src/transcription/pipeline.ts";
@@ -90,28 +91,21 @@ export function transcriptionWorker(store: EventStore, pipeline: TranscriptionPi
 
 /**
  * Aborts a transcription, within `everyMs`, once its attempt is no longer the one in flight: the task was
- * deleted, failed (the stuck-task sweeper) or retried. It reads only the events appended since its last
- * look, so watching costs one small read per task and interval.
+ * deleted, failed (the stuck-task sweeper) or retried. Each look reads only the events appended since the
+ * last (the process's state cache, loadState), so watching costs one small read per task and interval.
  */
 function watchForCancellation(store: EventStore, streamName: string, attempt: number, controller: AbortController, everyMs: number): Timer {
-  let seen = -1;
-  let state = taskDecider.initialState();
   let checking = false;
-  const timer = setInterval(async () => {
+  return setInterval(async () => {
     if (checking || controller.signal.aborted) return;
     checking = true;
     try {
-      for (const event of await store.readStream(streamName, { fromRevision: seen + 1 })) {
-        state = taskDecider.evolve(state, event as unknown as TaskEvent);
-        seen = event.revision;
-      }
-      const current = state.status === "live" && state.state === "scribing" && state.attempts === attempt;
-      if (!current) controller.abort(new TaskCancelled(Number(streamName.slice("task-".length))));
+      const { state } = await loadState(store, streamName, taskDecider);
+      if (!isScribingAttempt(state, attempt)) controller.abort(new TaskCancelled(Number(streamName.slice("task-".length))));
     } catch {
       // The store is unreachable for now: the next look decides.
     } finally {
       checking = false;
     }
   }, everyMs);
-  return timer;
 }

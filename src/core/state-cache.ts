@@ -31,6 +31,8 @@ const deciderId = (decider: object) => {
   return id;
 };
 
+const entryKey = (streamName: string, decider: object) => `${deciderId(decider)}:${streamName}`;
+
 type Snapshotted = { snapshot?: { name: string; version: number } };
 
 /**
@@ -58,7 +60,7 @@ export class StateCache {
   }
 
   async load<State, Event extends DomainEvent>(streamName: string, decider: Decider<State, never, Event>): Promise<LoadedState<State>> {
-    const key = `${deciderId(decider)}:${streamName}`;
+    const key = entryKey(streamName, decider);
     const entry = this.entries.get(key) ?? (await this.fromSnapshot(streamName, decider)) ?? { state: decider.initialState(), revision: -1, eventId: null, savedRevision: -1 };
     const newer = await this.store.readStream(streamName, { fromRevision: entry.revision + 1 });
     let state = entry.state as State;
@@ -72,10 +74,8 @@ export class StateCache {
 
   /** Records the state a command produced by appending up to `revision` (its last event's id `eventId`). */
   remember<State, Event extends DomainEvent>(streamName: string, decider: Decider<State, never, Event>, state: State, revision: number, eventId: string): void {
-    const key = `${deciderId(decider)}:${streamName}`;
-    const known = this.entries.get(key);
-    if (known && known.revision >= revision) return;
-    this.keep(key, { state, revision, eventId, savedRevision: known?.savedRevision ?? -1 });
+    const key = entryKey(streamName, decider);
+    this.keep(key, { state, revision, eventId, savedRevision: this.entries.get(key)?.savedRevision ?? -1 });
   }
 
   private keep(key: string, entry: Entry): void {

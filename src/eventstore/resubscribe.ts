@@ -1,5 +1,6 @@
 import type { RecordedEvent } from "../core/event.ts";
 import type { EventHandler, Subscription } from "./port.ts";
+import { backoffMs } from "../core/backoff.ts";
 
 /** One attempt at a live feed of the log from `after` (exclusive; undefined: from the start). */
 export type FeedSource = { events: AsyncIterable<RecordedEvent>; close(): Promise<void> };
@@ -15,8 +16,6 @@ class HandlerFailure {
   constructor(readonly cause: unknown) {}
 }
 
-const defaultDelay = (failures: number) => Math.min(30_000, 500 * 2 ** Math.min(failures - 1, 6));
-
 /**
  * A subscription that outlives its connection: when the feed fails or ends (a server restart, a leader
  * change, a network reset, a keep-alive timeout), it opens a new one from the last event the handler
@@ -24,7 +23,7 @@ const defaultDelay = (failures: number) => Math.min(30_000, 500 * 2 ** Math.min(
  * (`done` rejects with it), since that is the subscriber's to decide about.
  */
 export function resubscribing(open: (after: number | undefined) => FeedSource, after: number | undefined, handler: EventHandler, options: ResubscribeOptions): Subscription {
-  const delayMs = options.delayMs ?? defaultDelay;
+  const delayMs = options.delayMs ?? backoffMs;
   const log = options.log ?? ((message: string) => console.error(message));
   let stopped = false;
   let current: FeedSource | null = null;

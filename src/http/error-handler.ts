@@ -7,7 +7,8 @@ import { fieldName, messageFor } from "./validation-messages.ts";
 /** The one error shape of the API (spec section 7): `message`, plus `errors` keyed by field for 422. */
 export type ErrorBody = { message: string; errors?: Record<string, string[]> };
 
-function json(status: number, body: ErrorBody, headers: Record<string, string> = {}): Response {
+/** A response in the API's one error shape. */
+export function errorJson(status: number, body: ErrorBody, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
@@ -59,23 +60,23 @@ export function validationResponse(error: Readonly<ValidationError>): Response {
   const messages = Object.values(errors).flat();
   const more = messages.length - 1;
   const message = more > 0 ? `${messages[0]} (and ${more} more error${more > 1 ? "s" : ""})` : messages[0]!;
-  return json(422, { message, errors });
+  return errorJson(422, { message, errors });
 }
 
 export function errorResponse(error: unknown): Response {
-  if (error instanceof ValidationFailedError) return json(422, { message: error.message, errors: error.errors });
+  if (error instanceof ValidationFailedError) return errorJson(422, { message: error.message, errors: error.errors });
   if (error instanceof TooManyRequestsError) {
     const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) };
-    return json(429, { message: error.message }, headers);
+    return errorJson(429, { message: error.message }, headers);
   }
-  if (error instanceof DomainError) return json(error.status, { message: error.message });
+  if (error instanceof DomainError) return errorJson(error.status, { message: error.message });
   if (error instanceof EventTooLargeError) {
     // The request's limits should have stopped this earlier: log it, and answer what it is.
     console.error(error.message);
-    return json(413, { message: "The change is too large to record; send less at once." });
+    return errorJson(413, { message: "The change is too large to record; send less at once." });
   }
   console.error(error);
-  return json(500, { message: "Internal server error." });
+  return errorJson(500, { message: "Internal server error." });
 }
 
 /** Maps every failure, from routing to domain rules, to the one error shape. */
@@ -84,11 +85,11 @@ export const errorHandler = new Elysia({ name: "error-handler" }).onError({ as: 
     case "VALIDATION":
       return validationResponse(error);
     case "NOT_FOUND":
-      return json(404, { message: "Not found." });
+      return errorJson(404, { message: "Not found." });
     case "PARSE":
-      return json(400, { message: "The request body could not be parsed; send valid JSON (or the form encoding the endpoint takes)." });
+      return errorJson(400, { message: "The request body could not be parsed; send valid JSON (or the form encoding the endpoint takes)." });
     case "INVALID_COOKIE_SIGNATURE":
-      return json(401, { message: "Unauthenticated." });
+      return errorJson(401, { message: "Unauthenticated." });
     default:
       return errorResponse(error);
   }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { errorJson } from "./error-handler.ts";
 
 export type RequestLimits = {
   /** Most bytes a request body may have (BODY_LIMIT_BYTES, default 1 MiB). */
@@ -16,9 +17,6 @@ const unlimited = (path: string) => path.startsWith("/storage/");
 /** `PUT /api/user` takes an avatar of up to 5 MB as a form: it gets that, plus room for the form around it. */
 const avatarBytes = 5 * 1024 * 1024 + 64 * 1024;
 const transcriptRoute = (method: string, path: string) => (method === "POST" && path === "/api/tasks") || (method === "PATCH" && /^\/api\/tasks\/[^/]+$/.test(path) && !path.endsWith("/bulk"));
-
-const json = (status: number, body: { message: string; errors?: Record<string, string[]> }) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 /** The depth of the deepest array or object in JSON text, without parsing it (strings are skipped). */
 export function jsonDepth(text: string, stopAbove: number): number {
@@ -50,21 +48,22 @@ export function requestLimits(limits: RequestLimits) {
     const path = new URL(request.url).pathname;
     if (unlimited(path)) return;
     const limit = transcriptRoute(request.method, path) ? limits.transcriptBodyBytes : request.method === "PUT" && path === "/api/user" ? Math.max(limits.bodyBytes, avatarBytes) : limits.bodyBytes;
-    const tooLarge = () => json(413, { message: `The request body is too large: this endpoint takes at most ${limit} bytes.` });
+    const tooLarge = () => errorJson(413, { message: `The request body is too large: this endpoint takes at most ${limit} bytes.` });
     const declared = Number(request.headers.get("content-length") ?? NaN);
+    const isJson = (request.headers.get("content-type") ?? "").includes("json");
     // A body of unknown length (chunked) could only be bounded by reading it twice over; every client
     // that sends JSON or a form knows its length.
     if (!Number.isFinite(declared) && (request.headers.get("transfer-encoding") ?? "").includes("chunked")) {
-      return json(411, { message: "Send the request body with a Content-Length header." });
+      return errorJson(411, { message: "Send the request body with a Content-Length header." });
     }
     if (declared > limit) return tooLarge();
     // Without either header the body is already in memory (a Request made in process): measured below.
-    if (Number.isFinite(declared) && !(request.headers.get("content-type") ?? "").includes("json")) return;
+    if (Number.isFinite(declared) && !isJson) return;
     const text = await request.clone().text();
     if (Buffer.byteLength(text) > limit) return tooLarge();
-    if ((request.headers.get("content-type") ?? "").includes("json") && jsonDepth(text, limits.jsonDepth) > limits.jsonDepth) {
+    if (isJson && jsonDepth(text, limits.jsonDepth) > limits.jsonDepth) {
       const message = `The request body is nested too deeply: at most ${limits.jsonDepth} levels of arrays and objects.`;
-      return json(422, { message, errors: { body: [message] } });
+      return errorJson(422, { message, errors: { body: [message] } });
     }
   });
 }

@@ -45,6 +45,16 @@ function live(state: TaskState): Live {
 const maxReasonLength = 2000;
 const shortReason = (reason: string) => (reason.length <= maxReasonLength ? reason : `${reason.slice(0, maxReasonLength - 1)}…`);
 
+/** Whether `attempt` of the task is the one being transcribed (not deleted, failed, finished or retried since). */
+export const isScribingAttempt = (state: TaskState, attempt: number): boolean => state.status === "live" && state.state === "scribing" && state.attempts === attempt;
+
+/** The cost of a task the service transcribed is what it was charged: no client may change it. */
+export function assertCostCorrectable(state: TaskState): void {
+  if (state.status === "live" && state.recognised) {
+    throw new ValidationFailedError({ cost: ["The cost of a transcribed task is the time it was charged and cannot be changed."] });
+  }
+}
+
 const inFlight = (state: TaskStatus) => state === "pending" || state === "waiting" || state === "scribing";
 
 export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
@@ -109,9 +119,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "CorrectTaskDetails": {
         const { duration, cost, index } = command;
         if (duration === undefined && cost === undefined && index === undefined) return [];
-        if (cost !== undefined && task.recognised) {
-          throw new ValidationFailedError({ cost: ["The cost of a transcribed task is the time it was charged and cannot be changed."] });
-        }
+        if (cost !== undefined) assertCostCorrectable(task);
         return [{ type: "TaskDetailsCorrected", data: { userId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) } }];
       }
       case "RateTask":

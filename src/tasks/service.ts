@@ -10,7 +10,7 @@ import type { FolderDocument } from "../../projections/folders.ts";
 import { findTaskCounts, folderCountKey, type TaskCountsDocument } from "../../projections/task-counts.ts";
 import { userStream } from "../accounts/events.ts";
 import { admissionDecider, maxConcurrentTasks } from "./admission.ts";
-import { taskDecider, type TaskCommand } from "./decider.ts";
+import { assertCostCorrectable, taskDecider, type TaskCommand } from "./decider.ts";
 import { taskStream, type Disk } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment, type SegmentInput } from "./segments.ts";
 import type { TranscriptStore } from "./transcripts.ts";
@@ -206,10 +206,7 @@ export class Tasks {
   async update(userId: number, taskId: number, patch: TaskPatch, metadata: EventMetadata): Promise<void> {
     const task = await this.owned(userId, taskId);
     // Everything is checked before anything is appended, so a bad field leaves the task as it was.
-    if (patch.cost !== undefined) {
-      const { state } = await loadState(this.store, taskStream(taskId), taskDecider);
-      if (state.status === "live" && state.recognised) throw new ValidationFailedError({ cost: ["The cost of a transcribed task is the time it was charged and cannot be changed."] });
-    }
+    if (patch.cost !== undefined) assertCostCorrectable((await loadState(this.store, taskStream(taskId), taskDecider)).state);
     const commands: TaskCommand[] = [];
     if (patch.segments) {
       const problems = segmentErrors(patch.segments);

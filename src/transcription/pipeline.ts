@@ -6,7 +6,6 @@
  * Summary, mind map and diarization may fail without failing the task.
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EventStore } from "../eventstore/port.ts";
 import type { BlobStore } from "../blobs/port.ts";
@@ -14,9 +13,8 @@ import type { TranscriptStore } from "../tasks/transcripts.ts";
 import { EventTooLargeError, maxEventBytes } from "../eventstore/event-size.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
-import { fold } from "../core/decider.ts";
 import { loadState } from "../core/state-cache.ts";
-import { taskDecider, type TaskCommand } from "../tasks/decider.ts";
+import { isScribingAttempt, taskDecider, type TaskCommand } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
 import { userDecider } from "../accounts/decider.ts";
 import { userStream } from "../accounts/events.ts";
@@ -27,6 +25,7 @@ import { RecognitionError, type SpeechEngine } from "./engine.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 import { Limiter } from "./limiter.ts";
 import { ChunkResults, type RecognizedChunk } from "./chunk-results.ts";
+import { transcriptionTempRoot } from "./temp-sweep.ts";
 import { MediaError, assertRecognisable, decodeToPcm, measureLevels, probe } from "./media.ts";
 import { fetchMedia, mediaSize, prefixProbeBytes, type TaskFacts } from "./media-source.ts";
 import { findSilences, planChunks } from "./chunking.ts";
@@ -78,8 +77,7 @@ export class TranscriptionPipeline {
 
   /** Whether the task is still scribing this attempt (not deleted, failed by the sweeper or retried). */
   private async stillOurs(taskId: number, attempt: number): Promise<boolean> {
-    const state = fold(taskDecider, (await this.deps.store.readStream(taskStream(taskId))) as never);
-    return state.status === "live" && state.state === "scribing" && state.attempts === attempt;
+    return isScribingAttempt((await loadState(this.deps.store, taskStream(taskId), taskDecider)).state, attempt);
   }
 
   private async checkBalance(userId: number, seconds: number): Promise<void> {
@@ -107,7 +105,7 @@ export class TranscriptionPipeline {
         stages[stage] += performance.now() - at;
       }
     };
-    const root = config.tempDir ?? tmpdir();
+    const root = transcriptionTempRoot(config.tempDir);
     await mkdir(root, { recursive: true });
     // The pid in the name lets sweepTemporaryMedia tell a dead process's leftovers from live work.
     const dir = await mkdtemp(join(root, `scribe-task-${process.pid}-${taskId}-`));

@@ -1,6 +1,10 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { isRunning } from "../core/child-process.ts";
+
+/** Where transcriptions copy and decode media: TRANSCRIPTION_TMPDIR, else the OS temp folder. */
+export const transcriptionTempRoot = (tempDir: string | null) => tempDir ?? tmpdir();
 
 /** Folders of the release before, named without a pid: swept once older than any transcription runs. */
 const unnamedMaxAgeMs = 24 * 3600 * 1000;
