@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { loadTranscriptionConfig, type TranscriptionConfig } from "./transcription/config.ts";
 import { defaultRequestLimits, type RequestLimits } from "./http/request-limits.ts";
@@ -36,7 +37,7 @@ export type Config = {
   /** Verifies payment webhooks; null derives one from the service secret (what the sandbox provider uses). */
   paymentWebhookSecret: string | null;
   /** Server-side fetches of remote and video-link media (MEDIA_FETCH_*, YT_DLP_PATH). */
-  mediaFetch: { maxBytes: number; timeoutSeconds: number; allowLoopback: boolean; ytDlp: string };
+  mediaFetch: { maxBytes: number; timeoutSeconds: number; allowLoopback: boolean; forbiddenAddresses: string[]; ytDlp: string };
   /** Speech recognition, summaries, chunking and deadlines (src/transcription/config.ts). */
   transcription: TranscriptionConfig;
 };
@@ -121,7 +122,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutSeconds: integer(env, "MEDIA_FETCH_TIMEOUT_SECONDS", 900, 1, 86_400),
       // Tests serve media from 127.0.0.1; never set this in production (it opens loopback to fetches).
       allowLoopback: optional(env, "MEDIA_FETCH_ALLOW_LOOPBACK") === "true",
+      forbiddenAddresses: addressList(env, "MEDIA_FETCH_FORBIDDEN_ADDRESSES"),
       ytDlp: optional(env, "YT_DLP_PATH") ?? "yt-dlp",
     },
   };
+}
+
+/** Comma-separated IP literals (tests: loopback addresses that stand for a private hop). */
+function addressList(env: Record<string, string | undefined>, name: string): string[] {
+  const raw = optional(env, name);
+  if (!raw) return [];
+  const addresses = raw.split(",").map((a) => a.trim()).filter(Boolean);
+  for (const address of addresses) if (isIP(address) === 0) throw new ConfigError(`${name}: ${address} is not an IP address`);
+  return addresses;
 }

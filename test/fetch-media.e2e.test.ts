@@ -6,12 +6,17 @@ import { toneFile } from "./support/uploads.ts";
 
 // Remote and video-link tasks against the real service process: media is served by a local HTTP
 // server, which the fetcher may reach only because MEDIA_FETCH_ALLOW_LOOPBACK=true is set for the
-// first service; the second runs without it, as production does.
+// first service; the second runs without it, as production does. A second local server on 127.0.0.66
+// stands for the private network: MEDIA_FETCH_FORBIDDEN_ADDRESSES marks it refused, and it counts
+// every request that reaches it (there must be none).
 
 type Json = Record<string, unknown>;
 type Account = { token: string; email: string };
 
 let media: ReturnType<typeof Bun.serve>;
+let internal: ReturnType<typeof Bun.serve>;
+let internalHits = 0;
+let internalUrl: string;
 let mediaUrl: string;
 let tone: Uint8Array;
 let toneM4a: Uint8Array;
@@ -25,6 +30,8 @@ let production: RunningService;
 beforeAll(async () => {
   tone = await toneFile("mp3");
   toneM4a = await toneFile("m4a");
+  internal = Bun.serve({ hostname: "127.0.0.66", port: 0, fetch: () => (internalHits++, new Response(tone, { headers: { "content-type": "audio/mpeg" } })) });
+  internalUrl = `http://127.0.0.66:${internal.port}`;
   media = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -39,6 +46,9 @@ beforeAll(async () => {
       if (path === "/big.mp3") return new Response(new Uint8Array(300_000), { headers: { "content-type": "audio/mpeg" } });
       if (path === "/page.html") return new Response("<html><body><p>not media</p></body></html>", { headers: { "content-type": "text/html" } });
       if (path === "/to-metadata") return Response.redirect("http://169.254.169.254/latest/meta-data/iam", 302);
+      if (path === "/to-internal") return Response.redirect(`${internalUrl}/tone.mp3`, 302);
+      if (path === "/to-internal-page") return Response.redirect(`${internalUrl}/talk`, 307);
+      if (path === "/internal-cdn") return new Response(`<!doctype html><html><body><video controls src="${internalUrl}/talk.m4a"></video></body></html>`, { headers: { "content-type": "text/html" } });
       if (path === "/flaky.mp3") return flakyAvailable ? new Response(tone, { headers: { "content-type": "audio/mpeg" } }) : new Response("gone", { status: 404 });
       if (path === "/talk") return new Response(`<!doctype html><html><head><title>Talk</title></head><body><video controls src="/talk.m4a"></video></body></html>`, { headers: { "content-type": "text/html" } });
       if (path === "/talk.m4a") return new Response(toneM4a, { headers: { "content-type": "audio/mp4" } });
@@ -48,7 +58,7 @@ beforeAll(async () => {
   mediaUrl = `http://127.0.0.1:${media.port}`;
   const common = { RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", MEDIA_FETCH_MAX_BYTES: "200000", MEDIA_FETCH_TIMEOUT_SECONDS: "20" };
   [loopbackAllowed, production] = await Promise.all([
-    startServiceProcess({ ...common, MEDIA_FETCH_ALLOW_LOOPBACK: "true" }),
+    startServiceProcess({ ...common, MEDIA_FETCH_ALLOW_LOOPBACK: "true", MEDIA_FETCH_FORBIDDEN_ADDRESSES: "127.0.0.66" }),
     startServiceProcess({ ...common, MEDIA_FETCH_ALLOW_LOOPBACK: "false" }),
   ]);
 }, 60_000);
@@ -57,6 +67,7 @@ afterAll(async () => {
   release();
   await Promise.all([loopbackAllowed?.stop(), production?.stop()]);
   media?.stop(true);
+  internal?.stop(true);
 });
 
 async function call(service: RunningService, method: string, path: string, token: string | null, body?: unknown): Promise<Response> {
@@ -131,9 +142,9 @@ describe("remote tasks", () => {
   test("without the test setting, a URL inside our network fails the task with a reason", async () => {
     const account = await register(production);
     const id = await create(production, account, "remote", `${mediaUrl}/tone.mp3`);
-    expect(await failure(production, account, id)).toMatch(/could not be fetched: .*private network.*loopback/);
+    expect(await failure(production, account, id)).toMatch(/could not be fetched: .*private network/);
     const metadata = await create(production, account, "remote", "http://169.254.169.254/latest/meta-data/");
-    expect(await failure(production, account, metadata)).toMatch(/link-local/);
+    expect(await failure(production, account, metadata)).toMatch(/private network/);
   });
 
   test("too big, 404, not media, and a redirect into the private network each fail with a reason", async () => {
@@ -148,7 +159,7 @@ describe("remote tasks", () => {
       expect(await failure(loopbackAllowed, account, id)).toMatch(reason);
     }
     const redirected = await create(loopbackAllowed, account, "remote", `${mediaUrl}/to-metadata`);
-    expect(await failure(loopbackAllowed, account, redirected)).toMatch(/169\.254\.169\.254, link-local/);
+    expect(await failure(loopbackAllowed, account, redirected)).toMatch(/private network/);
     const stored = (await history(loopbackAllowed, account, redirected)).some((e) => e.type === "MediaFetched");
     expect(stored).toBe(false);
   });
@@ -180,7 +191,49 @@ describe("video links", () => {
     expect((await runCli("admin", ["plan", account.email, "pro"], { DATA_DIR: loopbackAllowed.dataDir })).code).toBe(0);
     const missing = await create(loopbackAllowed, account, "videolink", `${mediaUrl}/no-such-page`);
     expect(await failure(loopbackAllowed, account, missing)).toMatch(/could not be downloaded: .*404/);
-    const internal = await create(loopbackAllowed, account, "videolink", "http://10.0.0.1/watch?v=1");
-    expect(await failure(loopbackAllowed, account, internal)).toMatch(/private network/);
+    const privateLink = await create(loopbackAllowed, account, "videolink", "http://10.0.0.1/watch?v=1");
+    expect(await failure(loopbackAllowed, account, privateLink)).toMatch(/private network/);
   });
+});
+
+describe("SSRF: every hop of both disks is vetted, and a refusal says nothing about the target", () => {
+  const refusal = "the URL leads into a private network; only public addresses are fetched";
+  const secrets = () => ["127.0.0.66", String(internal.port), "169.254", "10.0.0.1", "a9fe", "2130706498"];
+  const targets = (): [string, string][] => [
+    ["the forbidden address itself", `${internalUrl}/tone.mp3`],
+    ["its IPv4-mapped IPv6 form", `http://[::ffff:127.0.0.66]:${internal.port}/tone.mp3`],
+    ["its decimal form", `http://2130706498:${internal.port}/tone.mp3`],
+    ["a redirect to it", `${mediaUrl}/to-internal`],
+    ["a redirect to its page", `${mediaUrl}/to-internal-page`],
+    ["a redirect to cloud metadata", `${mediaUrl}/to-metadata`],
+    ["cloud metadata", "http://169.254.169.254/latest/meta-data/"],
+    ["a private address", "http://10.0.0.1/a.mp3"],
+    ["the unspecified address", `http://0.0.0.0:${internal.port}/tone.mp3`],
+  ];
+
+  for (const disk of ["remote", "videolink"] as const) {
+    test(`${disk}: each target fails with the same reason, and nothing reaches the private side`, async () => {
+      const account = await register(loopbackAllowed);
+      expect((await runCli("admin", ["plan", account.email, "pro"], { DATA_DIR: loopbackAllowed.dataDir })).code).toBe(0);
+      const cases = disk === "videolink" ? [...targets(), ["a page whose media sits on it", `${mediaUrl}/internal-cdn`] as [string, string]] : targets();
+      // One at a time: a user has three tasks in flight at most.
+      for (const [what, url] of cases) {
+        const reason = await failure(loopbackAllowed, account, await create(loopbackAllowed, account, disk, url));
+        expect({ what, reason }).toEqual({ what, reason: `The media could not be fetched: ${refusal}.` });
+        for (const secret of secrets()) expect(reason).not.toContain(secret);
+      }
+      expect(internalHits).toBe(0);
+    }, 60_000);
+  }
+
+  test("without loopback, an open and a closed port read the same: no port-scanning oracle", async () => {
+    const account = await register(production);
+    expect((await runCli("admin", ["plan", account.email, "pro"], { DATA_DIR: production.dataDir })).code).toBe(0);
+    const closed = `http://127.0.0.1:${media.port === 1 ? 2 : 1}/tone.mp3`;
+    for (const disk of ["remote", "videolink"]) {
+      const reasons = [];
+      for (const url of [`${mediaUrl}/tone.mp3`, closed]) reasons.push(await failure(production, account, await create(production, account, disk, url)));
+      expect(reasons[0]).toBe(reasons[1]!);
+    }
+  }, 30_000);
 });

@@ -8,6 +8,14 @@ import { isIP } from "node:net";
  */
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
 
+/** The settings of the policy: both exist for tests, which may only send traffic to loopback. */
+export type AddressPolicy = {
+  /** MEDIA_FETCH_ALLOW_LOOPBACK: lets 127.0.0.0/8 and ::1 through. */
+  allowLoopback: boolean;
+  /** MEDIA_FETCH_FORBIDDEN_ADDRESSES: addresses refused even so, to stand for a private hop in a test. */
+  forbiddenAddresses?: readonly string[];
+};
+
 type Range = { base: bigint; bits: number; prefix: number; reason: string };
 
 function parseIPv4(address: string): bigint | null {
@@ -109,8 +117,9 @@ function checkV4(value: bigint, allowLoopback: boolean): AddressVerdict {
 }
 
 /** Whether a fetch may connect to this IP address (a literal; host names must be resolved first). */
-export function checkAddress(address: string, options: { allowLoopback?: boolean } = {}): AddressVerdict {
+export function checkAddress(address: string, options: Partial<AddressPolicy> = {}): AddressVerdict {
   const allowLoopback = options.allowLoopback ?? false;
+  if (options.forbiddenAddresses?.some((forbidden) => sameAddress(forbidden, address))) return { allowed: false, reason: "forbidden by MEDIA_FETCH_FORBIDDEN_ADDRESSES" };
   const family = isIP(address.replace(/%.*$/, ""));
   if (family === 4) {
     const value = parseIPv4(address);
@@ -126,4 +135,18 @@ export function checkAddress(address: string, options: { allowLoopback?: boolean
     return hit ? { allowed: false, reason: hit.reason } : { allowed: true };
   }
   return { allowed: false, reason: "not an IP address" };
+}
+
+/** Whether two literals name the same address (`::1` and `0:0::1`, `127.0.0.2` and `::ffff:127.0.0.2`). */
+function sameAddress(a: string, b: string): boolean {
+  const value = (address: string): bigint | null => {
+    const family = isIP(address.replace(/%.*$/, ""));
+    if (family === 4) {
+      const v = parseIPv4(address);
+      return v === null ? null : 0xffff00000000n | v;
+    }
+    return family === 6 ? parseIPv6(address) : null;
+  };
+  const left = value(a);
+  return left !== null && left === value(b);
 }

@@ -10,6 +10,8 @@ export type MediaFetchSettings = {
   timeoutSeconds: number;
   /** Tests only (MEDIA_FETCH_ALLOW_LOOPBACK=true): lets fetches reach 127.0.0.0/8 and ::1. */
   allowLoopback: boolean;
+  /** Tests only (MEDIA_FETCH_FORBIDDEN_ADDRESSES): loopback addresses refused like private ones. */
+  forbiddenAddresses?: readonly string[];
   ytDlp: string;
   resolve?: Resolver;
 };
@@ -27,7 +29,7 @@ export const mediaKey = (userId: number, taskId: number, fileName: string) => `m
  * fetcher, a video page (`videolink`) with yt-dlp. Failures a user can act on are MediaFetchError.
  */
 export async function fetchTaskMedia(task: { disk: "remote" | "videolink"; url: string; userId: number; taskId: number }, blobs: BlobStore, settings: MediaFetchSettings): Promise<FetchedMedia> {
-  const options = { maxBytes: settings.maxBytes, timeoutMs: settings.timeoutSeconds * 1000, allowLoopback: settings.allowLoopback, resolve: settings.resolve };
+  const options = { maxBytes: settings.maxBytes, timeoutMs: settings.timeoutSeconds * 1000, allowLoopback: settings.allowLoopback, forbiddenAddresses: settings.forbiddenAddresses, resolve: settings.resolve };
   if (task.disk === "videolink") {
     const file = await downloadVideoLink(task.url, { ...options, ytDlp: settings.ytDlp });
     try {

@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { checkAddress } from "./address-policy.ts";
+import { checkAddress, type AddressPolicy } from "./address-policy.ts";
 
 /** A fetch that could not be done or was refused; its message is meant for the task's failure reason. */
 export class MediaFetchError extends Error {
@@ -15,13 +15,11 @@ export class MediaFetchError extends Error {
 export type ResolvedAddress = { address: string; family: number };
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export type SafeFetchOptions = {
+export type SafeFetchOptions = AddressPolicy & {
   /** Larger bodies are refused (by Content-Length up front, or while streaming). */
   maxBytes: number;
   /** For the whole fetch: every redirect and the body included. */
   timeoutMs: number;
-  /** Tests only: lets 127.0.0.0/8 and ::1 through. */
-  allowLoopback: boolean;
   maxRedirects?: number;
   /** DNS, injectable for tests; defaults to the system resolver (all addresses). */
   resolve?: Resolver;
@@ -39,12 +37,15 @@ export type SafeResponse = {
 
 const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family }));
 
+/** The one reason given for any refused address: which address, range or port it was stays with us. */
+export const notPublicReason = "the URL leads into a private network; only public addresses are fetched";
+
 /**
  * Checks a URL before anything connects to it: http(s) only, no credentials, and every address its
  * host resolves to must be public (see address-policy.ts). Returns the vetted addresses; the
  * connection is then made to those, so a DNS answer that changes in between (rebinding) is not used.
  */
-export async function vetUrl(raw: string | URL, options: Pick<SafeFetchOptions, "allowLoopback" | "resolve">): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
+export async function vetUrl(raw: string | URL, options: AddressPolicy & Pick<SafeFetchOptions, "resolve">): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -65,8 +66,8 @@ export async function vetUrl(raw: string | URL, options: Pick<SafeFetchOptions, 
     if (addresses.length === 0) throw new MediaFetchError(`the host ${host} could not be resolved`);
   }
   for (const { address } of addresses) {
-    const verdict = checkAddress(address, { allowLoopback: options.allowLoopback });
-    if (!verdict.allowed) throw new MediaFetchError(`the URL points inside a private network (${host} is ${address}, ${verdict.reason}); only public addresses are fetched`);
+    const verdict = checkAddress(address, options);
+    if (!verdict.allowed) throw new MediaFetchError(notPublicReason);
   }
   return { url, addresses };
 }
