@@ -51,6 +51,9 @@ describe("a task reads only its own user's media", () => {
     expect(ownsMediaKey(7, "uploads/70/abc/a.mp3")).toBe(false);
     expect(ownsMediaKey(7, "uploads/a.mp3")).toBe(false);
     expect(ownsMediaKey(7, "exports/7/x.pdf")).toBe(false);
+    // A key that climbs out of the user's prefix is not theirs.
+    expect(ownsMediaKey(7, "uploads/7/../8/abc/a.mp3")).toBe(false);
+    expect(ownsMediaKey(7, "media/7/./../8/x.mp3")).toBe(false);
     const key = mediaKey(7, 12, "talk.mp3");
     expect(key).toMatch(/^media\/7\/12-[0-9a-f]{32}\/talk\.mp3$/);
     expect(mediaKey(7, 12, "talk.mp3")).not.toBe(key);

@@ -1,3 +1,5 @@
+import { isValidBlobKey } from "../blobs/port.ts";
+
 /**
  * Whose media a blob key is. Keys are chosen by the server, never by a client: an upload's under
  * `uploads/<userId>/<128 random bits>/`, fetched media under `media/<userId>/<taskId>-<128 random bits>/`.
@@ -5,5 +7,6 @@
  * media only there: naming another account's key (or a guess) finds nothing.
  */
 export function ownsMediaKey(userId: number, key: string): boolean {
-  return key.startsWith(`uploads/${userId}/`) || key.startsWith(`media/${userId}/`);
+  // A valid key has no `..` segment, so `uploads/<id>/../<other>/` cannot climb out of the prefix.
+  return isValidBlobKey(key) && (key.startsWith(`uploads/${userId}/`) || key.startsWith(`media/${userId}/`));
 }
