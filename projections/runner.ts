@@ -4,10 +4,12 @@ import type { DocumentStore } from "../src/readmodels/port.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";
 import type { Projection } from "./projection.ts";
+import { buildShadow, checkpointId, replayRequests, swapShadowIn } from "./rebuild.ts";
 
-const checkpointId = (name: string) => `projection:${name}`;
+type Running = { projection: Projection; subscription: Subscription; processed: number; saveTimer: Timer | null; failures: number; retry: Timer | null; paused: boolean };
 
-type Running = { projection: Projection; subscription: Subscription; processed: number; saveTimer: Timer | null; failures: number; retry: Timer | null };
+/** How often the writer looks for shadows that a `bun run replay` built beside it. */
+const REPLAY_POLL_MS = 250;
 
 
 /**
@@ -19,6 +21,8 @@ export class ProjectionRunner {
   private readonly running = new Map<string, Running>();
   private readonly checkpoints: Checkpoints;
   private waiters: { position: number; names: string[] | null; resolve: () => void }[] = [];
+  private replayPoll: Timer | null = null;
+  private takingReplays: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: EventStore,
@@ -47,10 +51,13 @@ export class ProjectionRunner {
         after = await this.checkpoints.load(id);
       }
       await projection.setup?.(this.db);
-      const running: Running = { projection, subscription: undefined as unknown as Subscription, processed: after, saveTimer: null, failures: 0, retry: null };
+      const running: Running = { projection, subscription: undefined as unknown as Subscription, processed: after, saveTimer: null, failures: 0, retry: null, paused: false };
       this.subscribe(running);
       this.running.set(projection.name, running);
     }
+    this.replayPoll = setInterval(() => {
+      this.takingReplays = this.takingReplays.then(() => this.takeReplays()).catch((error: unknown) => console.error("projections: taking a replay in failed:", error));
+    }, REPLAY_POLL_MS);
   }
 
   /**
@@ -71,7 +78,7 @@ export class ProjectionRunner {
     });
     running.subscription = subscription;
     subscription.done.catch((error: unknown) => {
-      if (this.running.get(projection.name) !== running || !this.mayWrite()) return;
+      if (this.running.get(projection.name) !== running || running.paused || !this.mayWrite()) return;
       running.failures++;
       const delay = backoffMs(running.failures);
       console.error(`projection ${projection.name} failed after position ${running.processed}; subscribing again in ${delay} ms:`, error);
@@ -83,6 +90,9 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
+    if (this.replayPoll) clearInterval(this.replayPoll);
+    this.replayPoll = null;
+    await this.takingReplays;
     const stopping = [...this.running.values()];
     this.running.clear();
     for (const running of stopping) {
@@ -107,32 +117,62 @@ export class ProjectionRunner {
   }
 
   /**
-   * Empties the read models of the named projections (all when none are named), forgets their
-   * checkpoints and folds the whole log into them again. Returns the number of events read.
+   * Rebuilds the named projections' read models (all when none are named) from the whole log, beside the
+   * live ones, and swaps each in whole once it has caught up: readers never see an emptied or half-built
+   * model. Only for the writer (the lease holder, or a process with no other writer). Returns the number
+   * of events folded.
    */
   async rebuild(names: string[] = []): Promise<{ name: string; events: number }[]> {
     const chosen = names.length === 0 ? this.projections : names.map((name) => this.byName(name));
     const results: { name: string; events: number }[] = [];
     for (const projection of chosen) {
-      for (const collection of projection.collections) await this.db.collection(collection).clear();
-      await this.checkpoints.remove(checkpointId(projection.name));
-      await projection.setup?.(this.db);
-      const types = new Set(projection.eventTypes);
-      let after = 0;
-      let count = 0;
-      for (;;) {
-        const batch: RecordedEvent[] = await this.store.readAll({ after, limit: 1000 });
-        if (batch.length === 0) break;
-        for (const event of batch) {
-          if (types.has(event.type)) await projection.apply(event, this.db);
-          after = event.position;
-          count++;
-        }
-      }
-      await this.checkpoints.save(checkpointId(projection.name), after, projection.version);
-      results.push({ name: projection.name, events: count });
+      const built = await buildShadow(this.store, this.db, projection);
+      await this.swapIn(projection, built.position);
+      results.push({ name: projection.name, events: built.events });
     }
     return results;
+  }
+
+  /**
+   * Swaps in a shadow built up to `shadowPosition`: the projection's subscription (when running) pauses,
+   * the shadow catches up to the end of the log and replaces the live collections, and the subscription
+   * goes on from there. Readers meanwhile read the live model, a few events behind at most.
+   */
+  private async swapIn(projection: Projection, shadowPosition: number): Promise<void> {
+    const running = this.running.get(projection.name);
+    if (running) {
+      running.paused = true;
+      if (running.retry) clearTimeout(running.retry);
+      running.retry = null;
+      await running.subscription.stop();
+    }
+    try {
+      const position = await swapShadowIn(this.store, this.db, this.checkpoints, projection, shadowPosition);
+      if (running) running.processed = position;
+    } finally {
+      if (running && this.running.get(projection.name) === running) {
+        running.paused = false;
+        this.subscribe(running);
+      }
+    }
+  }
+
+  /** Swaps in the shadows a `bun run replay` built while this process was the writer (see src/cli/replay.ts). */
+  private async takeReplays(): Promise<void> {
+    if (!this.active || !this.mayWrite()) return;
+    const requests = replayRequests(this.db);
+    for (const request of await requests.find({ state: "ready" })) {
+      const projection = this.projections.find((p) => p.name === request._id);
+      if (!projection) continue;
+      try {
+        await this.swapIn(projection, request.position);
+        await requests.updateOne({ _id: request._id, state: "ready" }, { $set: { state: "done" } });
+        console.log(`projection ${projection.name}: the replayed read model is in service`);
+      } catch (error) {
+        await requests.updateOne({ _id: request._id }, { $set: { state: "failed", message: error instanceof Error ? error.message : String(error) } });
+        throw error;
+      }
+    }
   }
 
   private byName(name: string): Projection {

@@ -71,6 +71,53 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     return collection as unknown as EmbeddedCollection<T>;
   }
 
+  /**
+   * One write transaction: the target table is dropped and the source renamed in its place. SQLite keeps
+   * the indexes with the renamed table but under the source's names ("ix2:<source>:..."), so they are
+   * recreated under the target's, as createIndex would name them. Readers in WAL keep their snapshot of
+   * the old table until their read transaction ends, and see the new one whole from the next.
+   */
+  async replaceCollections(pairs: readonly { target: string; source: string }[]): Promise<void> {
+    for (const { target, source } of pairs) {
+      for (const name of [target, source]) if (!COLLECTION_NAME.test(name) || name.startsWith("sqlite_")) throw new TypeError(`invalid collection name ${name}`);
+      this.collection(source);
+    }
+    if (pairs.length === 0) return;
+    for (const { target } of pairs.slice(1)) this.writesTo.set(target, (this.writesTo.get(target) ?? 0) + 1);
+    this.write(pairs[0]!.target, () => {
+      for (const { target, source } of pairs) this.renameTable(source, target);
+    });
+    for (const { source } of pairs) this.forget(source);
+  }
+
+  private renameTable(source: string, target: string): void {
+    this.db.exec(`DROP TABLE IF EXISTS "${target}"`);
+    this.db.exec(`ALTER TABLE "${source}" RENAME TO "${target}"`);
+    const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).all(target) as { name: string; sql: string }[];
+    for (const { name, sql } of indexes) {
+      const renamed = name.replace(`:${source}:`, `:${target}:`);
+      if (renamed === name) continue;
+      this.db.exec(`DROP INDEX "${name}"`);
+      this.db.exec(sql.replace(`"${name}"`, `"${renamed}"`));
+    }
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    if (!COLLECTION_NAME.test(name) || name.startsWith("sqlite_")) throw new TypeError(`invalid collection name ${name}`);
+    this.write(name, () => this.db.exec(`DROP TABLE IF EXISTS "${name}"`));
+    this.forget(name);
+  }
+
+  /** A table that is gone: its collection object (which made it) and the statements prepared on it. */
+  private forget(name: string): void {
+    this.collections.delete(name);
+    for (const [sql, statement] of this.statements) {
+      if (!sql.includes(`"${name}"`)) continue;
+      statement.finalize();
+      this.statements.delete(sql);
+    }
+  }
+
   async close(): Promise<void> {
     this.endSnapshot();
     for (const statement of this.statements.values()) statement.finalize();

@@ -27,6 +27,20 @@ export class MongoDocumentStore implements DocumentStore {
     return new MongoBackedCollection<T>(name, this.db.collection<MongoDocument>(name));
   }
 
+  /** renameCollection with dropTarget is one atomic catalogue change on a replica set; indexes move with it. */
+  async replaceCollections(pairs: readonly { target: string; source: string }[]): Promise<void> {
+    for (const { target, source } of pairs) await this.db.renameCollection(source, target, { dropTarget: true });
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    try {
+      await this.db.dropCollection(name);
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return;
+      throw error;
+    }
+  }
+
   /** Other processes write the same database and no read tells of it for free: nothing may be kept. */
   changeStamp(): null {
     return null;

@@ -61,6 +61,15 @@ export interface DocumentStore {
    * still the same after). Null where the store cannot tell cheaply (MongoDB): keep nothing.
    */
   changeStamp(collections: readonly string[]): string | null;
+  /**
+   * Puts each `source` collection (its documents and indexes) in the place of its `target`: a reader sees
+   * all of the old `target` or all of the new one, never a mix or nothing, and the sources are gone after.
+   * How a replay swaps a read model rebuilt beside the live one into service. The embedded store replaces
+   * all the pairs in one transaction; MongoDB each collection atomically, one after the other.
+   */
+  replaceCollections(pairs: readonly { target: string; source: string }[]): Promise<void>;
+  /** Removes a collection with its documents and indexes; nothing when it does not exist. */
+  dropCollection(name: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -3,7 +3,7 @@
  * its own collection with a random suffix, so the suite can run against a shared MongoDB.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Collection, DocumentStore } from "../../src/readmodels/port.ts";
+import { DuplicateKeyError, type Collection, type DocumentStore } from "../../src/readmodels/port.ts";
 import type { ContractContext } from "./readmodels-helpers.ts";
 import { readModelQueryContract } from "./readmodels-queries.contract.ts";
 import { readModelWriteContract } from "./readmodels-writes.contract.ts";
@@ -53,6 +53,44 @@ export function documentStoreContract(adapterName: string, open: OpenDocumentSto
       expect(Object.getPrototypeOf(found)).toBe(Object.prototype);
       (found!.nested as { list: unknown[] }).list.push("mutated");
       expect(await c.findOne({ _id: "p1" })).toEqual(doc);
+    });
+
+    describe("replacing a collection (how a replay swaps a rebuilt read model in)", () => {
+      test("the source's documents and indexes take the target's place, and the source is gone", async () => {
+        const db = opened();
+        const target = `swap_${run}_${++count}`;
+        const source = `${target}__rebuild`;
+        try {
+          await db.collection(target).insertOne({ _id: "old", email: "a@example.com" });
+          await db.collection(target).createIndex({ email: 1 }, { unique: true });
+          await db.collection(source).createIndex({ email: 1 }, { unique: true });
+          await db.collection(source).insertOne({ _id: "new", email: "b@example.com" });
+          await db.replaceCollections([{ target, source }]);
+          expect(await db.collection(target).find({})).toEqual([{ _id: "new", email: "b@example.com" }]);
+          // The unique index came along, and asking for it again changes nothing.
+          await db.collection(target).createIndex({ email: 1 }, { unique: true });
+          await expect(db.collection(target).insertOne({ _id: "dup", email: "b@example.com" })).rejects.toBeInstanceOf(DuplicateKeyError);
+          expect(await db.collection(source).countDocuments()).toBe(0);
+        } finally {
+          await db.dropCollection(target);
+          await db.dropCollection(source);
+        }
+      });
+
+      test("works when the target does not exist yet, and dropping twice is harmless", async () => {
+        const db = opened();
+        const target = `swap_${run}_${++count}`;
+        try {
+          await db.collection(`${target}__rebuild`).insertOne({ _id: "only" });
+          await db.replaceCollections([{ target, source: `${target}__rebuild` }]);
+          expect(await db.collection(target).countDocuments()).toBe(1);
+        } finally {
+          await db.dropCollection(target);
+          await db.dropCollection(target);
+        }
+        expect(await db.collection(target).countDocuments()).toBe(0);
+        await db.dropCollection(target);
+      });
     });
   });
 }
