@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildMindMap, extractSummary, rankSentences, sectionBoundaries, summarizeExtractively } from "../src/transcription/summary/extractive.ts";
+import { ExtractiveSummarizer, buildMindMap, extractSummary, rankSentences, sectionBoundaries, summarizeExtractively } from "../src/transcription/summary/extractive.ts";
 import { keyPhrases, splitSentences, stem } from "../src/transcription/summary/text.ts";
 
 const budget = [
@@ -81,5 +81,22 @@ describe("text analysis", () => {
   });
   test("a light stem", () => {
     expect(["topics", "topic's", "studies", "meetings", "planned"].map(stem)).toEqual(["topic", "topic", "study", "meet", "plann"]);
+  });
+});
+
+describe("on a thread of its own", () => {
+  test("a long transcript is summarised on the summary thread, to the same result, while this thread stays free", async () => {
+    const topics = ["the river flooded the lower town", "engineers rebuilt the old stone bridge", "the council voted on a new budget", "farmers planted wheat in the valley"];
+    const segments = Array.from({ length: 3000 }, (_, i) => ({ start: i * 1000, end: i * 1000 + 900, text: `In part ${i % 40}, ${topics[i % 4]} after ${i % 7} days.`, tokens: ["ignored"] }));
+    const input = { title: "Town meeting", segments };
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = performance.now();
+    const threaded = await new ExtractiveSummarizer().summarize(input);
+    const elapsed = performance.now() - started;
+    clearInterval(timer);
+    expect(threaded).toEqual(summarizeExtractively(input));
+    // The timer kept firing while the thread worked: this thread was not blocked.
+    expect(ticks).toBeGreaterThan(Math.min(5, elapsed / 5 / 4));
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { Summarizer, SummaryInput, SummaryResult } from "./summarizer.ts";
 import { keyPhrases, splitSentences, wordFrequency, type Sentence } from "./text.ts";
+import { BackgroundThread } from "../../core/background-thread.ts";
 
 const summaryWordBudget = 120;
 /** Above this many sentences TextRank's pairwise graph is too big: sentences are scored by word frequency. */
@@ -140,9 +141,30 @@ export function summarizeExtractively(input: SummaryInput): SummaryResult {
   return { summary: extractSummary(sentences, scores), mindmap: buildMindMap(input.title, sentences, scores) };
 }
 
+/**
+ * More segments than six hours of speech have (a client may send 100,000) are summarised from an even
+ * sample of them: 120 words of summary and a five-topic mind map do not need every sentence, and the whole
+ * of a maximal transcript took 10 s and a gigabyte.
+ */
+const maxSummarySegments = 10_000;
+
+function evenlySpaced<T>(items: readonly T[], most: number): readonly T[] {
+  if (items.length <= most) return items;
+  const step = items.length / most;
+  return Array.from({ length: most }, (_, i) => items[Math.floor(i * step)]!);
+}
+
+/**
+ * On a thread of its own: a maximal transcript (100,000 segments) takes about 10 s of CPU, which on the
+ * caller's thread stalled every request of the process for as long. Only times and text go across.
+ */
 export class ExtractiveSummarizer implements Summarizer {
   readonly name = "extractive";
+  private readonly thread = new BackgroundThread<SummaryInput, SummaryResult>(new URL("./summary-thread.ts", import.meta.url), "summarising");
+
   async summarize(input: SummaryInput): Promise<SummaryResult> {
-    return summarizeExtractively(input);
+    // Short transcripts (most) cost less than the trip to the thread.
+    if (input.segments.length <= 200) return summarizeExtractively(input);
+    return this.thread.run({ title: input.title, segments: evenlySpaced(input.segments, maxSummarySegments).map(({ start, end, text }) => ({ start, end, text })) });
   }
 }

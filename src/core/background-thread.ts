@@ -1,0 +1,62 @@
+/**
+ * Work that would hold the event loop for a second or more (rendering a long PDF, summarising a long
+ * transcript) done on a thread of its own, so requests in the same process keep being answered. One
+ * thread per script, started on first use; it holds the process open only while it has work, and is
+ * started again if it dies (what it held fails with the reason).
+ */
+type Reply<R> = { id: number; result: R } | { id: number; error: string };
+type Waiting<R> = { resolve(result: R): void; reject(error: Error): void };
+
+export class BackgroundThread<Job, Result> {
+  private thread: Worker | null = null;
+  private lastId = 0;
+  private readonly waiting = new Map<number, Waiting<Result>>();
+
+  /** `script` calls `serveOnThread`; `what` names the work in errors ("export rendering"). */
+  constructor(private readonly script: URL, private readonly what: string) {}
+
+  run(job: Job): Promise<Result> {
+    const worker = (this.thread ??= this.start());
+    const id = ++this.lastId;
+    return new Promise<Result>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, job });
+    });
+  }
+
+  private start(): Worker {
+    const worker = new Worker(this.script.href);
+    worker.unref();
+    worker.onmessage = (event: MessageEvent<Reply<Result>>) => {
+      const reply = event.data;
+      const job = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
+      if (!job) return;
+      if ("error" in reply) job.reject(new Error(`${this.what} failed: ${reply.error}`));
+      else job.resolve(reply.result);
+    };
+    worker.onerror = (event) => {
+      this.thread = null;
+      const error = new Error(`${this.what} thread failed: ${event.message}`);
+      for (const job of this.waiting.values()) job.reject(error);
+      this.waiting.clear();
+    };
+    return worker;
+  }
+}
+
+/** The thread's side: answers each job with `work`'s result, handing over the buffers `transfer` names. */
+export function serveOnThread<Job, Result>(work: (job: Job) => Promise<Result> | Result, transfer: (result: Result) => ArrayBuffer[] = () => []): void {
+  const self = globalThis as unknown as { onmessage: ((event: MessageEvent<{ id: number; job: Job }>) => void) | null; postMessage(message: unknown, transfer?: ArrayBuffer[]): void };
+  self.onmessage = async (event) => {
+    const { id, job } = event.data;
+    try {
+      const result = await work(job);
+      self.postMessage({ id, result }, transfer(result));
+    } catch (error) {
+      self.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+}
