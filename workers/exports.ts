@@ -12,6 +12,13 @@ import type { Worker } from "./worker.ts";
 
 const heavy: readonly HeavyFormat[] = ["pdf", "docx"];
 
+/**
+ * Made ahead of time only up to this size (about a day of speech); a larger transcript's pdf and docx are
+ * made when first asked for (202, then ready). Rendering one of 100,000 segments took gigabytes, and nobody
+ * may ever download it.
+ */
+const largestAheadOfTime = { segments: 20_000, bytes: 8 * 1024 * 1024 };
+
 /** Events after which the pdf and docx are made (again): a finished or edited transcript, a new name, summary or duration. */
 const ahead = new Set(["TaskFinished", "TranscriptEdited", "SummaryRefreshed", "TaskRenamed", "TaskDetailsCorrected"]);
 
@@ -38,7 +45,7 @@ export function exportWorker(store: EventStore, blobs: BlobStore, transcripts: T
 }
 
 async function makeExport(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore, cause: RecordedEvent, format: HeavyFormat): Promise<void> {
-  const plan = await planExport(await store.readStream(cause.streamName), format, transcripts);
+  const plan = await planExport(await store.readStream(cause.streamName), format, transcripts, cause.type === "ExportRequested" ? {} : { largest: largestAheadOfTime });
   if (!plan) return;
   const bytes = await renderHeavy(format, plan.document);
   const key = exportKey(plan.taskId, plan.version, format);

@@ -41,9 +41,12 @@ export function foldTask(events: readonly RecordedEvent[]) {
  * The export to make now, or null: no task, no transcript, or an export of the current content exists.
  * `transcripts` reads the segments the stream refers to (see TranscriptStore).
  */
-export async function planExport(events: readonly RecordedEvent[], format: HeavyFormat, transcripts: Pick<TranscriptStore, "segmentsOf">): Promise<ExportPlan | null> {
+export async function planExport(events: readonly RecordedEvent[], format: HeavyFormat, transcripts: Pick<TranscriptStore, "segmentsOf">, options: { largest?: { segments: number; bytes: number } } = {}): Promise<ExportPlan | null> {
   const { task, transcript, contentRevision, generated } = foldTask(events);
-  if (!task || !transcript || !segmentCount(transcript)) return null;
+  const count = transcript ? segmentCount(transcript) : null;
+  if (!task || !transcript || !count) return null;
+  const { largest } = options;
+  if (largest && (count > largest.segments || (transcript.transcript?.bytes ?? 0) > largest.bytes)) return null;
   const upToDate = generated.some((g) => g.format === format && g.version === task.exportVersion && g.revision > contentRevision);
   if (upToDate) return null;
   const segments = await transcripts.segmentsOf(transcript);

@@ -1,5 +1,6 @@
 import type { TaskDocument } from "../../projections/tasks.ts";
 import type { Transcript } from "./service.ts";
+import { withTokens } from "./segments.ts";
 
 export const allowedFormats = ["txt", "srt", "vtt", "csv", "pdf", "docx"] as const;
 export const heavyFormats = ["pdf", "docx"] as const;
@@ -32,7 +33,7 @@ export function taskDetail(task: TaskDocument, transcript: Pick<Transcript, "seg
     mindmap: transcript?.mindmap ?? null,
     tags: task.folder === null ? [] : [task.folder],
     url: task.url,
-    segments: transcript?.segments ?? null,
+    segments: transcript?.segments?.map(withTokens) ?? null,
     export: { allowed_formats: [...allowedFormats], heavy_formats: [...heavyFormats], version: task.exportVersion },
     speaker_diarization: task.speakerDiarization,
     index: task.index,
