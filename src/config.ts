@@ -26,7 +26,12 @@ export type Config = {
    * one process of all the replicas holds each; when it dies, another takes over within this time.
    */
   leaseTtlMs: number;
-  /** Request body limits (BODY_LIMIT_BYTES, TRANSCRIPT_BODY_LIMIT_BYTES, JSON_MAX_DEPTH); see src/http/request-limits.ts. */
+  /**
+   * Work that takes hundreds of megabytes (a request body over BODY_LIMIT_BYTES, summarising a transcript over
+   * 1 MiB) done at once per process, the rest waiting in line (HEAVY_WORK_AT_ONCE, default 1).
+   */
+  heavyWorkAtOnce: number;
+  /** Request body limits (BODY_LIMIT_BYTES, TRANSCRIPT_BODY_LIMIT_BYTES, JSON_MAX_DEPTH, JSON_MAX_VALUES); see src/http/request-limits.ts. */
   requestLimits: RequestLimits;
   rateLimitPerMinute: number;
   loginAttemptsPerMinute: number;
@@ -110,7 +115,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyBytes: integer(env, "BODY_LIMIT_BYTES", defaultRequestLimits.bodyBytes, 1024, 2 ** 31),
       transcriptBodyBytes: integer(env, "TRANSCRIPT_BODY_LIMIT_BYTES", defaultRequestLimits.transcriptBodyBytes, 1024, 2 ** 31),
       jsonDepth: integer(env, "JSON_MAX_DEPTH", defaultRequestLimits.jsonDepth, 4, 1000),
+      transcriptJsonValues: integer(env, "JSON_MAX_VALUES", defaultRequestLimits.transcriptJsonValues, 1000, 100_000_000),
     },
+    heavyWorkAtOnce: integer(env, "HEAVY_WORK_AT_ONCE", 1, 1, 1000),
     rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 10, 1, 1_000_000_000),
     loginAttemptsPerMinute: integer(env, "LOGIN_ATTEMPTS_PER_MINUTE", 5, 1, 1_000_000_000),
     registrationsPerMinute: integer(env, "REGISTRATIONS_PER_MINUTE", 5, 1, 1_000_000_000),

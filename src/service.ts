@@ -7,6 +7,7 @@ import { ProjectionRunner } from "../projections/runner.ts";
 import { allProjections } from "../projections/index.ts";
 import { Checkpoints } from "../projections/checkpoints.ts";
 import { startRelay } from "../workers/relay.ts";
+import { Semaphore } from "./core/semaphore.ts";
 import { Leases, holdLeadership, type LeasedWork, type Leadership } from "./core/lease.ts";
 import { startWorker } from "../workers/worker.ts";
 import { createWorkers } from "../workers/index.ts";
@@ -48,6 +49,8 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   let tempSweep: { stop(): void } | null = null;
 
   const leases = new Leases(adapters.documents);
+  // Shared by the API's large bodies and the workers' large summaries: in the embedded profile they take memory from one process.
+  const heavyWork = new Semaphore(config.heavyWorkAtOnce);
   const leaderships: Leadership[] = [];
   const lease = (name: string, start: () => Promise<LeasedWork>) => {
     const leadership = holdLeadership(leases, name, start, { ttlMs: config.leaseTtlMs });
@@ -71,7 +74,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   }
 
   if (roles.has("workers")) {
-    workers = createWorkers({ eventStore: adapters.eventStore, blobs: adapters.blobs, transcripts: adapters.transcripts, mediaFetch: config.mediaFetch, transcription: config.transcription });
+    workers = createWorkers({ eventStore: adapters.eventStore, blobs: adapters.blobs, transcripts: adapters.transcripts, mediaFetch: config.mediaFetch, transcription: config.transcription, heavyWork });
     for (const worker of workers) {
       consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency));
     }
@@ -97,7 +100,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     if (adapters.fileBlobs) features.push(storageRoutes(adapters.fileBlobs));
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
-    app = createHttpApp(features, config.requestLimits);
+    app = createHttpApp(features, config.requestLimits, heavyWork);
   }
 
   return {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
 import { startServiceProcess, type RunningService } from "./support/service-process.ts";
-import { jsonDepth } from "../src/http/request-limits.ts";
+import { JsonShapeScanner } from "../src/http/json-shape.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -41,10 +41,45 @@ describe("request bodies are bounded before anything parses them", () => {
     expect((await post("/api/tasks", tooBig, user.token)).status).toBe(413);
   });
 
-  test("the depth scan skips strings and escapes", () => {
-    expect(jsonDepth('{"a":[1,{"b":"[[[[\\"[["}]}', 10)).toBe(3);
-    expect(jsonDepth(deep(5), 10)).toBe(5);
-    expect(jsonDepth(deep(50), 10)).toBe(11); // stops counting past the bound
+  test("a huge flat array, or too many values, is 422 keyed body before it is parsed", async () => {
+    const user = await app.register();
+    const junk = `{"disk":"objstore","name":"x","path":"a.mp3","segments":[${"0,".repeat(12_000_000)}0]}`; // 24 MB of 12 million items
+    let started = performance.now();
+    let response = await post("/api/tasks", junk, user.token);
+    const tookMs = performance.now() - started;
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { errors: Record<string, string[]> }).errors.body).toEqual(["The request body has an array of more than 100000 items."]);
+    expect(tookMs).toBeLessThan(1000); // in process the body is a 24 MB string already; over HTTP it is refused as it arrives
+    started = performance.now();
+    response = await post("/api/tasks/bulk", `{"ids":[${"1,".repeat(200_000)}1]}`, user.token, "DELETE");
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { message: string }).message).toBe("The request body has an array of more than 1000 items.");
+    const values = `{"disk":"objstore","name":"x","path":"a.mp3","segments":[${Array.from({ length: 30_000 }, () => `{"start":0,"end":1,"text":"a","tokens":[${'"a",'.repeat(70)}"a"]}`).join(",")}]}`;
+    response = await post("/api/tasks", values, user.token);
+    expect(((await response.json()) as { message: string }).message).toBe("The request body has more than 2000000 values.");
+  });
+
+  test("a body that is not UTF-8 is 400 in the error shape", async () => {
+    const user = await app.register();
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const response = await app.request("POST", "/api/folders", { token: user.token, body: bytes, headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ message: "The request body is not valid UTF-8." });
+  });
+
+  test("the shape scan skips strings and escapes, and follows text split anywhere", () => {
+    const limits = { depth: 3, arrayItems: 3, values: 100 };
+    expect(new JsonShapeScanner(limits).feed('{"a":[1,{"b":"[[[[\\"[[,,,,"}]}')).toBeNull();
+    expect(new JsonShapeScanner(limits).feed(deep(4))?.rule).toBe("depth");
+    expect(new JsonShapeScanner(limits).feed("[1,2,3]")).toBeNull();
+    expect(new JsonShapeScanner(limits).feed("[1,2,3,4]")?.rule).toBe("arrayItems");
+    expect(new JsonShapeScanner(limits).feed('{"a":1,"b":2,"c":3,"d":4}')).toBeNull(); // members are not items
+    const split = new JsonShapeScanner(limits);
+    for (const piece of ['["a\\', '"b",', '"[c",3', ",4]"]) {
+      const violation = split.feed(piece);
+      if (violation) return expect(piece).toBe(",4]");
+    }
+    throw new Error("the fourth item was not seen");
   });
 });
 

@@ -6,6 +6,7 @@ import type { TaskEvent } from "../src/tasks/events.ts";
 import { hasTranscript, type TranscriptStore } from "../src/tasks/transcripts.ts";
 import type { Summarizer } from "../src/transcription/summary/summarizer.ts";
 import type { Worker } from "./worker.ts";
+import { Semaphore } from "../src/core/semaphore.ts";
 
 /**
  * A task created with `segments` already has its transcript: it skips recognition and goes straight
@@ -13,7 +14,7 @@ import type { Worker } from "./worker.ts";
  * recorded (SummaryFailed) and the task finishes with its transcript; refresh-summary can try again.
  * The state is checked first and FinishTask only finishes a task in flight, so a redelivery is harmless.
  */
-export function suppliedTranscriptWorker(store: EventStore, transcripts: TranscriptStore, summarizer: Summarizer): Worker {
+export function suppliedTranscriptWorker(store: EventStore, transcripts: TranscriptStore, summarizer: Summarizer, heavyWork: Semaphore): Worker {
   return {
     name: "supplied-transcripts",
     subject: "scribe.task.TaskCreated",
@@ -23,16 +24,24 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
       const state = fold(taskDecider, (await store.readStream(recorded.streamName)) as never);
       if (state.status !== "live" || (state.state !== "pending" && state.state !== "scribing")) return;
       const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null };
-      const segments = (await transcripts.segmentsOf(event.data)) ?? [];
-      const lastEnd = segments.reduce((end, s) => Math.max(end, s.end), 0);
-      const duration = event.data.duration ?? Math.ceil(lastEnd / 1000);
+      let duration = event.data.duration;
       let summary: string | null = null;
       let mindmap: string | null = null;
       let failure: string | null = null;
+      // A large transcript (up to 100,000 segments) is a few hundred megabytes loaded and summarised: heavy work,
+      // one at a time with large request bodies (see HEAVY_WORK_AT_ONCE).
+      const large = (event.data.transcript?.bytes ?? 0) > 1024 * 1024;
+      const release = large ? await heavyWork.acquire() : () => {};
       try {
+        const segments = (await transcripts.segmentsOf(event.data)) ?? [];
+        duration ??= Math.ceil(segments.reduce((end, s) => Math.max(end, s.end), 0) / 1000);
         ({ summary, mindmap } = await summarizer.summarize({ title: state.name, segments }));
       } catch (error) {
         failure = `Summary and mind map could not be made: ${(error as Error).message}`;
+      } finally {
+        // A large transcript's parsed copy is garbage now: collected before the next heavy work begins.
+        if (large) Bun.gc(true);
+        release();
       }
       const finished = await handleCommand(store, recorded.streamName, taskDecider, { type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts }, { metadata });
       if (finished.events.length > 0 && failure) await handleCommand(store, recorded.streamName, taskDecider, { type: "RecordSummaryFailure", reason: failure }, { metadata });

@@ -1,3 +1,4 @@
+import { leaveBodyUnread, rawBodyText } from "../http/raw-body.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { UserDocument } from "../../projections/users.ts";
@@ -42,9 +43,9 @@ export function billingRoutes({ checkout, webhooks, authenticated }: { checkout:
   // Public: a provider cannot hold a bearer token; the signature over the raw body authenticates it.
   const webhook = new Elysia({ name: "payment-webhook-routes" }).post(
     "/api/webhooks/sandbox",
-    async ({ request }) => webhooks.receive(await request.text(), request.headers.get(signatureHeader), correlationIdOf(request)),
+    async ({ request }) => webhooks.receive(rawBodyText(request) ?? (await request.text()), request.headers.get(signatureHeader), correlationIdOf(request)),
     {
-      parse: "none",
+      parse: leaveBodyUnread,
       response: { 200: t.Object({ received: t.Boolean() }) },
       detail: {
         tags: ["Payment webhooks"],

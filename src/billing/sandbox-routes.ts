@@ -1,3 +1,4 @@
+import { leaveBodyUnread } from "../http/raw-body.ts";
 import { Elysia, t } from "elysia";
 import { NotFoundError } from "../core/errors.ts";
 import type { Accounts } from "../accounts/service.ts";
@@ -57,6 +58,6 @@ export function sandboxRoutes({ checkout, sandbox, accounts }: { checkout: Check
         if ((request.headers.get("accept") ?? "").includes("text/html")) return html(`<h1>Payment complete</h1><p>${escapeHtml(offer.description)} is active. You can close this window.</p>`);
         return { success: true, webhook_status: delivery.status };
       },
-      { params, parse: "none", detail: detail("Pay in the sandbox: sends the signed checkout.completed webhook") },
+      { params, parse: leaveBodyUnread, detail: detail("Pay in the sandbox: sends the signed checkout.completed webhook") },
     );
 }

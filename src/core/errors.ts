@@ -5,7 +5,7 @@
  */
 export class DomainError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 502,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 502,
     message: string,
   ) {
     super(message);

@@ -1,5 +1,9 @@
 import { Elysia } from "elysia";
 import { errorJson } from "./error-handler.ts";
+import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
+import { keepRawBody } from "./raw-body.ts";
+import { Semaphore } from "../core/semaphore.ts";
+import { DomainError, ValidationFailedError } from "../core/errors.ts";
 
 export type RequestLimits = {
   /** Most bytes a request body may have (BODY_LIMIT_BYTES, default 1 MiB). */
@@ -8,9 +12,16 @@ export type RequestLimits = {
   transcriptBodyBytes: number;
   /** Most nesting of arrays and objects in a JSON body (JSON_MAX_DEPTH, default 32; our deepest valid body has 4). */
   jsonDepth: number;
+  /** Most values in a transcript body (JSON_MAX_VALUES, default 2,000,000: 100,000 segments of 20 values each). */
+  transcriptJsonValues: number;
 };
 
-export const defaultRequestLimits: RequestLimits = { bodyBytes: 1024 * 1024, transcriptBodyBytes: 24 * 1024 * 1024, jsonDepth: 32 };
+export const defaultRequestLimits: RequestLimits = { bodyBytes: 1024 * 1024, transcriptBodyBytes: 24 * 1024 * 1024, jsonDepth: 32, transcriptJsonValues: 2_000_000 };
+
+/** Every other JSON body is small: its largest array is a bulk request's 1,000 ids. */
+const ordinaryShape = { arrayItems: 1000, values: 20_000 };
+/** A transcript's largest array is its 100,000 segments (or one segment's 100,000 tokens). */
+const transcriptArrayItems = 100_000;
 
 /** Routes whose body is not limited here: storage PUTs stream upload parts straight to disk. */
 const unlimited = (path: string) => path.startsWith("/storage/");
@@ -18,52 +29,87 @@ const unlimited = (path: string) => path.startsWith("/storage/");
 const avatarBytes = 5 * 1024 * 1024 + 64 * 1024;
 const transcriptRoute = (method: string, path: string) => (method === "POST" && path === "/api/tasks") || (method === "PATCH" && /^\/api\/tasks\/[^/]+$/.test(path) && !path.endsWith("/bulk"));
 
-/** The depth of the deepest array or object in JSON text, without parsing it (strings are skipped). */
-export function jsonDepth(text: string, stopAbove: number): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > deepest && (deepest = depth) > stopAbove) return deepest;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return deepest;
-}
-
 /**
- * Bounds every request body before anything parses it: over its route's limit is 413 (by Content-Length,
- * before a byte is read; a body without one is 411), and JSON nested deeper than `jsonDepth` is 422. Deep JSON
- * made validation recurse for seconds (a 60 KB body kept the server busy 7.8 s), and unbounded bodies
- * took gigabytes of memory.
+ * Bounds every request body before anything parses it. Over its route's byte limit is 413: by
+ * Content-Length before a byte is read, or while it streams; a body without a length (chunked) is 411.
+ * A JSON body is then read once, as it arrives: it must be UTF-8 (400), and its shape within
+ * json-shape.ts's bounds (422, answered as soon as the text breaks one, unread rest and all); only then
+ * is it parsed, once, and handed to validation. Deep JSON made validation recurse for seconds (a 60 KB
+ * body kept the server busy 7.8 s), unbounded bodies took gigabytes, and 24 MiB of `[0,0,...]` 3.4 s.
+ *
+ * Bodies over the ordinary limit (transcripts, avatars) take a slot of `heavyWork` (HEAVY_WORK_AT_ONCE)
+ * for their whole request, waiting in line for it: each costs hundreds of megabytes while it is parsed,
+ * validated and stored, and four at once took 2.7 GB.
  */
-export function requestLimits(limits: RequestLimits) {
-  return new Elysia({ name: "request-limits" }).onRequest(async ({ request }) => {
-    if (request.method === "GET" || request.method === "HEAD" || request.body === null) return;
-    const path = new URL(request.url).pathname;
-    if (unlimited(path)) return;
-    const limit = transcriptRoute(request.method, path) ? limits.transcriptBodyBytes : request.method === "PUT" && path === "/api/user" ? Math.max(limits.bodyBytes, avatarBytes) : limits.bodyBytes;
-    const tooLarge = () => errorJson(413, { message: `The request body is too large: this endpoint takes at most ${limit} bytes.` });
-    const declared = Number(request.headers.get("content-length") ?? NaN);
-    const isJson = (request.headers.get("content-type") ?? "").includes("json");
-    // A body of unknown length (chunked) could only be bounded by reading it twice over; every client
-    // that sends JSON or a form knows its length.
-    if (!Number.isFinite(declared) && (request.headers.get("transfer-encoding") ?? "").includes("chunked")) {
-      return errorJson(411, { message: "Send the request body with a Content-Length header." });
-    }
-    if (declared > limit) return tooLarge();
-    // Without either header the body is already in memory (a Request made in process): measured below.
-    if (Number.isFinite(declared) && !isJson) return;
-    const text = await request.clone().text();
-    if (Buffer.byteLength(text) > limit) return tooLarge();
-    if (isJson && jsonDepth(text, limits.jsonDepth) > limits.jsonDepth) {
-      const message = `The request body is nested too deeply: at most ${limits.jsonDepth} levels of arrays and objects.`;
-      return errorJson(422, { message, errors: { body: [message] } });
-    }
-  });
+export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
+  const releases = new WeakMap<Request, () => void>();
+  /** Large bodies read whole: their garbage is worth collecting at once (see onAfterResponse). */
+  const readWhole = new WeakSet<Request>();
+  const limitOf = (method: string, path: string) =>
+    transcriptRoute(method, path) ? limits.transcriptBodyBytes : method === "PUT" && path === "/api/user" ? Math.max(limits.bodyBytes, avatarBytes) : limits.bodyBytes;
+  const shapeOf = (method: string, path: string): JsonShapeLimits =>
+    transcriptRoute(method, path) ? { depth: limits.jsonDepth, arrayItems: transcriptArrayItems, values: limits.transcriptJsonValues } : { depth: limits.jsonDepth, ...ordinaryShape };
+  const tooLarge = (limit: number) => `The request body is too large: this endpoint takes at most ${limit} bytes.`;
+
+  return new Elysia({ name: "request-limits" })
+    .onRequest(async ({ request }) => {
+      if (request.method === "GET" || request.method === "HEAD" || request.body === null) return;
+      const path = new URL(request.url).pathname;
+      if (unlimited(path)) return;
+      const limit = limitOf(request.method, path);
+      const declared = Number(request.headers.get("content-length") ?? NaN);
+      // A body of unknown length (chunked) could only be bounded by reading it first; every client that
+      // sends JSON or a form knows its length.
+      if (!Number.isFinite(declared) && (request.headers.get("transfer-encoding") ?? "").includes("chunked")) {
+        return errorJson(411, { message: "Send the request body with a Content-Length header." });
+      }
+      if (declared > limit) return errorJson(413, { message: tooLarge(limit) });
+      if (declared > limits.bodyBytes) releases.set(request, await heavyWork.acquire());
+    })
+    .onAfterResponse({ as: "global" }, ({ request }) => {
+      const release = releases.get(request);
+      if (!release) return;
+      releases.delete(request);
+      // What a large body read whole left (its text, the parsed and validated copies) is garbage now:
+      // collected before the next large body comes in, rather than piled up under it (~10-50 ms each).
+      if (readWhole.has(request)) Bun.gc(true);
+      release();
+    })
+    .onParse({ as: "global" }, async ({ request }, contentType) => {
+      if (!contentType.includes("json") || request.body === null) return;
+      const path = new URL(request.url).pathname;
+      if (unlimited(path)) return;
+      const limit = limitOf(request.method, path);
+      const scanner = new JsonShapeScanner(shapeOf(request.method, path));
+      const decoder = new TextDecoder("utf-8", { fatal: true });
+      const reader = request.body.getReader();
+      const parts: string[] = [];
+      let bytes = 0;
+      // Thrown from the parser, these reach the error handler as a ParseError's cause (see error-handler.ts).
+      const reject = async (error: DomainError): Promise<never> => {
+        await reader.cancel().catch(() => undefined);
+        throw error;
+      };
+      for (;;) {
+        const { value, done } = await reader.read();
+        let text: string;
+        try {
+          text = decoder.decode(done ? undefined : value, { stream: !done });
+        } catch {
+          return reject(new DomainError(400, "The request body is not valid UTF-8."));
+        }
+        if (!done) bytes += value.byteLength;
+        if (bytes > limit) return reject(new DomainError(413, tooLarge(limit)));
+        const violation = scanner.feed(text);
+        if (violation) return reject(new ValidationFailedError({ body: [violation.message] }, violation.message));
+        parts.push(text);
+        if (done) break;
+      }
+      const text = parts.length === 1 ? parts[0]! : parts.join("");
+      if (bytes > limits.bodyBytes) readWhole.add(request);
+      else keepRawBody(request, text);
+      // Empty: left to Elysia's own parser, which finds no body (an optional body stays absent, a required one is 400).
+      if (text.trim() === "") return undefined;
+      return JSON.parse(text) as unknown;
+    });
 }
