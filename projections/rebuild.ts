@@ -2,7 +2,7 @@ import type { RecordedEvent } from "../src/core/event.ts";
 import type { EventStore } from "../src/eventstore/port.ts";
 import type { Document, DocumentStore } from "../src/readmodels/port.ts";
 import type { Checkpoints } from "./checkpoints.ts";
-import type { Projection } from "./projection.ts";
+import type { Projection } from "../src/core/projection.ts";
 
 /**
  * Rebuilding a read model beside the live one: the projection folds the whole log into shadow

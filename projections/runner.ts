@@ -3,7 +3,7 @@ import type { EventStore, Subscription } from "../src/eventstore/port.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";
-import type { Projection } from "./projection.ts";
+import type { Projection } from "../src/core/projection.ts";
 import { buildShadow, checkpointId, replayRequests, swapShadowIn } from "./rebuild.ts";
 
 type Running = { projection: Projection; subscription: Subscription; processed: number; saveTimer: Timer | null; failures: number; retry: Timer | null; paused: boolean };

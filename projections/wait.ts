@@ -1,6 +1,6 @@
 import type { Checkpoints } from "./checkpoints.ts";
+import type { WaitForProjections } from "../src/core/projection.ts";
 
-export type WaitForProjections = (position: number, names?: string[]) => Promise<void>;
 
 /**
  * For an API process whose projections run elsewhere (cluster profile): watches their saved

@@ -11,18 +11,19 @@ import { Semaphore } from "./core/semaphore.ts";
 import { Leases, holdLeadership, type LeasedWork, type Leadership } from "./core/lease.ts";
 import { startWorker } from "../workers/worker.ts";
 import { createWorkers } from "../workers/index.ts";
-import { startMonthlyAllowanceJob } from "../workers/monthly-allowance.ts";
-import { startStuckTaskSweeper } from "../workers/stuck-tasks.ts";
-import type { Worker } from "../workers/worker.ts";
-import { startUploadCleanupJob } from "../workers/upload-cleanup.ts";
-import { startPeriodicJob } from "../workers/periodic-job.ts";
+import { startMonthlyAllowanceJob } from "./billing/monthly-allowance-job.ts";
+import { startStuckTaskSweeper } from "./transcription/stuck-tasks-job.ts";
+import type { Worker } from "./core/worker.ts";
+import { startUploadCleanupJob } from "./uploads/upload-cleanup-job.ts";
+import { startPeriodicJob } from "./core/periodic-job.ts";
 import { sweepTemporaryMedia, transcriptionTempRoot } from "./transcription/temp-sweep.ts";
 import { Uploads } from "./uploads/service.ts";
 import { Tasks } from "./tasks/service.ts";
 import { storageRoutes } from "./blobs/storage-routes.ts";
 import { accountsModule } from "./accounts/feature.ts";
 import { taskFeatures } from "./tasks/feature.ts";
-import { waitForCheckpoints, type WaitForProjections } from "../projections/wait.ts";
+import { waitForCheckpoints } from "../projections/wait.ts";
+import type { WaitForProjections } from "./core/projection.ts";
 
 export type Service = {
   /** The HTTP app (null when the api role is off). */

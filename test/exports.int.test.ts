@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
 import { createTask, json, segment, waitForStatus, type User } from "./support/tasks.ts";
-import { exportWorker } from "../workers/exports.ts";
+import { exportWorker } from "../src/exports/export-worker.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 
 /** Exports through HTTP (spec 4.2): light formats on request, heavy ones made by the export worker. */

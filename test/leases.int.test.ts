@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { EmbeddedDocumentStore } from "../src/readmodels/embedded.ts";
 import { Leases, holdLeadership, type LeasedWork } from "../src/core/lease.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
-import { startPeriodicJob } from "../workers/periodic-job.ts";
+import { startPeriodicJob } from "../src/core/periodic-job.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "scribe-leases-"));
 const stores: EmbeddedDocumentStore[] = [];

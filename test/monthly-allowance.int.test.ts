@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
-import { grantMonthlyAllowances } from "../workers/monthly-allowance.ts";
+import { grantMonthlyAllowances } from "../src/billing/monthly-allowance-job.ts";
 
 let app: TestApp;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { handleCommand } from "../src/core/command-handler.ts";
 import { userDecider, type UserCommand } from "../src/accounts/decider.ts";
 import { userStream } from "../src/accounts/events.ts";
-import { notificationsProjection, type NotificationDocument } from "../projections/notifications.ts";
+import { notificationsProjection, type NotificationDocument } from "../src/notifications/notifications-projection.ts";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
 import { chargeSeconds } from "./support/charges.ts";
 

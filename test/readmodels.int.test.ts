@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmbeddedDocumentStore, type EmbeddedCollection } from "../src/readmodels/embedded.ts";
 import { documentStoreContract } from "./contracts/readmodels.contract.ts";
-import { tasksProjection } from "../projections/tasks.ts";
-import { usersProjection } from "../projections/users.ts";
+import { tasksProjection } from "../src/tasks/tasks-projection.ts";
+import { usersProjection } from "../src/accounts/users-projection.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "scribe-readmodels-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

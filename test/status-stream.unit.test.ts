@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { taskStatusStream } from "../src/transcription/status-stream.ts";
-import type { TaskDocument } from "../projections/tasks.ts";
+import type { TaskDocument } from "../src/tasks/tasks-projection.ts";
 import { readSse } from "./support/sse.ts";
 
 const doc = (status: string, failureReason: string | null = null, attempts = 1) => ({ status, attempts, failureReason }) as unknown as TaskDocument;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { SqliteEventStore } from "../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../src/readmodels/embedded.ts";
-import { tasksProjection } from "../projections/tasks.ts";
-import { countFolderDeleted, countTaskChange, emptyCounts, updateTaskCounts, type TaskCountsDocument } from "../projections/task-counts.ts";
+import { tasksProjection } from "../src/tasks/tasks-projection.ts";
+import { countFolderDeleted, countTaskChange, emptyCounts, updateTaskCounts, type TaskCountsDocument } from "../src/tasks/task-counts.ts";
 import { taskStream, type TaskEvent } from "../src/tasks/events.ts";
 import { userStream } from "../src/accounts/events.ts";
 import type { FolderEvent } from "../src/folders/decider.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
-import { taskSlotWorker } from "../workers/task-slots.ts";
+import { taskSlotWorker } from "../src/tasks/task-slots-worker.ts";
 import { createTask, expectValidation, failTask, getTask, holdsSlot, json, waitForSlotFree, type Json, type User } from "./support/tasks.ts";
 
 let app: TestApp;

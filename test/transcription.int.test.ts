@@ -9,7 +9,7 @@ import { chargeSeconds } from "./support/charges.ts";
 import { userStream } from "../src/accounts/events.ts";
 import { wordErrorRate } from "../src/transcription/wer.ts";
 import { pipelineObservers, type PipelineTimings } from "../src/transcription/timings.ts";
-import { failStuckTasks } from "../workers/stuck-tasks.ts";
+import { failStuckTasks } from "../src/transcription/stuck-tasks-job.ts";
 
 let app: TestApp;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
 import { json } from "./support/tasks.ts";
 import { bytes, complete, completeBody, putSigned, sign, signPart, uploadParts } from "./support/uploads.ts";
-import { cleanUpUploads } from "../workers/upload-cleanup.ts";
+import { cleanUpUploads } from "../src/uploads/upload-cleanup-job.ts";
 import { Uploads } from "../src/uploads/service.ts";
 import { Tasks } from "../src/tasks/service.ts";
 import { NoSuchUploadError } from "../src/blobs/port.ts";
@@ -11,7 +11,7 @@ import { nextId } from "../src/core/sequence.ts";
 import { fold } from "../src/core/decider.ts";
 import { uploadDecider } from "../src/uploads/decider.ts";
 import { uploadStream } from "../src/uploads/events.ts";
-import type { UploadDocument } from "../projections/uploads.ts";
+import type { UploadDocument } from "../src/uploads/uploads-projection.ts";
 
 let app: TestApp;
 let uploads: Uploads;

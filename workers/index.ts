@@ -1,16 +1,16 @@
 import type { EventStore } from "../src/eventstore/port.ts";
 import type { BlobStore } from "../src/blobs/port.ts";
 import type { TranscriptStore } from "../src/tasks/transcripts.ts";
-import type { Worker } from "./worker.ts";
+import type { Worker } from "../src/core/worker.ts";
 import { Semaphore } from "../src/core/semaphore.ts";
-import { taskSlotWorker } from "./task-slots.ts";
-import { taskMediaWorker } from "./task-media.ts";
-import { suppliedTranscriptWorker } from "./supplied-transcripts.ts";
-import { exportWorker } from "./exports.ts";
-import { fetchMediaWorker } from "./fetch-media.ts";
+import { taskSlotWorker } from "../src/tasks/task-slots-worker.ts";
+import { taskMediaWorker } from "../src/media/task-media-worker.ts";
+import { suppliedTranscriptWorker } from "../src/transcription/supplied-transcripts-worker.ts";
+import { exportWorker } from "../src/exports/export-worker.ts";
+import { fetchMediaWorker } from "../src/media/fetch-media-worker.ts";
 import { defaultMediaFetchSettings, type MediaFetchSettings } from "../src/media/fetch-media.ts";
 import { loadTranscriptionConfig, type TranscriptionConfig } from "../src/transcription/config.ts";
-import { transcriptionWorkers } from "./transcription-workers.ts";
+import { transcriptionWorkers } from "../src/transcription/workers.ts";
 
 export type WorkerDependencies = {
   eventStore: EventStore;

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { ForbiddenError, TooManyRequestsError, UnauthenticatedError } from "../core/errors.ts";
 import type { Accounts, Caller } from "./service.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
-import type { UserDocument } from "../../projections/users.ts";
+import type { UserDocument } from "./users-projection.ts";
 
 /** Reads `Authorization: Bearer <token or key>`; anything else is no credential at all. */
 export function bearerSecret(header: string | undefined | null): string | null {

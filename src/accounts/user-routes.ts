@@ -3,7 +3,7 @@ import type { DocumentStore } from "../readmodels/port.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { correlationIdOf } from "../http/correlation.ts";
-import type { UserDocument } from "../../projections/users.ts";
+import type { UserDocument } from "./users-projection.ts";
 import type { Accounts } from "./service.ts";
 import { checkAvatar, initialsAvatar } from "./avatars.ts";
 import { profileResponse, updateUserBody, userResponse } from "./schemas.ts";

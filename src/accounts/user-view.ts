@@ -1,6 +1,6 @@
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { UserDocument } from "../../projections/users.ts";
-import { findTaskCounts } from "../../projections/task-counts.ts";
+import type { UserDocument } from "./users-projection.ts";
+import { findTaskCounts } from "../tasks/task-counts.ts";
 import { balanceView } from "./balance.ts";
 import { plans } from "../billing/plans.ts";
 

@@ -1,7 +1,7 @@
 import { leaveBodyUnread, rawBodyText } from "../http/raw-body.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import { correlationIdOf } from "../http/correlation.ts";
-import type { UserDocument } from "../../projections/users.ts";
+import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Checkout } from "./checkout.ts";
 import type { PaymentWebhooks } from "./payment-webhook.ts";
 import { signatureHeader } from "./webhook-signature.ts";

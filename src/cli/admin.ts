@@ -8,8 +8,8 @@ import { DomainError, ForbiddenError } from "../core/errors.ts";
 import type { EventMetadata } from "../core/event.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { allProjections } from "../../projections/index.ts";
-import type { UserDocument } from "../../projections/users.ts";
-import type { CredentialDocument } from "../../projections/credentials.ts";
+import type { UserDocument } from "../accounts/users-projection.ts";
+import type { CredentialDocument } from "../accounts/credentials-projection.ts";
 import { catchUpReadModels } from "./catch-up.ts";
 import { adminUsage, parseAdminCommand, UsageError, type AdminCommand } from "./admin-args.ts";
 

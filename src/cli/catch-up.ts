@@ -1,6 +1,6 @@
 import type { EventStore } from "../eventstore/port.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { Projection } from "../../projections/projection.ts";
+import type { Projection } from "../core/projection.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { Leases } from "../core/lease.ts";

@@ -5,7 +5,7 @@ import type { DocumentStore } from "../readmodels/port.ts";
 import type { EventStore } from "../eventstore/port.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { allProjections } from "../../projections/index.ts";
-import type { Projection } from "../../projections/projection.ts";
+import type { Projection } from "../core/projection.ts";
 import { buildShadow, replayRequests, shadowName, swapShadowIn } from "../../projections/rebuild.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";
 import { parseArgs } from "./args.ts";

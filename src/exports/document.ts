@@ -1,4 +1,4 @@
-import type { TaskDocument, TranscriptDocument } from "../../projections/tasks.ts";
+import type { TaskDocument, TranscriptDocument } from "../tasks/tasks-projection.ts";
 import { shortClock, type ExportSegment } from "./formats/text.ts";
 
 /** What a pdf or docx shows: the task's name, date, duration and summary, then the timed transcript. */

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from "../core/event.ts";
-import { evolveTask, evolveTranscript, type TaskFields, type TranscriptFields } from "../../projections/tasks.ts";
+import { evolveTask, evolveTranscript, type TaskFields, type TranscriptFields } from "../tasks/tasks-projection.ts";
 import { taskEventTypes, type TaskEvent } from "../tasks/events.ts";
 import { exportDocument, type ExportDocument } from "./document.ts";
 import type { HeavyFormat } from "./formats/index.ts";

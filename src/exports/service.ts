@@ -7,7 +7,7 @@ import { handleCommand } from "../core/command-handler.ts";
 import { taskDecider } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
 import type { Tasks } from "../tasks/service.ts";
-import { exportDocumentId, type ExportDocument } from "../../projections/exports.ts";
+import { exportDocumentId, type ExportDocument } from "./exports-projection.ts";
 import { contentTypes, isHeavy, lightChunks, type ExportFormat, type HeavyFormat, type LightFormat } from "./formats/index.ts";
 import { exportSegments } from "./document.ts";
 import { exportFileName } from "./file-name.ts";

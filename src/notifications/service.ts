@@ -1,8 +1,8 @@
 import type { EventStore } from "../eventstore/port.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
-import type { WaitForProjections } from "../../projections/wait.ts";
-import type { NotificationDocument } from "../../projections/notifications.ts";
+import type { WaitForProjections } from "../core/projection.ts";
+import type { NotificationDocument } from "./notifications-projection.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { userDecider } from "../accounts/decider.ts";
 import { userStream } from "../accounts/events.ts";

@@ -1,7 +1,7 @@
 import type { AnyElysia } from "elysia";
 import type { Config } from "../config.ts";
 import type { Adapters } from "../adapters.ts";
-import type { WaitForProjections } from "../../projections/wait.ts";
+import type { WaitForProjections } from "../core/projection.ts";
 import { Tasks } from "./service.ts";
 import { taskRoutes } from "./routes.ts";
 import { shareRoutes } from "./share-routes.ts";

@@ -1,6 +1,6 @@
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { TaskHistoryDocument } from "../../projections/task-history.ts";
+import type { TaskHistoryDocument } from "./task-history-projection.ts";
 import type { Tasks } from "./service.ts";
 import { taskParams } from "./schemas.ts";
 

@@ -2,7 +2,7 @@ import { Elysia, t, type AnyElysia } from "elysia";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { correlationIdOf } from "../http/correlation.ts";
-import type { TaskDocument } from "../../projections/tasks.ts";
+import type { TaskDocument } from "./tasks-projection.ts";
 import type { Tasks } from "./service.ts";
 import { sharePage } from "./share-page.ts";
 import { taskParams } from "./schemas.ts";

@@ -1,4 +1,4 @@
-import type { TaskDocument } from "../../projections/tasks.ts";
+import type { TaskDocument } from "./tasks-projection.ts";
 import type { Transcript } from "./service.ts";
 import { withTokens } from "./segments.ts";
 

@@ -1,7 +1,7 @@
 import { remainingSeconds, type BalanceLedger } from "../accounts/balance.ts";
 import { ForbiddenError } from "../core/errors.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { UserDocument } from "../../projections/users.ts";
+import type { UserDocument } from "../accounts/users-projection.ts";
 
 /**
  * The balance rule at creation (spec 7's 403 "plan limit exceeded"): a task that needs recognition is

@@ -2,7 +2,7 @@ import { Elysia, t, type AnyElysia } from "elysia";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { Tasks } from "../tasks/service.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { TaskDocument } from "../../projections/tasks.ts";
+import type { TaskDocument } from "../tasks/tasks-projection.ts";
 import { taskParams } from "../tasks/schemas.ts";
 import type { Summaries } from "./summaries.ts";
 import { taskStatusStream, type StatusStreamOptions } from "./status-stream.ts";

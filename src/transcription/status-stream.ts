@@ -1,4 +1,4 @@
-import type { TaskDocument } from "../../projections/tasks.ts";
+import type { TaskDocument } from "../tasks/tasks-projection.ts";
 
 export type StatusStreamOptions = { pollMs?: number; heartbeatMs?: number; maxMs?: number };
 

@@ -6,7 +6,7 @@ import { taskDecider } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
 import type { Segment } from "../tasks/segments.ts";
 import type { Tasks } from "../tasks/service.ts";
-import type { WaitForProjections } from "../../projections/wait.ts";
+import type { WaitForProjections } from "../core/projection.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 
 /**

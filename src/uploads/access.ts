@@ -1,7 +1,7 @@
 import { remainingSeconds } from "../accounts/balance.ts";
 import { plans } from "../billing/plans.ts";
 import type { Caller } from "../accounts/service.ts";
-import type { UserDocument } from "../../projections/users.ts";
+import type { UserDocument } from "../accounts/users-projection.ts";
 
 /**
  * Spec 4.3's 403 on complete ("API access unavailable, or a plan limit exceeded"), as we read it:

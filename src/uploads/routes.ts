@@ -1,7 +1,7 @@
 import { Elysia, t, type AnyElysia } from "elysia";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { Caller } from "../accounts/service.ts";
-import type { UserDocument } from "../../projections/users.ts";
+import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Uploads } from "./service.ts";
 import { maxUploadBytes } from "./events.ts";
 import { supportedFormats } from "./formats.ts";

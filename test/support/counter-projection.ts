@@ -1,5 +1,5 @@
-import type { Projection } from "../../projections/projection.ts";
-import { positionGuarded, type ProjectedDocument } from "../../projections/projection.ts";
+import type { Projection } from "../../src/core/projection.ts";
+import { positionGuarded, type ProjectedDocument } from "../../src/core/projection.ts";
 
 type CounterFields = { value: number; increments: number };
 export type CounterView = ProjectedDocument & CounterFields;

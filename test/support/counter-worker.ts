@@ -1,6 +1,6 @@
 import { handleCommand } from "../../src/core/command-handler.ts";
 import type { EventStore } from "../../src/eventstore/port.ts";
-import type { Worker } from "../../workers/worker.ts";
+import type { Worker } from "../../src/core/worker.ts";
 import { counterDecider } from "./counter-decider.ts";
 
 /**

@@ -1,8 +1,8 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import type { BlobStore } from "../src/blobs/port.ts";
-import { taskStream, type TaskEvent } from "../src/tasks/events.ts";
-import { ownsMediaKey } from "../src/media/ownership.ts";
-import type { Worker } from "./worker.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import type { BlobStore } from "../blobs/port.ts";
+import { taskStream, type TaskEvent } from "../tasks/events.ts";
+import { ownsMediaKey } from "./ownership.ts";
+import type { Worker } from "../core/worker.ts";
 
 /**
  * Deletes a task's media with the task: its upload (`objstore`) and any media fetched for it, as long as

@@ -1,6 +1,6 @@
-import type { Projection } from "./projection.ts";
-import type { Document } from "../src/readmodels/port.ts";
-import { userIdOfStream, type UserEvent } from "../src/accounts/events.ts";
+import type { Projection } from "../core/projection.ts";
+import type { Document } from "../readmodels/port.ts";
+import { userIdOfStream, type UserEvent } from "./events.ts";
 
 /**
  * The `credentials` read model: one document per live access token or API key, keyed by the secret's

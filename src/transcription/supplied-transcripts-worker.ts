@@ -1,12 +1,12 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { fold } from "../src/core/decider.ts";
-import { taskDecider } from "../src/tasks/decider.ts";
-import type { TaskEvent } from "../src/tasks/events.ts";
-import { hasTranscript, type TranscriptStore } from "../src/tasks/transcripts.ts";
-import type { Summarizer } from "../src/transcription/summary/summarizer.ts";
-import type { Worker } from "./worker.ts";
-import { Semaphore } from "../src/core/semaphore.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { fold } from "../core/decider.ts";
+import { taskDecider } from "../tasks/decider.ts";
+import type { TaskEvent } from "../tasks/events.ts";
+import { hasTranscript, type TranscriptStore } from "../tasks/transcripts.ts";
+import type { Summarizer } from "./summary/summarizer.ts";
+import type { Worker } from "../core/worker.ts";
+import { Semaphore } from "../core/semaphore.ts";
 
 /**
  * A task created with `segments` already has its transcript: it skips recognition and goes straight

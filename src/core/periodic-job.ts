@@ -1,5 +1,5 @@
-import type { DocumentStore } from "../src/readmodels/port.ts";
-import { Leases } from "../src/core/lease.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import { Leases } from "./lease.ts";
 
 export type PeriodicJob = { stop(): void };
 

@@ -1,7 +1,7 @@
-import type { Projection, ProjectedDocument } from "./projection.ts";
-import { positionGuarded } from "./projection.ts";
-import type { FolderEvent } from "../src/folders/decider.ts";
-import { userIdOfStream } from "../src/accounts/events.ts";
+import type { Projection, ProjectedDocument } from "../core/projection.ts";
+import { positionGuarded } from "../core/projection.ts";
+import type { FolderEvent } from "./decider.ts";
+import { userIdOfStream } from "../accounts/events.ts";
 
 /** The `folders` read model: one document per folder; task counts are counted in `tasks` when asked. */
 export type FolderFields = { id: number; userId: number; name: string; createdAt: string };

@@ -1,7 +1,7 @@
-import type { Projection } from "./projection.ts";
-import type { Document } from "../src/readmodels/port.ts";
-import type { RecordedEvent } from "../src/core/event.ts";
-import { taskEventTypes, taskIdOfStream } from "../src/tasks/events.ts";
+import type { Projection } from "../core/projection.ts";
+import type { Document } from "../readmodels/port.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import { taskEventTypes, taskIdOfStream } from "./events.ts";
 
 /** The `task_history` read model: one document per task event, for the owner's history view. */
 export type TaskHistoryDocument = Document & {

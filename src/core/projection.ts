@@ -1,5 +1,5 @@
-import type { RecordedEvent } from "../src/core/event.ts";
-import type { Document, DocumentStore } from "../src/readmodels/port.ts";
+import type { RecordedEvent } from "./event.ts";
+import type { Document, DocumentStore } from "../readmodels/port.ts";
 
 /**
  * A read model built from the log. `apply` must be idempotent under redelivery: the runner saves its
@@ -52,3 +52,6 @@ export function positionGuarded<Fields extends object>(options: {
     await collection.replaceOne({ _id: id }, { ...next, _id: id, _position: event.position } as T, { upsert: true });
   };
 }
+
+/** Resolves once the read models (the named ones, or all) have folded the log up to `position`: read-your-writes. */
+export type WaitForProjections = (position: number, names?: string[]) => Promise<void>;

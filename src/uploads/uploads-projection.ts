@@ -1,8 +1,8 @@
-import type { RecordedEvent } from "../src/core/event.ts";
-import type { Projection, ProjectedDocument } from "./projection.ts";
-import { positionGuarded } from "./projection.ts";
-import { uploadEventTypes, uploadIdOfStream, type UploadEvent } from "../src/uploads/events.ts";
-import type { TaskEvent } from "../src/tasks/events.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import type { Projection, ProjectedDocument } from "../core/projection.ts";
+import { positionGuarded } from "../core/projection.ts";
+import { uploadEventTypes, uploadIdOfStream, type UploadEvent } from "./events.ts";
+import type { TaskEvent } from "../tasks/events.ts";
 
 /**
  * The `uploads` read model: one document per upload session, for the cleanup job (sessions past

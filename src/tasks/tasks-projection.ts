@@ -1,11 +1,11 @@
-import type { RecordedEvent } from "../src/core/event.ts";
-import type { Projection, ProjectedDocument } from "./projection.ts";
-import { positionGuarded } from "./projection.ts";
-import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskStatus } from "../src/tasks/events.ts";
-import type { FolderEvent } from "../src/folders/decider.ts";
-import { userIdOfStream } from "../src/accounts/events.ts";
-import { exportVersion } from "../src/tasks/export-version.ts";
-import { hasTranscript, type TranscriptRef, type TranscriptSource } from "../src/tasks/transcripts.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import type { Projection, ProjectedDocument } from "../core/projection.ts";
+import { positionGuarded } from "../core/projection.ts";
+import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskStatus } from "./events.ts";
+import type { FolderEvent } from "../folders/decider.ts";
+import { userIdOfStream } from "../accounts/events.ts";
+import { exportVersion } from "./export-version.ts";
+import { hasTranscript, type TranscriptRef, type TranscriptSource } from "./transcripts.ts";
 import { countFolderDeleted, countTaskChange, settleTaskCounts, updateTaskCounts } from "./task-counts.ts";
 
 /** The `tasks` read model: what lists and details show, without the transcript (kept in `transcripts`). */

@@ -1,10 +1,10 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { admissionDecider } from "../src/tasks/admission.ts";
-import { userStream } from "../src/accounts/events.ts";
-import type { TaskEvent } from "../src/tasks/events.ts";
-import type { Worker } from "./worker.ts";
-import { hasTranscript } from "../src/tasks/transcripts.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { admissionDecider } from "./admission.ts";
+import { userStream } from "../accounts/events.ts";
+import type { TaskEvent } from "./events.ts";
+import type { Worker } from "../core/worker.ts";
+import { hasTranscript } from "./transcripts.ts";
 
 type Created = Extract<TaskEvent, { type: "TaskCreated" }>;
 

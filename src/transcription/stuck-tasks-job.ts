@@ -1,12 +1,12 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import type { DocumentStore } from "../src/readmodels/port.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { taskDecider } from "../src/tasks/decider.ts";
-import { taskStream } from "../src/tasks/events.ts";
-import { formatDuration } from "../src/notifications/decisions.ts";
-import { taskFacts } from "../src/transcription/media-source.ts";
-import type { TaskDocument } from "../projections/tasks.ts";
-import { startPeriodicJob, type PeriodicJob } from "./periodic-job.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { taskDecider } from "../tasks/decider.ts";
+import { taskStream } from "../tasks/events.ts";
+import { formatDuration } from "../notifications/decisions.ts";
+import { taskFacts } from "./media-source.ts";
+import type { TaskDocument } from "../tasks/tasks-projection.ts";
+import { startPeriodicJob, type PeriodicJob } from "../core/periodic-job.ts";
 
 /**
  * Fails tasks that have been scribing longer than the deadline (a worker that keeps dying on them,

@@ -13,10 +13,10 @@
  * subscription and may lag behind this one, so this projection folds the ledger events itself into
  * `notification_balances` (one small document per user, guarded by log position).
  */
-import type { RecordedEvent } from "../src/core/event.ts";
-import { DuplicateKeyError, type Document, type DocumentStore } from "../src/readmodels/port.ts";
-import { userIdOfStream, type UserEvent } from "../src/accounts/events.ts";
-import { emptyLedger, evolveLedger, type BalanceLedger } from "../src/accounts/balance.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import { DuplicateKeyError, type Document, type DocumentStore } from "../readmodels/port.ts";
+import { userIdOfStream, type UserEvent } from "../accounts/events.ts";
+import { emptyLedger, evolveLedger, type BalanceLedger } from "../accounts/balance.ts";
 import {
   balanceLowAfterCharge,
   planChanged,
@@ -25,8 +25,8 @@ import {
   type NotificationContent,
   type NotificationKind,
   type TaskNotificationEvent,
-} from "../src/notifications/decisions.ts";
-import type { Projection, ProjectedDocument } from "./projection.ts";
+} from "./decisions.ts";
+import type { Projection, ProjectedDocument } from "../core/projection.ts";
 
 export type NotificationDocument = ProjectedDocument & {
   userId: number;

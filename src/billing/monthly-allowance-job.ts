@@ -1,11 +1,11 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import type { DocumentStore } from "../src/readmodels/port.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { userDecider } from "../src/accounts/decider.ts";
-import { userStream } from "../src/accounts/events.ts";
-import { periodOf } from "../src/billing/plans.ts";
-import type { UserDocument } from "../projections/users.ts";
-import { startPeriodicJob, type PeriodicJob } from "./periodic-job.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { userDecider } from "../accounts/decider.ts";
+import { userStream } from "../accounts/events.ts";
+import { periodOf } from "./plans.ts";
+import type { UserDocument } from "../accounts/users-projection.ts";
+import { startPeriodicJob, type PeriodicJob } from "../core/periodic-job.ts";
 
 /**
  * Grants each account its plan's allowance when a new calendar month (UTC) starts. The decider

@@ -1,7 +1,7 @@
-import type { RecordedEvent } from "../src/core/event.ts";
-import type { Projection, ProjectedDocument } from "./projection.ts";
-import { positionGuarded } from "./projection.ts";
-import { taskIdOfStream, type TaskEvent } from "../src/tasks/events.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import type { Projection, ProjectedDocument } from "../core/projection.ts";
+import { positionGuarded } from "../core/projection.ts";
+import { taskIdOfStream, type TaskEvent } from "../tasks/events.ts";
 
 /**
  * The `exports` read model: per task and heavy format (`<taskId>:<format>`), the newest export file

@@ -1,15 +1,15 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import type { BlobStore } from "../src/blobs/port.ts";
-import type { RecordedEvent } from "../src/core/event.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { fold } from "../src/core/decider.ts";
-import { NotFoundError } from "../src/core/errors.ts";
-import { taskDecider, type TaskCommand } from "../src/tasks/decider.ts";
-import type { TaskEvent } from "../src/tasks/events.ts";
-import { MediaFetchError } from "../src/media/safe-fetch.ts";
-import { fetchTaskMedia, type MediaFetchSettings } from "../src/media/fetch-media.ts";
-import type { Worker } from "./worker.ts";
-import { hasTranscript } from "../src/tasks/transcripts.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import type { BlobStore } from "../blobs/port.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { fold } from "../core/decider.ts";
+import { NotFoundError } from "../core/errors.ts";
+import { taskDecider, type TaskCommand } from "../tasks/decider.ts";
+import type { TaskEvent } from "../tasks/events.ts";
+import { MediaFetchError } from "./safe-fetch.ts";
+import { fetchTaskMedia, type MediaFetchSettings } from "./fetch-media.ts";
+import type { Worker } from "../core/worker.ts";
+import { hasTranscript } from "../tasks/transcripts.ts";
 
 /**
  * Fetches the media of `remote` and `videolink` tasks when they are created (or retried into

@@ -1,13 +1,13 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import type { BlobStore } from "../src/blobs/port.ts";
-import type { TranscriptStore } from "../src/tasks/transcripts.ts";
-import type { TranscriptionConfig } from "../src/transcription/config.ts";
-import { createEngine } from "../src/transcription/engines/index.ts";
-import { createSummarizer } from "../src/transcription/summary/index.ts";
-import { TranscriptionPipeline } from "../src/transcription/pipeline.ts";
-import type { Summarizer } from "../src/transcription/summary/summarizer.ts";
-import { transcriptionWorker } from "./transcription.ts";
-import type { Worker } from "./worker.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import type { BlobStore } from "../blobs/port.ts";
+import type { TranscriptStore } from "../tasks/transcripts.ts";
+import type { TranscriptionConfig } from "./config.ts";
+import { createEngine } from "./engines/index.ts";
+import { createSummarizer } from "./summary/index.ts";
+import { TranscriptionPipeline } from "./pipeline.ts";
+import type { Summarizer } from "./summary/summarizer.ts";
+import { transcriptionWorker } from "./transcription-worker.ts";
+import type { Worker } from "../core/worker.ts";
 
 /** The transcription pipeline's worker: recognition, engine chosen by configuration, unless TRANSCRIPTION_WORKER=off (charging is task-slots.ts). */
 export function transcriptionWorkers(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore, config: TranscriptionConfig): { workers: Worker[]; summarizer: Summarizer } {

@@ -1,14 +1,14 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import type { BlobStore } from "../src/blobs/port.ts";
-import type { TranscriptStore } from "../src/tasks/transcripts.ts";
-import type { RecordedEvent } from "../src/core/event.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { NotFoundError } from "../src/core/errors.ts";
-import { taskDecider } from "../src/tasks/decider.ts";
-import { contentTypes, type HeavyFormat } from "../src/exports/formats/index.ts";
-import { exportKey, exportKeys, planExport, supersededKeys, wasRequested } from "../src/exports/plan.ts";
-import { renderHeavy } from "../src/exports/render.ts";
-import type { Worker } from "./worker.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import type { BlobStore } from "../blobs/port.ts";
+import type { TranscriptStore } from "../tasks/transcripts.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { NotFoundError } from "../core/errors.ts";
+import { taskDecider } from "../tasks/decider.ts";
+import { contentTypes, type HeavyFormat } from "./formats/index.ts";
+import { exportKey, exportKeys, planExport, supersededKeys, wasRequested } from "./plan.ts";
+import { renderHeavy } from "./render.ts";
+import type { Worker } from "../core/worker.ts";
 
 const heavy: readonly HeavyFormat[] = ["pdf", "docx"];
 

@@ -1,6 +1,6 @@
-import type { DocumentStore } from "../src/readmodels/port.ts";
-import type { TaskStatus } from "../src/tasks/events.ts";
-import type { ProjectedDocument } from "./projection.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { TaskStatus } from "./events.ts";
+import type { ProjectedDocument } from "../core/projection.ts";
 
 /**
  * The `task_counts` read model: one document per user with their tasks counted by status and by folder,

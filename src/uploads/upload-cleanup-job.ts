@@ -1,9 +1,9 @@
-import type { DocumentStore } from "../src/readmodels/port.ts";
-import type { FileBlobStore } from "../src/blobs/filesystem.ts";
-import type { Uploads } from "../src/uploads/service.ts";
-import { uploadSessionSeconds } from "../src/uploads/events.ts";
-import type { UploadDocument } from "../projections/uploads.ts";
-import { startPeriodicJob, type PeriodicJob } from "./periodic-job.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { FileBlobStore } from "../blobs/filesystem.ts";
+import type { Uploads } from "./service.ts";
+import { uploadSessionSeconds } from "./events.ts";
+import type { UploadDocument } from "./uploads-projection.ts";
+import { startPeriodicJob, type PeriodicJob } from "../core/periodic-job.ts";
 
 /** A recorded completion whose task is still missing this long after is finished by the job. */
 const stalledAfterMs = 10 * 60_000;

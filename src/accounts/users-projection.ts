@@ -1,10 +1,10 @@
-import type { RecordedEvent } from "../src/core/event.ts";
-import type { Projection, ProjectedDocument } from "./projection.ts";
-import { positionGuarded } from "./projection.ts";
-import { userEventTypes, userIdOfStream, type UserEvent } from "../src/accounts/events.ts";
-import { emptyLedger, evolveLedger, type BalanceLedger } from "../src/accounts/balance.ts";
-import { normalizeEmail } from "../src/accounts/claims.ts";
-import type { BillingInterval, PlanKey } from "../src/billing/plans.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import type { Projection, ProjectedDocument } from "../core/projection.ts";
+import { positionGuarded } from "../core/projection.ts";
+import { userEventTypes, userIdOfStream, type UserEvent } from "./events.ts";
+import { emptyLedger, evolveLedger, type BalanceLedger } from "./balance.ts";
+import { normalizeEmail } from "./claims.ts";
+import type { BillingInterval, PlanKey } from "../billing/plans.ts";
 
 /** The `users` read model: profile, plan and balance ledger of each account (spec 2.4 is shaped from it). */
 export type UserFields = {

@@ -1,15 +1,15 @@
-import type { EventStore } from "../src/eventstore/port.ts";
-import type { RecordedEvent } from "../src/core/event.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
-import { fold } from "../src/core/decider.ts";
-import { NotFoundError } from "../src/core/errors.ts";
-import { isScribingAttempt, taskDecider } from "../src/tasks/decider.ts";
-import { loadState } from "../src/core/state-cache.ts";
-import type { TaskEvent } from "../src/tasks/events.ts";
-import { taskFacts } from "../src/transcription/media-source.ts";
-import { TaskCancelled, type TranscriptionPipeline } from "../src/transcription/pipeline.ts";
-import type { Worker } from "./worker.ts";
-import { hasTranscript } from "../src/tasks/transcripts.ts";
+import type { EventStore } from "../eventstore/port.ts";
+import type { RecordedEvent } from "../core/event.ts";
+import { handleCommand } from "../core/command-handler.ts";
+import { fold } from "../core/decider.ts";
+import { NotFoundError } from "../core/errors.ts";
+import { isScribingAttempt, taskDecider } from "../tasks/decider.ts";
+import { loadState } from "../core/state-cache.ts";
+import type { TaskEvent } from "../tasks/events.ts";
+import { taskFacts } from "./media-source.ts";
+import { TaskCancelled, type TranscriptionPipeline } from "./pipeline.ts";
+import type { Worker } from "../core/worker.ts";
+import { hasTranscript } from "../tasks/transcripts.ts";
 
 /** After this many deliveries an unexpected error fails the task instead of asking for another delivery. */
 const failAfterDeliveries = 3;
