@@ -1,5 +1,5 @@
 import type { RecordedEvent } from "../src/core/event.ts";
-import type { EventStore } from "../src/eventstore/port.ts";
+import type { EventStore } from "../src/core/event-store.ts";
 import type { Document, DocumentStore } from "../src/readmodels/port.ts";
 import type { Checkpoints } from "./checkpoints.ts";
 import type { Projection } from "../src/core/projection.ts";

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from "../src/core/event.ts";
-import type { EventStore, Subscription } from "../src/eventstore/port.ts";
+import type { EventStore, Subscription } from "../src/core/event-store.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";

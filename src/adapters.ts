@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
-import type { EventStore } from "./eventstore/port.ts";
+import type { EventStore } from "./core/event-store.ts";
 import type { DocumentStore } from "./readmodels/port.ts";
 import type { Bus } from "./bus/port.ts";
 import type { BlobStore } from "./blobs/port.ts";

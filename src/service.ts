@@ -20,8 +20,7 @@ import { sweepTemporaryMedia, transcriptionTempRoot } from "./transcription/temp
 import { Uploads } from "./uploads/service.ts";
 import { Tasks } from "./tasks/service.ts";
 import { storageRoutes } from "./blobs/storage-routes.ts";
-import { accountsModule } from "./accounts/feature.ts";
-import { taskFeatures } from "./tasks/feature.ts";
+import { accountsModule, taskFeatures } from "./features.ts";
 import { waitForCheckpoints } from "../projections/wait.ts";
 import type { WaitForProjections } from "./core/projection.ts";
 

@@ -52,7 +52,7 @@ describe("SqliteEventStore specifics", () => {
     // Each process appends 25 times with read-then-append-at-revision, retrying on conflict, like a command handler.
     const script = `
       import { SqliteEventStore } from ${JSON.stringify(join(import.meta.dir, "../src/eventstore/sqlite.ts"))};
-      import { WrongExpectedRevisionError } from ${JSON.stringify(join(import.meta.dir, "../src/eventstore/port.ts"))};
+      import { WrongExpectedRevisionError } from ${JSON.stringify(join(import.meta.dir, "../src/core/event-store.ts"))};
       const store = new SqliteEventStore(${JSON.stringify(path)});
       for (let i = 0; i < 25; i++) {
         for (;;) {

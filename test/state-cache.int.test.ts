@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Decider } from "../src/core/decider.ts";
 import type { NewEvent } from "../src/core/event.ts";
-import type { EventStore } from "../src/eventstore/port.ts";
+import type { EventStore } from "../src/core/event-store.ts";
 import { SqliteEventStore } from "../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../src/readmodels/embedded.ts";
 import { StateCache } from "../src/core/state-cache.ts";

@@ -4,7 +4,7 @@ import { uploadDecider, type Completion } from "../src/uploads/decider.ts";
 import type { UploadEvent, UploadSession } from "../src/uploads/events.ts";
 import { NotFoundError, ValidationFailedError } from "../src/core/errors.ts";
 import { expectedPartSize, partPlan, partProblem } from "../src/uploads/parts.ts";
-import { contentTypeMatches, formatErrors, nameWithoutExtension, safeFileName } from "../src/uploads/formats.ts";
+import { contentTypeMatches, formatErrors, nameWithoutExtension, safeFileName } from "../src/media/formats.ts";
 import { isValidBlobKey } from "../src/blobs/port.ts";
 
 const spec = deciderSpec(uploadDecider);

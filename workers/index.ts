@@ -1,13 +1,13 @@
-import type { EventStore } from "../src/eventstore/port.ts";
+import type { EventStore } from "../src/core/event-store.ts";
 import type { BlobStore } from "../src/blobs/port.ts";
 import type { TranscriptStore } from "../src/tasks/transcripts.ts";
 import type { Worker } from "../src/core/worker.ts";
 import { Semaphore } from "../src/core/semaphore.ts";
 import { taskSlotWorker } from "../src/tasks/task-slots-worker.ts";
-import { taskMediaWorker } from "../src/media/task-media-worker.ts";
+import { taskMediaWorker } from "../src/tasks/task-media-worker.ts";
 import { suppliedTranscriptWorker } from "../src/transcription/supplied-transcripts-worker.ts";
 import { exportWorker } from "../src/exports/export-worker.ts";
-import { fetchMediaWorker } from "../src/media/fetch-media-worker.ts";
+import { fetchMediaWorker } from "../src/tasks/fetch-media-worker.ts";
 import { defaultMediaFetchSettings, type MediaFetchSettings } from "../src/media/fetch-media.ts";
 import { loadTranscriptionConfig, type TranscriptionConfig } from "../src/transcription/config.ts";
 import { transcriptionWorkers } from "../src/transcription/workers.ts";

@@ -1,5 +1,5 @@
 import type { Bus } from "../src/bus/port.ts";
-import type { EventStore, Subscription } from "../src/eventstore/port.ts";
+import type { EventStore, Subscription } from "../src/core/event-store.ts";
 import type { Checkpoints } from "../projections/checkpoints.ts";
 import { encodeEvent, subjectFor } from "./subjects.ts";
 

@@ -1,5 +1,5 @@
 import { streamCategory, type RecordedEvent } from "../src/core/event.ts";
-import type { EventStore } from "../src/eventstore/port.ts";
+import type { EventStore } from "../src/core/event-store.ts";
 
 /** Every stored event goes to the bus as `scribe.<stream category>.<event type>`, e.g. `scribe.task.TaskCreated`. */
 export function subjectFor(event: Pick<RecordedEvent, "streamName" | "type">): string {

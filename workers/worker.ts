@@ -1,6 +1,6 @@
 import type { Bus, Consumer } from "../src/bus/port.ts";
 import type { Worker } from "../src/core/worker.ts";
-import type { EventStore } from "../src/eventstore/port.ts";
+import type { EventStore } from "../src/core/event-store.ts";
 import { decodeReference, loadReferenced } from "./subjects.ts";
 
 export async function startWorker(bus: Bus, store: EventStore, worker: Worker, defaultConcurrency: number): Promise<Consumer> {

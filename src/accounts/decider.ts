@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { ForbiddenError, NotFoundError } from "../core/errors.ts";
-import { periodOf, plans, type BillingInterval, type PlanKey } from "../billing/plans.ts";
+import { periodOf, plans, type BillingInterval, type PlanKey } from "./plans.ts";
 import { emptyLedger, evolveLedger, type BalanceLedger } from "./balance.ts";
 import { userEventTypes, type Identity, type UserEvent } from "./events.ts";
 

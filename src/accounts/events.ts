@@ -1,4 +1,4 @@
-import type { BillingInterval, PlanKey } from "../billing/plans.ts";
+import type { BillingInterval, PlanKey } from "./plans.ts";
 
 export type Identity = { issuer: string; subject: string };
 

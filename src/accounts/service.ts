@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
 import type { EventMetadata } from "../core/event.ts";
@@ -8,7 +8,7 @@ import { ForbiddenError, UnauthenticatedError, ValidationFailedError } from "../
 import type { WaitForProjections } from "../core/projection.ts";
 import type { UserDocument } from "./users-projection.ts";
 import type { CredentialDocument } from "./credentials-projection.ts";
-import { plans, type BillingInterval, type PlanKey } from "../billing/plans.ts";
+import { plans, type BillingInterval, type PlanKey } from "./plans.ts";
 import { userDecider, type UserCommand } from "./decider.ts";
 import { claimDecider, emailClaimStream, normalizeEmail, type ClaimEvent } from "./claims.ts";
 import { fold } from "../core/decider.ts";

@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { fold } from "../core/decider.ts";

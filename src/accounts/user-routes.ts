@@ -7,18 +7,18 @@ import type { UserDocument } from "./users-projection.ts";
 import type { Accounts } from "./service.ts";
 import { checkAvatar, initialsAvatar } from "./avatars.ts";
 import { profileResponse, updateUserBody, userResponse } from "./schemas.ts";
-import { profileView, userView } from "./user-view.ts";
+import { profileView, userView, type QueueOf } from "./user-view.ts";
 
-export type UserRoutesDependencies = { accounts: Accounts; db: DocumentStore; blobs: BlobStore; publicUrl: string; authenticated: AnyElysia };
+export type UserRoutesDependencies = { accounts: Accounts; db: DocumentStore; blobs: BlobStore; publicUrl: string; queueOf: QueueOf; authenticated: AnyElysia };
 
 /** GET and PUT /api/user (spec 4.5), and the public avatar images their URLs point at. */
-export function userRoutes({ accounts, db, blobs, publicUrl, authenticated }: UserRoutesDependencies) {
+export function userRoutes({ accounts, db, blobs, publicUrl, queueOf, authenticated }: UserRoutesDependencies) {
   const tags = ["User"];
   const security = [{ bearer: [] }];
 
   const account = new Elysia({ name: "user-routes" })
     .use(authenticated)
-    .get("/api/user", ({ user }) => userView(db, publicUrl, user as UserDocument), {
+    .get("/api/user", ({ user }) => userView(queueOf, publicUrl, user as UserDocument), {
       response: { 200: userResponse },
       detail: { tags, security, summary: "The account: profile, balance, subscription and queue" },
     })

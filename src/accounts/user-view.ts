@@ -1,8 +1,6 @@
-import type { DocumentStore } from "../readmodels/port.ts";
 import type { UserDocument } from "./users-projection.ts";
-import { findTaskCounts } from "../tasks/task-counts.ts";
 import { balanceView } from "./balance.ts";
-import { plans } from "../billing/plans.ts";
+import { plans } from "./plans.ts";
 
 export function avatarUrl(publicUrl: string, user: Pick<UserDocument, "id" | "avatar">): string {
   if (!user.avatar) return `${publicUrl}/avatars/${user.id}/default.svg`;
@@ -21,25 +19,19 @@ export function subscriptionView(user: Pick<UserDocument, "plan" | "interval">) 
   };
 }
 
-/** The user's tasks by state, from the counts the tasks projection keeps. */
-export async function queueCounts(db: DocumentStore, userId: number) {
-  const counts = (await findTaskCounts(db, userId))?.byStatus ?? {};
-  return {
-    pending_count: (counts.pending ?? 0) + (counts.waiting ?? 0),
-    running_count: counts.scribing ?? 0,
-    failed_count: counts.failed ?? 0,
-  };
-}
+/** The profile's `queue`: the user's tasks by state. Tasks count them; accounts only show them. */
+export type QueueCounts = { pending_count: number; running_count: number; failed_count: number };
+export type QueueOf = (userId: number) => Promise<QueueCounts>;
 
 export function profileView(publicUrl: string, user: UserDocument) {
   return { id: user.id, name: user.name, email: user.email, avatar: avatarUrl(publicUrl, user) };
 }
 
-export async function userView(db: DocumentStore, publicUrl: string, user: UserDocument) {
+export async function userView(queueOf: QueueOf, publicUrl: string, user: UserDocument) {
   return {
     ...profileView(publicUrl, user),
     balance: balanceView(user.ledger),
     subscription: subscriptionView(user),
-    queue: await queueCounts(db, user.id),
+    queue: await queueOf(user.id),
   };
 }

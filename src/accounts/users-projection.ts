@@ -4,7 +4,7 @@ import { positionGuarded } from "../core/projection.ts";
 import { userEventTypes, userIdOfStream, type UserEvent } from "./events.ts";
 import { emptyLedger, evolveLedger, type BalanceLedger } from "./balance.ts";
 import { normalizeEmail } from "./claims.ts";
-import type { BillingInterval, PlanKey } from "../billing/plans.ts";
+import type { BillingInterval, PlanKey } from "./plans.ts";
 
 /** The `users` read model: profile, plan and balance ledger of each account (spec 2.4 is shaped from it). */
 export type UserFields = {

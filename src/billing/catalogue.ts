@@ -1,4 +1,4 @@
-import type { BillingInterval, PlanKey } from "./plans.ts";
+import type { BillingInterval, PlanKey } from "../accounts/plans.ts";
 
 /**
  * What `GET /api/checkout/{plan}` sells (spec 4.7 names the three offers and leaves the rest open).

@@ -1,9 +1,9 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { userDecider } from "../accounts/decider.ts";
 import { userStream } from "../accounts/events.ts";
-import { periodOf } from "./plans.ts";
+import { periodOf } from "../accounts/plans.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import { startPeriodicJob, type PeriodicJob } from "../core/periodic-job.ts";
 

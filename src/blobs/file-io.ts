@@ -133,3 +133,11 @@ export async function writeAll(out: FileHandle, bytes: Uint8Array, position?: nu
     offset += bytesWritten;
   }
 }
+
+/** A part PUT while another request writes the same part (the store answers 409). */
+export class PartBusyError extends Error {
+  constructor(partNumber: number) {
+    super(`part ${partNumber} is being written by another request`);
+    this.name = "PartBusyError";
+  }
+}

@@ -1,6 +1,6 @@
 import { attachmentDisposition } from "./content-disposition.ts";
-import { BodyTooLargeError, IncompleteBodyError } from "./file-io.ts";
-import { PartBusyError, type FileBlobStore } from "./filesystem.ts";
+import { BodyTooLargeError, IncompleteBodyError, PartBusyError } from "./file-io.ts";
+import type { FileBlobStore } from "./filesystem.ts";
 import { NoSuchUploadError, isValidBlobKey, type ByteRange } from "./port.ts";
 
 /**

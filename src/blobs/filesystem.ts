@@ -4,6 +4,8 @@ import { mkdir, open, readFile, readdir, rename, rm, stat, truncate, writeFile }
 import { dirname, join } from "node:path";
 import { BodyTooLargeError, IncompleteBodyError, appendFile, handleStream, isNotFound, openForRead, writeAll, writeStream } from "./file-io.ts";
 import { serveStorageRequest } from "./filesystem-http.ts";
+import { PartBusyError } from "./file-io.ts";
+export { PartBusyError };
 import { canWriteAtOffset, writeBodyAt } from "./positioned-write.ts";
 import { NoSuchUploadError, isValidBlobKey } from "./port.ts";
 import type { BlobInfo, BlobRead, BlobStore, ByteRange, SignedRequest, UploadedPart } from "./port.ts";
@@ -34,13 +36,6 @@ export class InvalidPartError extends Error {
 
 /** `partSize`: the upload was created with that hint, so its parts are written in place (see writePart). */
 type UploadMeta = { key: string; contentType: string; createdAt: number; partSize?: number };
-
-export class PartBusyError extends Error {
-  constructor(partNumber: number) {
-    super(`part ${partNumber} is being written by another request`);
-    this.name = "PartBusyError";
-  }
-}
 
 /** A lock left by a crashed writer is broken after this long. */
 const staleLockMs = 60 * 60_000;

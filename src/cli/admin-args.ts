@@ -1,4 +1,4 @@
-import { isPlanKey, planKeys, type BillingInterval, type PlanKey } from "../billing/plans.ts";
+import { isPlanKey, planKeys, type BillingInterval, type PlanKey } from "../accounts/plans.ts";
 import { parseArgs } from "./args.ts";
 
 export const adminUsage = `usage: bun run admin <command> [options]

@@ -3,7 +3,7 @@ import { openDocumentStore, openEventStore } from "../adapters.ts";
 import { Accounts } from "../accounts/service.ts";
 import { newApiKey } from "../accounts/secrets.ts";
 import { remainingSeconds } from "../accounts/balance.ts";
-import { plans } from "../billing/plans.ts";
+import { plans } from "../accounts/plans.ts";
 import { DomainError, ForbiddenError } from "../core/errors.ts";
 import type { EventMetadata } from "../core/event.ts";
 import type { DocumentStore } from "../readmodels/port.ts";

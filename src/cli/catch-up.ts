@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { Projection } from "../core/projection.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";

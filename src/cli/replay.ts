@@ -2,7 +2,7 @@ import { loadConfig } from "../config.ts";
 import { openDocumentStore, openEventStore } from "../adapters.ts";
 import { Leases } from "../core/lease.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { allProjections } from "../../projections/index.ts";
 import type { Projection } from "../core/projection.ts";

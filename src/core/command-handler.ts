@@ -1,7 +1,7 @@
 import type { EventMetadata } from "./event.ts";
 import { stateCacheOf } from "./state-cache.ts";
 import type { Decider, DomainEvent } from "./decider.ts";
-import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from "../eventstore/port.ts";
+import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from "./event-store.ts";
 
 export type CommandContext = {
   metadata: EventMetadata;

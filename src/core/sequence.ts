@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "./event-store.ts";
 
 /**
  * Integer ids that stay unique across API replicas (spec 2.1 wants integer ids): each id is one

@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "./event-store.ts";
 import type { Decider, DomainEvent } from "./decider.ts";
 import { decodeState, encodeState } from "./state-codec.ts";
 

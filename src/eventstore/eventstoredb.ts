@@ -23,7 +23,7 @@ import {
   type EventStore,
   type ExpectedRevision,
   type Subscription,
-} from "./port.ts";
+} from "../core/event-store.ts";
 import { assertEventSizes } from "./event-size.ts";
 import { resubscribing, type FeedSource } from "./resubscribe.ts";
 

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from "../core/event.ts";
-import type { EventHandler, Subscription } from "./port.ts";
+import type { EventHandler, Subscription } from "../core/event-store.ts";
 import { backoffMs } from "../core/backoff.ts";
 
 /** One attempt at a live feed of the log from `after` (exclusive; undefined: from the start). */

@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
@@ -6,27 +6,29 @@ import { nextId } from "../core/sequence.ts";
 import { ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../core/projection.ts";
 import type { FolderDocument } from "./folders-projection.ts";
-import { findTaskCounts, folderCountKey } from "../tasks/task-counts.ts";
 import { userStream } from "../accounts/events.ts";
 import { folderDecider, type FolderCommand } from "./decider.ts";
 import { folderNameProblem } from "./name.ts";
 
-/** Folder use cases: commands on the account's stream, reads from `folders` and `task_counts`. */
+/** How many tasks each folder holds: the tasks capability counts them, folders only show them. */
+export type FolderTaskCounts = (userId: number) => Promise<{ inFolder(folderId: number | null): number; total: number }>;
+
+/** Folder use cases: commands on the account's stream, reads from `folders` and the task counts. */
 export class Folders {
   constructor(
     private readonly store: EventStore,
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
+    private readonly taskCounts: FolderTaskCounts,
   ) {}
 
   async list(userId: number) {
     const folders = await this.db.collection<FolderDocument>("folders").find({ userId }, { sort: { id: 1 } });
-    const counts = await findTaskCounts(this.db, userId);
-    const count = (folderId: number | null) => counts?.byFolder[folderCountKey(folderId)] ?? 0;
+    const counts = await this.taskCounts(userId);
     return {
-      folders: folders.map((f) => ({ id: f.id, name: f.name, count: count(f.id) })),
-      uncategorized_count: count(null),
-      total_count: counts?.total ?? 0,
+      folders: folders.map((f) => ({ id: f.id, name: f.name, count: counts.inFolder(f.id) })),
+      uncategorized_count: counts.inFolder(null),
+      total_count: counts.total,
     };
   }
 

@@ -1,5 +1,5 @@
 import type { BlobStore } from "../blobs/port.ts";
-import { safeFileName, extensionOf } from "../uploads/formats.ts";
+import { safeFileName, extensionOf } from "./formats.ts";
 import { MediaFetchError, safeFetch, type Resolver } from "./safe-fetch.ts";
 import { extensionForType, mediaTypeOf, responseFileName } from "./media-type.ts";
 import { downloadVideoLink } from "./video-link.ts";

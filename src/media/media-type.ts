@@ -1,4 +1,4 @@
-import { extensionOf, mediaTypeEssence, supportedFormats } from "../uploads/formats.ts";
+import { extensionOf, mediaTypeEssence, supportedFormats } from "./formats.ts";
 
 /** The file name a response gives: Content-Disposition's, else the last segment of the URL's path. */
 export function responseFileName(url: URL, contentDisposition: string | null): string {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { MediaFetchError, notPublicReason, vetUrl, type Resolver } from "./safe-fetch.ts";
 import type { AddressPolicy } from "./address-policy.ts";
 import { startEgressProxy } from "./egress-proxy.ts";
-import { extensionOf } from "../uploads/formats.ts";
+import { extensionOf } from "./formats.ts";
 import { typeForExtension } from "./media-type.ts";
 import { diesWithParent } from "../core/child-process.ts";
 

@@ -1,6 +1,6 @@
 import { assertNever } from "../core/decider.ts";
 import { balanceView, type BalanceLedger } from "../accounts/balance.ts";
-import { plans, type BillingInterval, type PlanKey } from "../billing/plans.ts";
+import { plans, type BillingInterval, type PlanKey } from "../accounts/plans.ts";
 
 /** What a notification says (spec 2.5's title and message); the read model adds id, times and owner. */
 export type NotificationContent = { kind: NotificationKind; title: string; message: string };

@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
 import type { WaitForProjections } from "../core/projection.ts";

@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { ForbiddenError, NotFoundError, TooManyRequestsError } from "../core/errors.ts";
-import { plans, type PlanKey } from "../billing/plans.ts";
+import { plans, type PlanKey } from "../accounts/plans.ts";
 import { emptyLedger, evolveLedger, remainingSeconds, splitCharge, type BalanceLedger } from "../accounts/balance.ts";
 import type { UserEvent } from "../accounts/events.ts";
 import type { Disk } from "./events.ts";

@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore, Filter } from "../readmodels/port.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
@@ -16,7 +16,7 @@ import { applyText, normalizeSegments, segmentErrors, type Segment, type Segment
 import type { TranscriptStore } from "./transcripts.ts";
 import { loadState } from "../core/state-cache.ts";
 import { folderKey } from "../folders/name.ts";
-import { assertBalanceAllows } from "../transcription/balance.ts";
+import { assertBalanceAllows } from "../accounts/balance-rule.ts";
 
 export type CreateTaskInput = {
   disk: Disk;

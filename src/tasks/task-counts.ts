@@ -75,3 +75,19 @@ export async function updateTaskCounts(db: DocumentStore, userId: number, positi
 export async function settleTaskCounts(db: DocumentStore, userId: number, position: number): Promise<void> {
   await db.collection<TaskCountsDocument>("task_counts").updateOne({ _id: String(userId), changing: position }, { $unset: { changing: "" } });
 }
+
+/** The user's tasks by state, as the profile's `queue` shows them (GET /api/user). */
+export async function queueCounts(db: DocumentStore, userId: number): Promise<{ pending_count: number; running_count: number; failed_count: number }> {
+  const counts = (await findTaskCounts(db, userId))?.byStatus ?? {};
+  return {
+    pending_count: (counts.pending ?? 0) + (counts.waiting ?? 0),
+    running_count: counts.scribing ?? 0,
+    failed_count: counts.failed ?? 0,
+  };
+}
+
+/** How many of the user's tasks each folder holds (null: uncategorized), and in all. */
+export async function folderTaskCounts(db: DocumentStore, userId: number): Promise<{ inFolder(folderId: number | null): number; total: number }> {
+  const counts = await findTaskCounts(db, userId);
+  return { inFolder: (folderId) => counts?.byFolder[folderCountKey(folderId)] ?? 0, total: counts?.total ?? 0 };
+}

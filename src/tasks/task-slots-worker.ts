@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { admissionDecider } from "./admission.ts";
 import { userStream } from "../accounts/events.ts";

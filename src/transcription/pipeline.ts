@@ -7,7 +7,7 @@
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import { EventTooLargeError, maxEventBytes } from "../eventstore/event-size.ts";

@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { taskDecider } from "../tasks/decider.ts";

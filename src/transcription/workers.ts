@@ -1,4 +1,4 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import type { TranscriptionConfig } from "./config.ts";

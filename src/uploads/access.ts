@@ -1,5 +1,5 @@
 import { remainingSeconds } from "../accounts/balance.ts";
-import { plans } from "../billing/plans.ts";
+import { plans } from "../accounts/plans.ts";
 import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 

@@ -4,7 +4,7 @@ import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Uploads } from "./service.ts";
 import { maxUploadBytes } from "./events.ts";
-import { supportedFormats } from "./formats.ts";
+import { supportedFormats } from "../media/formats.ts";
 import { abortBody, completeBody, completedSchema, formatsSchema, sessionSchema, signBody, signedPartSchema, signPartBody } from "./schemas.ts";
 
 const metadataOf = (request: Request, caller: Caller) => ({ correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });

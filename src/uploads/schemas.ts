@@ -1,7 +1,7 @@
 import { nameText } from "../http/names.ts";
 import { t } from "elysia";
 import { maxUploadBytes } from "./events.ts";
-import { supportedExtensions } from "./formats.ts";
+import { supportedExtensions } from "../media/formats.ts";
 
 const formats = supportedExtensions.join(", ");
 const size = t.Integer({ minimum: 1, maximum: maxUploadBytes, description: `Bytes, 1 to ${maxUploadBytes}.` });

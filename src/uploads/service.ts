@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { NoSuchUploadError, type BlobStore, type UploadedPart } from "../blobs/port.ts";
 import { handleCommand } from "../core/command-handler.ts";
@@ -14,7 +14,7 @@ import { taskDecider, type TaskState } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
 import { assertOpen, ownSession, uploadDecider, type Completion, type UploadCommand, type UploadState } from "./decider.ts";
 import { partUrlSeconds, uploadIdPattern, uploadSessionSeconds, uploadStream, type UploadEvent, type UploadSession } from "./events.ts";
-import { extensionOf, formatErrors, mediaTypeEssence, nameWithoutExtension, safeFileName } from "./formats.ts";
+import { extensionOf, formatErrors, mediaTypeEssence, nameWithoutExtension, safeFileName } from "../media/formats.ts";
 import { expectedPartSize, partPlan, partProblem } from "./parts.ts";
 import { uploadRefusal } from "./access.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { EventMetadata, NewEvent, RecordedEvent } from "../../src/core/event.ts";
-import { WrongExpectedRevisionError, type EventStore } from "../../src/eventstore/port.ts";
+import { WrongExpectedRevisionError, type EventStore } from "../../src/core/event-store.ts";
 import { EventTooLargeError, maxEventBytes } from "../../src/eventstore/event-size.ts";
 
 type Opened = { store: EventStore; close: () => Promise<void> };

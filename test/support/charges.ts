@@ -1,4 +1,4 @@
-import type { EventStore } from "../../src/eventstore/port.ts";
+import type { EventStore } from "../../src/core/event-store.ts";
 import { handleCommand } from "../../src/core/command-handler.ts";
 import { admissionDecider } from "../../src/tasks/admission.ts";
 import { userStream } from "../../src/accounts/events.ts";

@@ -1,5 +1,5 @@
 import { handleCommand } from "../../src/core/command-handler.ts";
-import type { EventStore } from "../../src/eventstore/port.ts";
+import type { EventStore } from "../../src/core/event-store.ts";
 import type { Worker } from "../../src/core/worker.ts";
 import { counterDecider } from "./counter-decider.ts";
 

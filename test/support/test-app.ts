@@ -7,7 +7,7 @@ import { startService, type Service } from "../../src/service.ts";
 import { handleCommand } from "../../src/core/command-handler.ts";
 import { userDecider } from "../../src/accounts/decider.ts";
 import { userStream } from "../../src/accounts/events.ts";
-import type { BillingInterval, PlanKey } from "../../src/billing/plans.ts";
+import type { BillingInterval, PlanKey } from "../../src/accounts/plans.ts";
 
 export type TestApp = {
   config: Config;

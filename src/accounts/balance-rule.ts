@@ -1,7 +1,7 @@
-import { remainingSeconds, type BalanceLedger } from "../accounts/balance.ts";
+import { remainingSeconds, type BalanceLedger } from "./balance.ts";
 import { ForbiddenError } from "../core/errors.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { UserDocument } from "../accounts/users-projection.ts";
+import type { UserDocument } from "./users-projection.ts";
 
 /**
  * The balance rule at creation (spec 7's 403 "plan limit exceeded"): a task that needs recognition is

@@ -1,4 +1,4 @@
-import type { NewEvent, RecordedEvent } from "../core/event.ts";
+import type { NewEvent, RecordedEvent } from "./event.ts";
 
 /**
  * What the appender believes about the stream:

@@ -1,7 +1,7 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
-import { taskStream, type TaskEvent } from "../tasks/events.ts";
-import { ownsMediaKey } from "./ownership.ts";
+import { taskStream, type TaskEvent } from "./events.ts";
+import { ownsMediaKey } from "../media/ownership.ts";
 import type { Worker } from "../core/worker.ts";
 
 /**

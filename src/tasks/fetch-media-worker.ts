@@ -1,15 +1,15 @@
-import type { EventStore } from "../eventstore/port.ts";
+import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { RecordedEvent } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
 import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { taskDecider, type TaskCommand } from "../tasks/decider.ts";
-import type { TaskEvent } from "../tasks/events.ts";
-import { MediaFetchError } from "./safe-fetch.ts";
-import { fetchTaskMedia, type MediaFetchSettings } from "./fetch-media.ts";
+import { taskDecider, type TaskCommand } from "./decider.ts";
+import type { TaskEvent } from "./events.ts";
+import { MediaFetchError } from "../media/safe-fetch.ts";
+import { fetchTaskMedia, type MediaFetchSettings } from "../media/fetch-media.ts";
 import type { Worker } from "../core/worker.ts";
-import { hasTranscript } from "../tasks/transcripts.ts";
+import { hasTranscript } from "./transcripts.ts";
 
 /**
  * Fetches the media of `remote` and `videolink` tasks when they are created (or retried into

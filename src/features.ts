@@ -1,0 +1,87 @@
+import type { AnyElysia } from "elysia";
+import type { Config } from "./config.ts";
+import type { Adapters } from "./adapters.ts";
+import type { WaitForProjections } from "./core/projection.ts";
+import { Accounts } from "./accounts/service.ts";
+import { RateLimiter } from "./accounts/rate-limiter.ts";
+import { authentication } from "./accounts/authentication.ts";
+import { authRoutes } from "./accounts/routes.ts";
+import { userRoutes } from "./accounts/user-routes.ts";
+import { apiKeyRoutes } from "./accounts/api-key-routes.ts";
+import { OidcClient } from "./accounts/oidc-client.ts";
+import { OidcSocialLogin } from "./accounts/social-login.ts";
+import { Notifications } from "./notifications/service.ts";
+import { notificationRoutes } from "./notifications/routes.ts";
+import { Checkout } from "./billing/checkout.ts";
+import { deriveKey } from "./billing/checkout-reference.ts";
+import { PaymentWebhooks } from "./billing/payment-webhook.ts";
+import { SandboxProvider } from "./billing/sandbox-provider.ts";
+import { billingRoutes } from "./billing/routes.ts";
+import { sandboxRoutes } from "./billing/sandbox-routes.ts";
+import { Tasks } from "./tasks/service.ts";
+import { folderTaskCounts, queueCounts } from "./tasks/task-counts.ts";
+import { taskRoutes } from "./tasks/routes.ts";
+import { shareRoutes } from "./tasks/share-routes.ts";
+import { historyRoutes } from "./tasks/history-routes.ts";
+import { audioRoutes } from "./tasks/audio-routes.ts";
+import { Folders } from "./folders/service.ts";
+import { folderRoutes } from "./folders/routes.ts";
+import { Exports } from "./exports/service.ts";
+import { exportRoutes } from "./exports/routes.ts";
+import { Uploads } from "./uploads/service.ts";
+import { uploadRoutes } from "./uploads/routes.ts";
+import { createSummarizer } from "./transcription/summary/index.ts";
+import { Summaries } from "./transcription/summaries.ts";
+import { transcriptionRoutes } from "./transcription/routes.ts";
+
+/**
+ * The API's half of the composition root: each capability's services built from the adapters and
+ * configuration, and their routes. Capabilities never import each other's wiring, only this file does.
+ */
+
+export type AccountsModule = { accounts: Accounts; authenticated: AnyElysia; routes: AnyElysia[] };
+
+/** Accounts, the authentication every other feature uses, limits and routes, with notifications and checkout. */
+export function accountsModule(config: Config, adapters: Adapters, waitFor: WaitForProjections): AccountsModule {
+  const accounts = new Accounts(adapters.eventStore, adapters.documents, waitFor);
+  const authenticated = authentication(accounts, new RateLimiter(adapters.documents, config.rateLimitPerMinute));
+  const loginLimiter = new RateLimiter(adapters.documents, config.loginAttemptsPerMinute);
+  const socialLogin = config.idp ? new OidcSocialLogin(accounts, adapters.eventStore, new OidcClient(config.idp)) : null;
+  const routes = [
+    authRoutes({ accounts, loginLimiter, registrationLimiter: new RateLimiter(adapters.documents, config.registrationsPerMinute), socialLogin, authenticated }),
+    userRoutes({ accounts, db: adapters.documents, blobs: adapters.blobs, publicUrl: config.publicUrl, queueOf: (userId) => queueCounts(adapters.documents, userId), authenticated }),
+    apiKeyRoutes({ accounts, authenticated }),
+    notificationRoutes({ notifications: new Notifications(adapters.eventStore, adapters.documents, waitFor), authenticated }),
+    ...billingFeatures(config, adapters, accounts, authenticated),
+  ];
+  return { accounts, authenticated, routes };
+}
+
+/**
+ * Checkout and payments. Both secrets derive from the service secret (shared by every API replica through
+ * SIGNING_SECRET) unless PAYMENT_WEBHOOK_SECRET names the one a provider gave us.
+ */
+function billingFeatures(config: Config, adapters: Adapters, accounts: Accounts, authenticated: AnyElysia): AnyElysia[] {
+  const webhookSecret = config.paymentWebhookSecret ?? deriveKey(adapters.secret, "payment-webhook");
+  const sandbox = new SandboxProvider(config.publicUrl, webhookSecret);
+  const checkout = new Checkout(deriveKey(adapters.secret, "checkout-reference"), sandbox);
+  const webhooks = new PaymentWebhooks(webhookSecret, checkout, accounts);
+  return [billingRoutes({ checkout, webhooks, authenticated }), sandboxRoutes({ checkout, sandbox, accounts })];
+}
+
+/** Tasks, folders, exports, uploads, audio and the API side of transcription, behind the accounts' authentication. */
+export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitForProjections, authenticated: AnyElysia): AnyElysia[] {
+  const tasks = new Tasks(adapters.eventStore, adapters.documents, waitFor, adapters.transcripts);
+  const folders = new Folders(adapters.eventStore, adapters.documents, waitFor, (userId) => folderTaskCounts(adapters.documents, userId));
+  const summaries = new Summaries(adapters.eventStore, tasks, createSummarizer(config.transcription), waitFor);
+  return [
+    taskRoutes({ tasks, authenticated }),
+    shareRoutes({ tasks, db: adapters.documents, publicUrl: config.publicUrl, authenticated }),
+    historyRoutes({ tasks, db: adapters.documents, authenticated }),
+    folderRoutes({ folders, authenticated }),
+    exportRoutes({ exports: new Exports(adapters.eventStore, adapters.documents, adapters.blobs, tasks), authenticated }),
+    uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated }),
+    audioRoutes({ tasks, blobs: adapters.blobs, fileBlobs: adapters.fileBlobs, authenticated }),
+    transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
+  ];
+}
