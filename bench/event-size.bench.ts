@@ -19,11 +19,23 @@ try {
   const result = await transcribe(app, user, readFileSync(mp3), { name: "One hour", contentType: "audio/mpeg" });
   if (result.task.status !== "finished") throw new Error(`task ${result.task.status}: ${String(result.task.failure_reason)}`);
   const events: RecordedEvent[] = [];
-  for (let page = await app.adapters.eventStore.readAll({ limit: 1000 }); page.length > 0; page = await app.adapters.eventStore.readAll({ after: page.at(-1)!.position, limit: 1000 })) events.push(...page);
+  for (
+    let page = await app.adapters.eventStore.readAll({ limit: 1000 });
+    page.length > 0;
+    page = await app.adapters.eventStore.readAll({ after: page.at(-1)!.position, limit: 1000 })
+  )
+    events.push(...page);
   const sized = events.map((e) => ({ type: e.type, bytes: eventBytes(e) })).sort((a, b) => b.bytes - a.bytes);
   const transcriptBytes = (result.task.segments as unknown[]).length;
-  console.log(`recording: ${seconds} s; transcribed in ${(result.ms / 1000).toFixed(1)} s; ${transcriptBytes} segments (${(Buffer.byteLength(JSON.stringify(result.task.segments)) / 1024).toFixed(0)} KiB of JSON in the blob store)`);
-  console.log(`events in the log: ${events.length}; largest: ${sized.slice(0, 3).map((s) => `${s.type} ${s.bytes} B`).join(", ")}`);
+  console.log(
+    `recording: ${seconds} s; transcribed in ${(result.ms / 1000).toFixed(1)} s; ${transcriptBytes} segments (${(Buffer.byteLength(JSON.stringify(result.task.segments)) / 1024).toFixed(0)} KiB of JSON in the blob store)`,
+  );
+  console.log(
+    `events in the log: ${events.length}; largest: ${sized
+      .slice(0, 3)
+      .map((s) => `${s.type} ${s.bytes} B`)
+      .join(", ")}`,
+  );
   console.log(`largest event ${sized[0]!.bytes} B of ${maxEventBytes} B allowed: goal ${sized[0]!.bytes <= maxEventBytes ? "met" : "NOT met"}`);
 } finally {
   await app.close();

@@ -13,7 +13,10 @@ import { percentile } from "./support/stats.ts";
 const count = Number(process.argv[2] ?? 3000);
 const runs = Number(process.argv[3] ?? 5);
 
-const words = "the of and to in that is was he for it with as his on be at by this had not are but from or have they which one you were her all she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people".split(" ");
+const words =
+  "the of and to in that is was he for it with as his on be at by this had not are but from or have they which one you were her all she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people".split(
+    " ",
+  );
 const chinese = "我们今天讨论项目的进度和下一步计划这个问题需要大家一起解决";
 let seed = 42;
 const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
@@ -66,5 +69,7 @@ console.log("format      time   goal   size          first run");
 for (const [format, make] of Object.entries(makers)) {
   const { ms, size, cold } = await measure(make);
   const verdict = ms <= goals[format]! ? "ok" : "OVER";
-  console.log(`${format.padEnd(6)} ${ms.toFixed(1).padStart(7)} ms ${String(goals[format]).padStart(5)} ms ${(size / 1024).toFixed(0).padStart(6)} KiB   ${cold.toFixed(0).padStart(6)} ms  ${verdict}`);
+  console.log(
+    `${format.padEnd(6)} ${ms.toFixed(1).padStart(7)} ms ${String(goals[format]).padStart(5)} ms ${(size / 1024).toFixed(0).padStart(6)} KiB   ${cold.toFixed(0).padStart(6)} ms  ${verdict}`,
+  );
 }

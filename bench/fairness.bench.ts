@@ -21,9 +21,15 @@ await longRecording(work, shortSeconds, short);
 const { app, user: a } = await benchApp();
 try {
   const b = await app.register();
-  await handleCommand(app.adapters.eventStore, userStream(b.id), userDecider, { type: "TopUpSeconds", seconds: 100_000, source: "operator", now: new Date().toISOString() }, {
-    metadata: { correlationId: "bench", causationId: null, userId: null },
-  });
+  await handleCommand(
+    app.adapters.eventStore,
+    userStream(b.id),
+    userDecider,
+    { type: "TopUpSeconds", seconds: 100_000, source: "operator", now: new Date().toISOString() },
+    {
+      metadata: { correlationId: "bench", causationId: null, userId: null },
+    },
+  );
   const clip = readFileSync(short);
   const idle = await transcribe(app, b, clip, { name: "Idle", contentType: "audio/mpeg" });
   console.log(`B's ${shortSeconds} s clip on an idle service: ${(idle.ms / 1000).toFixed(2)} s`);
@@ -38,10 +44,14 @@ try {
   await Bun.sleep(2000);
   const busy = await transcribe(app, b, clip, { name: "Busy", contentType: "audio/mpeg" });
   const ratio = busy.ms / idle.ms;
-  console.log(`B's clip with A's three ${longSeconds} s recordings in flight: ${(busy.ms / 1000).toFixed(2)} s, ${ratio.toFixed(2)}x idle (goal <= 2x: ${ratio <= 2 ? "met" : "NOT met"})`);
+  console.log(
+    `B's clip with A's three ${longSeconds} s recordings in flight: ${(busy.ms / 1000).toFixed(2)} s, ${ratio.toFixed(2)}x idle (goal <= 2x: ${ratio <= 2 ? "met" : "NOT met"})`,
+  );
   const started = performance.now();
   const done = await Promise.all(longOnes);
-  console.log(`A's recordings finished ${((performance.now() - started) / 1000).toFixed(0)} s later (${done.map((d) => (d.ms / 1000).toFixed(0)).join(", ")} s from their creation)`);
+  console.log(
+    `A's recordings finished ${((performance.now() - started) / 1000).toFixed(0)} s later (${done.map((d) => (d.ms / 1000).toFixed(0)).join(", ")} s from their creation)`,
+  );
 } finally {
   await app.close();
   rmSync(work, { recursive: true, force: true });

@@ -159,7 +159,11 @@ function hostileBodies(op: Operation): { kind: Kind; variant: string; body: Uint
   return [
     ...deepBodies(op).map(([variant, body]) => ({ kind: "a" as const, variant: `${variant}, ${(body.byteLength / 1000).toFixed(0)} KB`, body })),
     { kind: "b", variant: `flat [0,0,...] in "${key}", ${size(op.limit + 1)}`, body: cached(`b0 ${key} ${op.limit}`, () => flatJunk(key, op.limit + 1, "0")) },
-    { kind: "b", variant: `one string "${stringKey}", ${size(op.limit + 1)}`, body: cached(`bs ${stringKey} ${op.limit}`, () => longString(stringKey, op.limit + 1)) },
+    {
+      kind: "b",
+      variant: `one string "${stringKey}", ${size(op.limit + 1)}`,
+      body: cached(`bs ${stringKey} ${op.limit}`, () => longString(stringKey, op.limit + 1)),
+    },
     { kind: "c", variant: `[0,0,...] in "${key}", ${size(op.limit)}`, body: cached(`c0 ${key} ${op.limit}`, () => flatJunk(key, op.limit, "0")) },
     { kind: "c", variant: `[{},{},...] in "${key}", ${size(op.limit)}`, body: cached(`co ${key} ${op.limit}`, () => flatJunk(key, op.limit, "{}")) },
     { kind: "c", variant: `["","",...] in "${key}", ${size(op.limit)}`, body: cached(`cs ${key} ${op.limit}`, () => flatJunk(key, op.limit, '""')) },
@@ -215,21 +219,31 @@ function startProber(url: string): { stop(): Promise<{ latencies: number[]; fail
 const summary: string[] = [];
 const misses: string[] = [];
 
-console.log(`Hostile bodies: ${rounds} round(s) over every JSON-body operation; body limits ${limits.body} B, transcripts ${limits.transcript} B; service NODE_ENV=${nodeEnv}.`);
+console.log(
+  `Hostile bodies: ${rounds} round(s) over every JSON-body operation; body limits ${limits.body} B, transcripts ${limits.transcript} B; service NODE_ENV=${nodeEnv}.`,
+);
 const service = await startServiceProcess(env);
 const samples: Sample[] = [];
 let hostilePhase: ReturnType<RssSampler["stop"]> | null = null;
 let health: { latencies: number[]; failures: string[] } | null = null;
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 try {
   const token = await register(service, "Bench");
-  const created = await json(service, "POST", "/api/tasks", { disk: "objstore", name: "Target", path: "meeting.mp3", segments: [{ start: 0, end: 1000, text: "hello there" }] }, token);
+  const created = await json(
+    service,
+    "POST",
+    "/api/tasks",
+    { disk: "objstore", name: "Target", path: "meeting.mp3", segments: [{ start: 0, end: 1000, text: "hello there" }] },
+    token,
+  );
   if (created.status !== 201) throw new Error(`POST /api/tasks: ${created.status} ${JSON.stringify(created.body)}`);
   const folder = await json(service, "POST", "/api/folders", { name: "Bench" }, token);
   if (folder.status !== 201) throw new Error(`POST /api/folders: ${folder.status} ${JSON.stringify(folder.body)}`);
   const pathParams: Record<string, string> = { id: String(created.body.id), name: "Bench" };
 
-  type Doc = { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, { type?: string }> } }> } }>> };
+  type Doc = {
+    paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, { type?: string }> } }> } }>>;
+  };
   const doc = (await (await fetch(`${service.url}/swagger/json`)).json()) as Doc;
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -237,7 +251,13 @@ try {
       if (!schema) continue;
       const properties = schema.properties ?? {};
       const keys = Object.keys(properties);
-      operations.push({ method: method.toUpperCase(), path, keys, arrayKey: keys.find((k) => properties[k]?.type === "array") ?? null, limit: limitOf(method.toUpperCase(), path) });
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        keys,
+        arrayKey: keys.find((k) => properties[k]?.type === "array") ?? null,
+        limit: limitOf(method.toUpperCase(), path),
+      });
     }
   }
   console.log(`${operations.length} operations take a JSON body: ${operations.map((o) => `${o.method} ${o.path}`).join(", ")}`);
@@ -261,8 +281,21 @@ try {
       // (e): 200 MB to POST /api/register without a token, streamed 256 KiB at a time.
       const stream = flatJunk("name", 256 * 1024, "0");
       for (const chunked of [false, true]) {
-        const answer = await rawRequest(service.url, "POST", "/api/register", { "content-type": "application/json" }, { stream, total: 200_000_000 }, { chunked, timeoutMs: 60_000 });
-        samples.push({ kind: "e", variant: chunked ? "chunked, no Content-Length" : "Content-Length: 200000000", op: "POST /api/register", answer, shapeProblem: shapeProblem(answer) });
+        const answer = await rawRequest(
+          service.url,
+          "POST",
+          "/api/register",
+          { "content-type": "application/json" },
+          { stream, total: 200_000_000 },
+          { chunked, timeoutMs: 60_000 },
+        );
+        samples.push({
+          kind: "e",
+          variant: chunked ? "chunked, no Content-Length" : "Content-Length: 200000000",
+          op: "POST /api/register",
+          answer,
+          shapeProblem: shapeProblem(answer),
+        });
       }
       process.stdout.write(`  round ${round}/${rounds} done (${samples.length} answers)\n`);
     }
@@ -283,11 +316,19 @@ const line = (label: string, list: Sample[]) => {
   const worst = list.reduce((a, b) => (b.answer.ms > a.answer.ms ? b : a));
   const statuses = new Map<number, number>();
   for (const x of list) statuses.set(x.answer.status, (statuses.get(x.answer.status) ?? 0) + 1);
-  const statusText = [...statuses].sort(([a], [b]) => a - b).map(([k, v]) => `${k}×${v}`).join(" ");
+  const statusText = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([k, v]) => `${k}×${v}`)
+    .join(" ");
   return `${label.padEnd(36)} n=${String(s.n).padStart(4)}  p50 ${ms(s.p50).padStart(10)}  p99 ${ms(s.p99).padStart(10)}  max ${ms(s.max).padStart(10)}  [${statusText}]  worst: ${worst.op} ${worst.variant} -> ${worst.answer.status}`;
 };
 for (const kind of ["a", "b", "c", "d"] as Kind[]) {
-  console.log(line(kindNames[kind], samples.filter((s) => s.kind === kind)));
+  console.log(
+    line(
+      kindNames[kind],
+      samples.filter((s) => s.kind === kind),
+    ),
+  );
   // Per variant: where the time goes.
   const byVariant = new Map<string, Sample[]>();
   for (const s of samples.filter((x) => x.kind === kind)) {
@@ -299,7 +340,9 @@ for (const kind of ["a", "b", "c", "d"] as Kind[]) {
     const upload = worst.answer.sentAllMs;
     console.log(
       `      ${variant.padEnd(44)} max ${ms(worst.answer.ms).padStart(10)} (${worst.op} -> ${worst.answer.status}; ` +
-        (upload === null ? `answered after ${(worst.answer.bodyBytesBeforeAnswer / MiB).toFixed(2)} MiB of ${(worst.answer.bodyBytes / MiB).toFixed(2)} sent` : `body sent by ${ms(upload)}, answer ${ms(worst.answer.ms - upload)} after the last byte`) +
+        (upload === null
+          ? `answered after ${(worst.answer.bodyBytesBeforeAnswer / MiB).toFixed(2)} MiB of ${(worst.answer.bodyBytes / MiB).toFixed(2)} sent`
+          : `body sent by ${ms(upload)}, answer ${ms(worst.answer.ms - upload)} after the last byte`) +
         ")",
     );
   }
@@ -308,7 +351,9 @@ const allAD = samples.filter((s) => s.kind !== "e");
 console.log(line("overall (a)-(d)", allAD));
 const overall = summarize(allAD.map((s) => s.answer.ms));
 const afterLastByte = summarize(allAD.map((s) => (s.answer.sentAllMs === null ? s.answer.firstByteMs : s.answer.ms - s.answer.sentAllMs)));
-console.log(`overall (a)-(d), server time only (from the last body byte sent, or to the early answer): p99 ${ms(afterLastByte.p99)}, max ${ms(afterLastByte.max)}`);
+console.log(
+  `overall (a)-(d), server time only (from the last body byte sent, or to the early answer): p99 ${ms(afterLastByte.p99)}, max ${ms(afterLastByte.max)}`,
+);
 const streamed = samples.filter((s) => s.kind === "e");
 for (const variant of new Set(streamed.map((s) => s.variant))) {
   const list = streamed.filter((s) => s.variant === variant);
@@ -319,20 +364,28 @@ for (const variant of new Set(streamed.map((s) => s.variant))) {
   );
 }
 const problems = samples.filter((s) => s.shapeProblem);
-console.log(`error shape: ${samples.length - problems.length}/${samples.length} answers are a 4xx with a string message (and errors on 422); ${samples.filter((s) => s.answer.status >= 500).length} 5xx`);
+console.log(
+  `error shape: ${samples.length - problems.length}/${samples.length} answers are a 4xx with a string message (and errors on 422); ${samples.filter((s) => s.answer.status >= 500).length} 5xx`,
+);
 for (const p of problems.slice(0, 20)) console.log(`  PROBLEM ${p.op} ${kindNames[p.kind]} ${p.variant}: ${p.shapeProblem}`);
 // The limits as this benchmark understands them, checked against the answers.
 for (const op of operations) {
   const over = samples.filter((s) => s.kind === "b" && s.op === `${op.method} ${op.path}`);
   const at = samples.filter((s) => s.kind === "c" && s.op === `${op.method} ${op.path}`);
-  if (over.some((s) => s.answer.status !== 413)) misses.push(`${op.method} ${op.path}: a body 1 byte over ${op.limit} was not always 413 (${over.map((s) => s.answer.status).join(",")})`);
+  if (over.some((s) => s.answer.status !== 413))
+    misses.push(`${op.method} ${op.path}: a body 1 byte over ${op.limit} was not always 413 (${over.map((s) => s.answer.status).join(",")})`);
   if (at.some((s) => s.answer.status === 413)) misses.push(`${op.method} ${op.path}: a body of exactly ${op.limit} bytes was 413`);
 }
-if (hostilePhase) console.log(`service RSS during 1: peak ${mib(hostilePhase.peak).toFixed(1)} MiB (VmHWM ${mib(hostilePhase.hwm).toFixed(1)}, highest sample ${mib(hostilePhase.maxRss).toFixed(1)}, ${hostilePhase.samples} samples)`);
+if (hostilePhase)
+  console.log(
+    `service RSS during 1: peak ${mib(hostilePhase.peak).toFixed(1)} MiB (VmHWM ${mib(hostilePhase.hwm).toFixed(1)}, highest sample ${mib(hostilePhase.maxRss).toFixed(1)}, ${hostilePhase.samples} samples)`,
+  );
 
 console.log("\n== 2. GET /api/health every 2 ms while 1 ran (separate process, keep-alive) ==");
 const probe = summarize(health!.latencies);
-console.log(`GET /api/health: n=${probe.n}, p50 ${ms(probe.p50)}, p99 ${ms(probe.p99)}, max ${ms(probe.max)}; ${health!.failures.length} failures${health!.failures.length ? `: ${health!.failures.slice(0, 5).join("; ")}` : ""}`);
+console.log(
+  `GET /api/health: n=${probe.n}, p50 ${ms(probe.p50)}, p99 ${ms(probe.p99)}, max ${ms(probe.max)}; ${health!.failures.length} failures${health!.failures.length ? `: ${health!.failures.slice(0, 5).join("; ")}` : ""}`,
+);
 const slowProbes = health!.latencies.filter((l) => l > goals.healthP99Ms).length;
 console.log(`probes over ${goals.healthP99Ms} ms: ${slowProbes} (${((slowProbes / probe.n) * 100).toFixed(2)}%)`);
 
@@ -386,9 +439,13 @@ try {
 }
 const created = memory!.statuses.get("201") ?? 0;
 const statusText = [...memory!.statuses].map(([k, v]) => `${k}×${v}`).join(" ");
-console.log(`baseline RSS ${mib(memory!.baseline).toFixed(1)} MiB; peak RSS ${mib(memory!.peak).toFixed(1)} MiB (VmHWM ${mib(memory!.hwm).toFixed(1)}, highest 50 ms sample ${mib(memory!.maxRss).toFixed(1)}, ${memory!.samples} samples); RSS 3 s after the load ${mib(memory!.end).toFixed(1)} MiB; child processes' RSS at most ${mib(memory!.maxChildrenRss).toFixed(1)} MiB`);
+console.log(
+  `baseline RSS ${mib(memory!.baseline).toFixed(1)} MiB; peak RSS ${mib(memory!.peak).toFixed(1)} MiB (VmHWM ${mib(memory!.hwm).toFixed(1)}, highest 50 ms sample ${mib(memory!.maxRss).toFixed(1)}, ${memory!.samples} samples); RSS 3 s after the load ${mib(memory!.end).toFixed(1)} MiB; child processes' RSS at most ${mib(memory!.maxChildrenRss).toFixed(1)} MiB`,
+);
 const createdLatency = memory!.latencies.length ? summarize(memory!.latencies) : null;
-console.log(`requests: ${created} completed (201) in ${memorySeconds} s, all answers ${statusText}${createdLatency ? `; 201 latency p50 ${ms(createdLatency.p50)}, max ${ms(createdLatency.max)}` : ""}`);
+console.log(
+  `requests: ${created} completed (201) in ${memorySeconds} s, all answers ${statusText}${createdLatency ? `; 201 latency p50 ${ms(createdLatency.p50)}, max ${ms(createdLatency.max)}` : ""}`,
+);
 const mh = summarize(memHealth!.latencies);
 console.log(`(extra, no goal) GET /api/health every 2 ms during 3: p50 ${ms(mh.p50)}, p99 ${ms(mh.p99)}, max ${ms(mh.max)}`);
 
@@ -399,14 +456,24 @@ for (const kind of ["a", "b", "c", "d"] as Kind[]) {
   const s = summarize(samples.filter((x) => x.kind === kind).map((x) => x.answer.ms));
   summary.push(`${kindNames[kind].padEnd(34)} max ${ms(s.max).padStart(10)}  p99 ${ms(s.p99).padStart(10)}  ${verdict(s.max <= goals.worstMs)}`);
 }
-summary.push(`${"overall (a)-(d)".padEnd(34)} max ${ms(overall.max).padStart(10)}  p99 ${ms(overall.p99).padStart(10)}  goal worst <= ${goals.worstMs} ms: ${verdict(overall.max <= goals.worstMs)}`);
+summary.push(
+  `${"overall (a)-(d)".padEnd(34)} max ${ms(overall.max).padStart(10)}  p99 ${ms(overall.p99).padStart(10)}  goal worst <= ${goals.worstMs} ms: ${verdict(overall.max <= goals.worstMs)}`,
+);
 for (const variant of new Set(streamed.map((s) => s.variant))) {
   const t = summarize(streamed.filter((s) => s.variant === variant).map((s) => s.answer.firstByteMs));
-  summary.push(`${kindNames.e} ${variant}: time to ${[...new Set(streamed.filter((s) => s.variant === variant).map((s) => s.answer.status))].join(",")} max ${ms(t.max)}`);
+  summary.push(
+    `${kindNames.e} ${variant}: time to ${[...new Set(streamed.filter((s) => s.variant === variant).map((s) => s.answer.status))].join(",")} max ${ms(t.max)}`,
+  );
 }
-summary.push(`error shape: ${problems.length === 0 ? "every answer a 4xx with {message}, no 5xx" : `${problems.length} answers NOT in shape or 5xx`}  ${verdict(problems.length === 0)}`);
-summary.push(`GET /api/health during 1: p50 ${ms(probe.p50)}  p99 ${ms(probe.p99)}  max ${ms(probe.max)}  goal p99 <= ${goals.healthP99Ms} ms: ${verdict(probe.p99 <= goals.healthP99Ms && health!.failures.length === 0)}`);
-summary.push(`memory: baseline ${mib(memory!.baseline).toFixed(1)} MiB, peak ${mib(memory!.peak).toFixed(1)} MiB, ${created} maximal tasks created (4 clients, ${memorySeconds} s)  goal <= ${goals.peakMiB} MiB: ${verdict(mib(memory!.peak) <= goals.peakMiB)}`);
+summary.push(
+  `error shape: ${problems.length === 0 ? "every answer a 4xx with {message}, no 5xx" : `${problems.length} answers NOT in shape or 5xx`}  ${verdict(problems.length === 0)}`,
+);
+summary.push(
+  `GET /api/health during 1: p50 ${ms(probe.p50)}  p99 ${ms(probe.p99)}  max ${ms(probe.max)}  goal p99 <= ${goals.healthP99Ms} ms: ${verdict(probe.p99 <= goals.healthP99Ms && health!.failures.length === 0)}`,
+);
+summary.push(
+  `memory: baseline ${mib(memory!.baseline).toFixed(1)} MiB, peak ${mib(memory!.peak).toFixed(1)} MiB, ${created} maximal tasks created (4 clients, ${memorySeconds} s)  goal <= ${goals.peakMiB} MiB: ${verdict(mib(memory!.peak) <= goals.peakMiB)}`,
+);
 if (overall.max > goals.worstMs) misses.push(`worst answer to a hostile body ${ms(overall.max)} > ${goals.worstMs} ms`);
 if (problems.length) misses.push(`${problems.length} answers not a 4xx in the error shape`);
 if (probe.p99 > goals.healthP99Ms) misses.push(`health p99 ${ms(probe.p99)} > ${goals.healthP99Ms} ms`);

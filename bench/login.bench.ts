@@ -32,7 +32,9 @@ try {
     }),
   );
   console.log(`argon2id cost: memory ${passwordHashing.memoryCost} KiB, ${passwordHashing.timeCost} passes, 1 lane`);
-  console.log(`login: ${(latencies.length / seconds).toFixed(1)} logins/s with ${users} clients, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+  console.log(
+    `login: ${(latencies.length / seconds).toFixed(1)} logins/s with ${users} clients, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+  );
 } finally {
   await service.stop();
 }

@@ -13,7 +13,11 @@ import { librispeechDir } from "./support/long-recording.ts";
 
 const count = Number(process.argv[2] ?? 12);
 const work = mkdtempSync(join(tmpdir(), "scribe-overhead-"));
-let clips = existsSync(librispeechDir) ? readdirSync(librispeechDir).filter((f) => f.endsWith(".flac")).map((f) => join(librispeechDir, f)) : [];
+let clips = existsSync(librispeechDir)
+  ? readdirSync(librispeechDir)
+      .filter((f) => f.endsWith(".flac"))
+      .map((f) => join(librispeechDir, f))
+  : [];
 if (clips.length === 0) {
   const spoken = join(work, "spoken.wav");
   await Bun.spawn(["espeak-ng", "-w", spoken, "A short recording to measure what the pipeline costs around recognition."]).exited;
@@ -33,7 +37,9 @@ try {
   }
   const mean = overheads.reduce((a, b) => a + b, 0) / overheads.length;
   console.log(`${count} tasks of ${clips.length} short clip(s), speaker diarization on`);
-  console.log(`overhead excluding recognition per task: mean ${mean.toFixed(0)} ms, p50 ${percentile(overheads, 50).toFixed(0)} ms, max ${Math.max(...overheads).toFixed(0)} ms (goal <= 1000 ms: ${Math.max(...overheads) <= 1000 ? "met" : "NOT met"})`);
+  console.log(
+    `overhead excluding recognition per task: mean ${mean.toFixed(0)} ms, p50 ${percentile(overheads, 50).toFixed(0)} ms, max ${Math.max(...overheads).toFixed(0)} ms (goal <= 1000 ms: ${Math.max(...overheads) <= 1000 ? "met" : "NOT met"})`,
+  );
   console.log(`mean per stage (ms): ${[...stageTotals].map(([k, v]) => `${k} ${(v / count).toFixed(0)}`).join(", ")}`);
 } finally {
   await app.close();

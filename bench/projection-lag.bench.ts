@@ -20,12 +20,16 @@ try {
   await store.append("counter-lag", [{ id: crypto.randomUUID(), type: "CounterOpened", data: { limit: 1e9 }, metadata }], { expectedRevision: "no_stream" });
   for (let i = 0; i < 1000; i++) {
     const started = performance.now();
-    const { position } = await store.append("counter-lag", [{ id: crypto.randomUUID(), type: "CounterIncremented", data: { by: 1 }, metadata }], { expectedRevision: i });
+    const { position } = await store.append("counter-lag", [{ id: crypto.randomUUID(), type: "CounterIncremented", data: { by: 1 }, metadata }], {
+      expectedRevision: i,
+    });
     // Visible means a reader of the read model sees it: poll the document, not the runner's memory.
-    while (((await counters.findOne({ _id: "counter-lag" }))?._position as number | undefined ?? 0) < position) await new Promise((r) => setImmediate(r));
+    while ((((await counters.findOne({ _id: "counter-lag" }))?._position as number | undefined) ?? 0) < position) await new Promise((r) => setImmediate(r));
     samples.push(performance.now() - started);
   }
-  console.log(`projection lag, append → visible in read model (1,000 appends): p50 ${percentile(samples, 50).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms, max ${Math.max(...samples).toFixed(2)} ms (goal p99 ≤ 20 ms)`);
+  console.log(
+    `projection lag, append → visible in read model (1,000 appends): p50 ${percentile(samples, 50).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms, max ${Math.max(...samples).toFixed(2)} ms (goal p99 ≤ 20 ms)`,
+  );
 } finally {
   await runner.stop();
   await db.close();

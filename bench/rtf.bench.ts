@@ -23,7 +23,12 @@ try {
   const t = result.timings;
   console.log(`recording: ${seconds} s (${(readFileSync(mp3).length / 1e6).toFixed(1)} MB MP3), ${cpus().length} cores, ${t?.chunks ?? "?"} chunks`);
   console.log(`end to end: ${(result.ms / 1000).toFixed(1)} s, real-time factor ${rtf.toFixed(3)} (goal <= 0.5: ${rtf <= 0.5 ? "met" : "NOT met"})`);
-  if (t) console.log(`stages (s): ${Object.entries(t.stages).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`).join(", ")}`);
+  if (t)
+    console.log(
+      `stages (s): ${Object.entries(t.stages)
+        .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
+        .join(", ")}`,
+    );
   console.log(`segments: ${(result.task.segments as unknown[]).length}, duration ${String(result.task.duration)} s, quality ${String(result.task.quality)}`);
   const cpu = process.cpuUsage(cpuBefore);
   console.log(`service process CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (recognition runs in child processes)`);

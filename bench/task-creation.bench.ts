@@ -58,7 +58,11 @@ async function seedHistory(dataDir: string, userId: number, count: number): Prom
   for (let from = 1; from <= count; from += batch) {
     const ids: number[] = [];
     for (let taskId = from; taskId < Math.min(from + batch, count + 1); taskId++) ids.push(taskId);
-    await store.append("sequence-task", ids.map(() => event({ type: "IdReserved", data: {} })), { expectedRevision: "any" });
+    await store.append(
+      "sequence-task",
+      ids.map(() => event({ type: "IdReserved", data: {} })),
+      { expectedRevision: "any" },
+    );
     const slots: AdmissionEvent[] = ids.flatMap((taskId) => [
       { type: "TaskAdmitted" as const, data: { taskId, attempt: 1, admittedAt: new Date().toISOString() } },
       { type: "TaskSlotReleased" as const, data: { taskId, attempt: 1 } },
@@ -70,7 +74,21 @@ async function seedHistory(dataDir: string, userId: number, count: number): Prom
         const history: TaskEvent[] = [
           {
             type: "TaskCreated",
-            data: { taskId, userId, name, file: null, path: "meeting.mp3", disk: "objstore", size: null, duration: 5, cost: null, url: null, speakerDiarization: false, transcript: null, createdAt: new Date().toISOString() },
+            data: {
+              taskId,
+              userId,
+              name,
+              file: null,
+              path: "meeting.mp3",
+              disk: "objstore",
+              size: null,
+              duration: 5,
+              cost: null,
+              url: null,
+              speakerDiarization: false,
+              transcript: null,
+              createdAt: new Date().toISOString(),
+            },
           },
           { type: "TaskFinished", data: { userId, taskId, attempt: 1, name, transcript: null, duration: 5, cost: null, summary: null, mindmap: null } },
         ];
@@ -80,7 +98,8 @@ async function seedHistory(dataDir: string, userId: number, count: number): Prom
   }
   await new ProjectionRunner(store, db, allProjections).rebuild();
   let end = 0;
-  for (let page = await store.readAll({ after: 0, limit: 10_000 }); page.length > 0; page = await store.readAll({ after: end, limit: 10_000 })) end = page.at(-1)!.position;
+  for (let page = await store.readAll({ after: 0, limit: 10_000 }); page.length > 0; page = await store.readAll({ after: end, limit: 10_000 }))
+    end = page.at(-1)!.position;
   await new Checkpoints(db).save("relay", end);
   await db.close();
   await store.close();
@@ -147,4 +166,5 @@ for (const size of [0, ...sizes]) {
 const at = (size: number) => results.find((r) => r.size === size);
 const base = at(100);
 for (const size of sizes) if (base && at(size)) console.log(`p50 at ${size} / p50 at 100: ${(at(size)!.p50 / base.p50).toFixed(2)}x`);
-if (at(0)?.perSecond && at(10_000)?.perSecond) console.log(`throughput at 10,000 / at none: ${((at(10_000)!.perSecond! / at(0)!.perSecond!) * 100).toFixed(1)}%`);
+if (at(0)?.perSecond && at(10_000)?.perSecond)
+  console.log(`throughput at 10,000 / at none: ${((at(10_000)!.perSecond! / at(0)!.perSecond!) * 100).toFixed(1)}%`);

@@ -35,8 +35,14 @@ async function account(): Promise<{ token: string; userId: number; folder: { id:
   const service = await startServiceProcess(env, dataDir);
   try {
     const post = (path: string, body: unknown, token?: string) =>
-      fetch(`${service.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) }, body: JSON.stringify(body) });
-    const registered = (await (await post("/api/register", { name: "Bench", email: "bench@example.com", password: "password123", password_confirmation: "password123" })).json()) as { token: string; user: { id: number } };
+      fetch(`${service.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
+        body: JSON.stringify(body),
+      });
+    const registered = (await (
+      await post("/api/register", { name: "Bench", email: "bench@example.com", password: "password123", password_confirmation: "password123" })
+    ).json()) as { token: string; user: { id: number } };
     const folder = (await (await post("/api/folders", { name: "Work" }, registered.token)).json()) as { id: number; name: string };
     return { token: registered.token, userId: registered.user.id, folder };
   } finally {
@@ -63,7 +69,21 @@ async function seed(benchUserId: number, folder: { id: number; name: string }): 
       const name = `${names[taskId % names.length]} ${taskId}`;
       const created: TaskEvent = {
         type: "TaskCreated",
-        data: { taskId, userId, name, file: `${name}.mp3`, path: `uploads/${taskId}.mp3`, disk: "objstore", size: 1_000_000 + taskId, duration: 60 + (taskId % 3600), cost: null, url: null, speakerDiarization: false, transcript: null, createdAt: new Date(Date.now() - (totalTasks - taskId) * 1000).toISOString() },
+        data: {
+          taskId,
+          userId,
+          name,
+          file: `${name}.mp3`,
+          path: `uploads/${taskId}.mp3`,
+          disk: "objstore",
+          size: 1_000_000 + taskId,
+          duration: 60 + (taskId % 3600),
+          cost: null,
+          url: null,
+          speakerDiarization: false,
+          transcript: null,
+          createdAt: new Date(Date.now() - (totalTasks - taskId) * 1000).toISOString(),
+        },
       };
       const events: TaskEvent[] = [created];
       if (mine) {
@@ -83,7 +103,12 @@ async function seed(benchUserId: number, folder: { id: number; name: string }): 
   const rebuilt = performance.now();
 
   // Where a list request's time goes inside the read model (same queries as Tasks.list, in process).
-  const tasks = new Tasks(store, db, async () => {}, new TranscriptStore(new FileBlobStore({ root: `${dataDir}/blobs`, publicUrl: "http://127.0.0.1", secret: "bench" })));
+  const tasks = new Tasks(
+    store,
+    db,
+    async () => {},
+    new TranscriptStore(new FileBlobStore({ root: `${dataDir}/blobs`, publicUrl: "http://127.0.0.1", secret: "bench" })),
+  );
   const time = async (label: string, work: () => Promise<unknown>) => {
     const samples: number[] = [];
     for (let i = 0; i < 200; i++) {
@@ -150,7 +175,9 @@ const line = (name: string, r: Measured, health?: Measured) =>
 try {
   const { token, userId, folder } = await account();
   const { taskIds, seedSeconds, rebuildSeconds } = await seed(userId, folder);
-  console.log(`seeded ${totalTasks} tasks (${taskIds.length} for the bench user, ${Math.floor(taskIds.length / 5)} in "Work") in ${seedSeconds.toFixed(1)} s; read models rebuilt in ${rebuildSeconds.toFixed(1)} s`);
+  console.log(
+    `seeded ${totalTasks} tasks (${taskIds.length} for the bench user, ${Math.floor(taskIds.length / 5)} in "Work") in ${seedSeconds.toFixed(1)} s; read models rebuilt in ${rebuildSeconds.toFixed(1)} s`,
+  );
 
   const service = await startServiceProcess(env, dataDir);
   try {

@@ -50,8 +50,12 @@ try {
   peak = Math.max(peak, rssOf(pid));
   if (completed.status !== 201) throw new Error(`complete: ${completed.status} ${await completed.text()}`);
 
-  console.log(`upload of ${(size / MiB).toFixed(0)} MiB in ${session.part_count} parts of ${(session.part_size / MiB).toFixed(0)} MiB: ${seconds.toFixed(2)} s, ${(size / 1e6 / seconds).toFixed(0)} MB/s end to end (goal ≥ 300 MB/s)`);
-  console.log(`server RSS: idle ${(baseline / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB, growth ${((peak - baseline) / MiB).toFixed(1)} MiB (goal ≤ 64 MiB)`);
+  console.log(
+    `upload of ${(size / MiB).toFixed(0)} MiB in ${session.part_count} parts of ${(session.part_size / MiB).toFixed(0)} MiB: ${seconds.toFixed(2)} s, ${(size / 1e6 / seconds).toFixed(0)} MB/s end to end (goal ≥ 300 MB/s)`,
+  );
+  console.log(
+    `server RSS: idle ${(baseline / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB, growth ${((peak - baseline) / MiB).toFixed(1)} MiB (goal ≤ 64 MiB)`,
+  );
 } finally {
   await service.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,9 @@ const references = new Map(
     .filter(Boolean)
     .map((line) => [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)] as const),
 );
-const clips = readdirSync(dir).filter((f) => f.endsWith(".flac") && references.has(f.replace(/\.flac$/, ""))).sort();
+const clips = readdirSync(dir)
+  .filter((f) => f.endsWith(".flac") && references.has(f.replace(/\.flac$/, "")))
+  .sort();
 const work = mkdtempSync(join(tmpdir(), "scribe-wer-"));
 
 async function sphinxAlone(clip: string): Promise<string> {
@@ -45,10 +47,14 @@ try {
     const pipeline = wordErrorRate(reference, transcriptText(result.task));
     add(total.alone, alone);
     add(total.pipeline, pipeline);
-    console.log(`${id.padEnd(18)} ${String(alone.referenceWords).padStart(5)}  ${alone.wer.toFixed(3).padStart(9)}  ${pipeline.wer.toFixed(3).padStart(12)}  ${result.ms.toFixed(0).padStart(11)}`);
+    console.log(
+      `${id.padEnd(18)} ${String(alone.referenceWords).padStart(5)}  ${alone.wer.toFixed(3).padStart(9)}  ${pipeline.wer.toFixed(3).padStart(12)}  ${result.ms.toFixed(0).padStart(11)}`,
+    );
   }
   const overall = (s: { errors: number; words: number }) => (s.words === 0 ? 0 : s.errors / s.words);
-  console.log(`${"all".padEnd(18)} ${String(total.alone.words).padStart(5)}  ${overall(total.alone).toFixed(3).padStart(9)}  ${overall(total.pipeline).toFixed(3).padStart(12)}`);
+  console.log(
+    `${"all".padEnd(18)} ${String(total.alone.words).padStart(5)}  ${overall(total.alone).toFixed(3).padStart(9)}  ${overall(total.pipeline).toFixed(3).padStart(12)}`,
+  );
   console.log(`goal: pipeline WER <= PocketSphinx alone: ${overall(total.pipeline) <= overall(total.alone) + 1e-9 ? "met" : "NOT met"}`);
 } finally {
   await app.close();

@@ -25,7 +25,12 @@ const taskCount = Number(process.argv[2] ?? 24);
 const nats = await startNatsServer();
 
 async function clips(work: string): Promise<Uint8Array[]> {
-  const flacs = existsSync(librispeechDir) ? readdirSync(librispeechDir).filter((f) => f.endsWith(".flac")).sort().map((f) => join(librispeechDir, f)) : [];
+  const flacs = existsSync(librispeechDir)
+    ? readdirSync(librispeechDir)
+        .filter((f) => f.endsWith(".flac"))
+        .sort()
+        .map((f) => join(librispeechDir, f))
+    : [];
   if (flacs.length > 0) return flacs.map((f) => readFileSync(f));
   const wav = join(work, "speech.wav");
   await Bun.spawn(["espeak-ng", "-w", wav, "The committee met on Monday to discuss the new park and the budget for next year."]).exited;
@@ -36,10 +41,16 @@ async function clips(work: string): Promise<Uint8Array[]> {
 
 async function startWorkers(dataDir: string, env: Record<string, string>): Promise<Subprocess> {
   let output = "";
-  const child = Bun.spawn([bunBinary, "src/main.ts"], { cwd: join(import.meta.dir, ".."), env: { ...process.env, ...env, DATA_DIR: dataDir, ROLES: "workers", PORT: "0" }, stdout: "pipe", stderr: "pipe" });
-  for (const stream of [child.stdout, child.stderr]) void (async () => {
-    for await (const chunk of stream) output += new TextDecoder().decode(chunk);
-  })();
+  const child = Bun.spawn([bunBinary, "src/main.ts"], {
+    cwd: join(import.meta.dir, ".."),
+    env: { ...process.env, ...env, DATA_DIR: dataDir, ROLES: "workers", PORT: "0" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  for (const stream of [child.stdout, child.stderr])
+    void (async () => {
+      for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+    })();
   while (!output.includes("scribe: roles workers")) {
     if (child.exitCode !== null) throw new Error(output);
     await Bun.sleep(50);
@@ -49,7 +60,14 @@ async function startWorkers(dataDir: string, env: Record<string, string>): Promi
 
 async function run(workerProcesses: number, media: Uint8Array[]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "scribe-worker-scaling-"));
-  const env = { RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", REGISTRATIONS_PER_MINUTE: "100000", NATS_URL: nats.url, SIGNING_SECRET: "bench", LEASE_TTL_SECONDS: "3" };
+  const env = {
+    RATE_LIMIT_PER_MINUTE: "100000",
+    LOGIN_ATTEMPTS_PER_MINUTE: "100000",
+    REGISTRATIONS_PER_MINUTE: "100000",
+    NATS_URL: nats.url,
+    SIGNING_SECRET: "bench",
+    LEASE_TTL_SECONDS: "3",
+  };
   const api = await startServiceProcess({ ...env, ROLES: "api,projections" }, dataDir);
   const workers = await Promise.all(Array.from({ length: workerProcesses }, () => startWorkers(dataDir, env)));
   const blobs = new FileBlobStore({ root: join(dataDir, "blobs"), publicUrl: "http://unused", secret: "unused" });
@@ -68,24 +86,37 @@ async function run(workerProcesses: number, media: Uint8Array[]): Promise<void> 
   })();
   try {
     const call = (method: string, path: string, token?: string, body?: unknown) =>
-      fetch(`${api.url}${path}`, { method, headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const users = await Promise.all(Array.from({ length: 8 }, async (_, i) => {
-      const response = await call("POST", "/api/register", undefined, { name: `U${i}`, email: `u${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, password: "password123", password_confirmation: "password123" });
-      const body = (await response.json()) as { token: string; user: { id: number } };
-      return { token: body.token, id: body.user.id };
-    }));
+      fetch(`${api.url}${path}`, {
+        method,
+        headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const users = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const response = await call("POST", "/api/register", undefined, {
+          name: `U${i}`,
+          email: `u${i}-${crypto.randomUUID().slice(0, 6)}@example.com`,
+          password: "password123",
+          password_confirmation: "password123",
+        });
+        const body = (await response.json()) as { token: string; user: { id: number } };
+        return { token: body.token, id: body.user.id };
+      }),
+    );
     const started = performance.now();
-    const ids = await Promise.all(Array.from({ length: taskCount }, async (_, i) => {
-      const user = users[i % users.length]!;
-      const path = `uploads/${user.id}/${crypto.randomUUID().replaceAll("-", "")}/clip${i}.flac`;
-      await blobs.put(path, media[i % media.length]!, { contentType: "audio/flac" });
-      for (;;) {
-        const response = await call("POST", "/api/tasks", user.token, { disk: "objstore", name: `Clip ${i}`, path });
-        if (response.status === 201) return { user, id: ((await response.json()) as { id: number }).id };
-        if (response.status !== 429) throw new Error(`create: ${response.status} ${await response.text()}`);
-        await Bun.sleep(100);
-      }
-    }));
+    const ids = await Promise.all(
+      Array.from({ length: taskCount }, async (_, i) => {
+        const user = users[i % users.length]!;
+        const path = `uploads/${user.id}/${crypto.randomUUID().replaceAll("-", "")}/clip${i}.flac`;
+        await blobs.put(path, media[i % media.length]!, { contentType: "audio/flac" });
+        for (;;) {
+          const response = await call("POST", "/api/tasks", user.token, { disk: "objstore", name: `Clip ${i}`, path });
+          if (response.status === 201) return { user, id: ((await response.json()) as { id: number }).id };
+          if (response.status !== 429) throw new Error(`create: ${response.status} ${await response.text()}`);
+          await Bun.sleep(100);
+        }
+      }),
+    );
     for (const { user, id } of ids) {
       for (;;) {
         const task = (await (await call("GET", `/api/tasks/${id}`, user.token)).json()) as { status: string; failure_reason: string | null };
@@ -97,7 +128,9 @@ async function run(workerProcesses: number, media: Uint8Array[]): Promise<void> 
     const minutes = (performance.now() - started) / 60_000;
     sampling = false;
     await sampler;
-    console.log(`${workerProcesses} worker process${workerProcesses > 1 ? "es" : ""}: ${taskCount} tasks in ${(minutes * 60).toFixed(1)} s = ${(taskCount / minutes).toFixed(1)} tasks/min; projection lag p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, max ${Math.max(...lags)} ms (${lags.length} samples)`);
+    console.log(
+      `${workerProcesses} worker process${workerProcesses > 1 ? "es" : ""}: ${taskCount} tasks in ${(minutes * 60).toFixed(1)} s = ${(taskCount / minutes).toFixed(1)} tasks/min; projection lag p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, max ${Math.max(...lags)} ms (${lags.length} samples)`,
+    );
   } finally {
     sampling = false;
     for (const worker of workers) worker.kill("SIGTERM");

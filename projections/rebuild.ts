@@ -55,7 +55,13 @@ export async function buildShadow(store: EventStore, db: DocumentStore, projecti
  * Catches the shadow up from `shadowPosition` to the end of the log, swaps it in for the live collections
  * and saves the checkpoint there. Only the projection's writer may call it, with its subscription stopped.
  */
-export async function swapShadowIn(store: EventStore, db: DocumentStore, checkpoints: Checkpoints, projection: Projection, shadowPosition: number): Promise<number> {
+export async function swapShadowIn(
+  store: EventStore,
+  db: DocumentStore,
+  checkpoints: Checkpoints,
+  projection: Projection,
+  shadowPosition: number,
+): Promise<number> {
   const { position } = await foldLog(store, shadowStore(db, projection), projection, shadowPosition);
   await db.replaceCollections(projection.collections.map((target) => ({ target, source: shadowName(target) })));
   await checkpoints.save(checkpointId(projection.name), position, projection.version);

@@ -1,4 +1,3 @@
-import type { RecordedEvent } from "../src/core/event.ts";
 import type { EventStore, Subscription } from "../src/core/event-store.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
 import { Checkpoints } from "./checkpoints.ts";
@@ -6,11 +5,18 @@ import { backoffMs } from "../src/core/backoff.ts";
 import type { Projection } from "../src/core/projection.ts";
 import { buildShadow, checkpointId, replayRequests, swapShadowIn } from "./rebuild.ts";
 
-type Running = { projection: Projection; subscription: Subscription; processed: number; saveTimer: Timer | null; failures: number; retry: Timer | null; paused: boolean };
+type Running = {
+  projection: Projection;
+  subscription: Subscription;
+  processed: number;
+  saveTimer: Timer | null;
+  failures: number;
+  retry: Timer | null;
+  paused: boolean;
+};
 
 /** How often the writer looks for shadows that a `bun run replay` built beside it. */
 const REPLAY_POLL_MS = 250;
-
 
 /**
  * Runs each projection on its own checkpointed subscription to the log. Checkpoints are saved shortly
@@ -51,12 +57,22 @@ export class ProjectionRunner {
         after = await this.checkpoints.load(id);
       }
       await projection.setup?.(this.db);
-      const running: Running = { projection, subscription: undefined as unknown as Subscription, processed: after, saveTimer: null, failures: 0, retry: null, paused: false };
+      const running: Running = {
+        projection,
+        subscription: undefined as unknown as Subscription,
+        processed: after,
+        saveTimer: null,
+        failures: 0,
+        retry: null,
+        paused: false,
+      };
       this.subscribe(running);
       this.running.set(projection.name, running);
     }
     this.replayPoll = setInterval(() => {
-      this.takingReplays = this.takingReplays.then(() => this.takeReplays()).catch((error: unknown) => console.error("projections: taking a replay in failed:", error));
+      this.takingReplays = this.takingReplays
+        .then(() => this.takeReplays())
+        .catch((error: unknown) => console.error("projections: taking a replay in failed:", error));
     }, REPLAY_POLL_MS);
   }
 
@@ -199,7 +215,7 @@ export class ProjectionRunner {
   private wakeWaiters(): void {
     if (this.waiters.length === 0) return;
     const still: typeof this.waiters = [];
-    for (const waiter of this.waiters) (this.reached(waiter.position, waiter.names) ? waiter.resolve() : still.push(waiter));
+    for (const waiter of this.waiters) this.reached(waiter.position, waiter.names) ? waiter.resolve() : still.push(waiter);
     this.waiters = still;
   }
 }

@@ -1,7 +1,6 @@
 import type { Checkpoints } from "./checkpoints.ts";
 import type { WaitForProjections } from "../src/core/projection.ts";
 
-
 /**
  * For an API process whose projections run elsewhere (cluster profile): watches their saved
  * checkpoints until they pass the position, or gives up after the timeout.

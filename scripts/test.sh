@@ -3,6 +3,19 @@
 # that CI can read whatever the runner prints above it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Format and lint first (Biome, biome.json): a file that is not formatted, or breaks a lint rule, fails the suite.
+# Only when the whole suite runs: `npm test -- test/x.test.ts` runs that file alone.
+if [ "$#" -eq 0 ]; then
+  biome_log=$(mktemp)
+  if ! node_modules/.bin/biome ci --colors=off . >"$biome_log" 2>&1; then
+    cat "$biome_log"
+    rm -f "$biome_log"
+    echo "tests: format or lint failed (run: npm run format && npm run lint)" >&2
+    exit 1
+  fi
+  rm -f "$biome_log"
+  echo "format and lint: clean (biome ci)"
+fi
 log=$(mktemp)
 node_modules/.bin/bun test "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}

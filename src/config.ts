@@ -19,7 +19,15 @@ export type Config = {
   /** The JetStream stream's bounds (NATS_STREAM_MAX_AGE_SECONDS, NATS_STREAM_MAX_BYTES). */
   natsStream: { maxAgeMs: number; maxBytes: number };
   /** `publicEndpoint`: where clients reach S3 for presigned URLs (S3_PUBLIC_ENDPOINT), when it is not where the service does. */
-  s3: { endpoint: string; publicEndpoint: string | null; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean } | null;
+  s3: {
+    endpoint: string;
+    publicEndpoint: string | null;
+    bucket: string;
+    region: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+    forcePathStyle: boolean;
+  } | null;
   workerConcurrency: number;
   /**
    * How long the relay's, the projection writer's and the timed jobs' leases last (LEASE_TTL_SECONDS):
@@ -139,7 +147,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function addressList(env: Record<string, string | undefined>, name: string): string[] {
   const raw = optional(env, name);
   if (!raw) return [];
-  const addresses = raw.split(",").map((a) => a.trim()).filter(Boolean);
+  const addresses = raw
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
   for (const address of addresses) if (isIP(address) === 0) throw new ConfigError(`${name}: ${address} is not an IP address`);
   return addresses;
 }

@@ -26,7 +26,13 @@ export function accountsModule(config: Config, adapters: Adapters, waitFor: Wait
   const socialLogin = config.idp ? new OidcSocialLogin(accounts, adapters.eventStore, new OidcClient(config.idp)) : null;
   const routes = [
     authRoutes({ accounts, loginLimiter, registrationLimiter: new RateLimiter(adapters.documents, config.registrationsPerMinute), socialLogin, authenticated }),
-    userRoutes({ accounts, db: adapters.documents, blobs: adapters.blobs, publicUrl: config.publicUrl, queueOf: (userId) => queueCounts(adapters.documents, userId), authenticated }),
+    userRoutes({
+      accounts,
+      blobs: adapters.blobs,
+      publicUrl: config.publicUrl,
+      queueOf: (userId) => queueCounts(adapters.documents, userId),
+      authenticated,
+    }),
     apiKeyRoutes({ accounts, authenticated }),
     notificationRoutes({ notifications: new Notifications(adapters.eventStore, adapters.documents, waitFor), authenticated }),
     ...billingFeatures(config, adapters, accounts, authenticated),

@@ -56,7 +56,10 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     return leadership;
   };
 
-  const fromCheckpoints = waitForCheckpoints(checkpoints, allProjections.map((p) => p.name));
+  const fromCheckpoints = waitForCheckpoints(
+    checkpoints,
+    allProjections.map((p) => p.name),
+  );
   let waitForProjections: WaitForProjections = fromCheckpoints;
   if (roles.has("projections")) {
     // One writer for the read models among all the processes that run this role: the lease holder.
@@ -72,7 +75,14 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   }
 
   if (roles.has("workers")) {
-    workers = createWorkers({ eventStore: adapters.eventStore, blobs: adapters.blobs, transcripts: adapters.transcripts, mediaFetch: config.mediaFetch, transcription: config.transcription, heavyWork });
+    workers = createWorkers({
+      eventStore: adapters.eventStore,
+      blobs: adapters.blobs,
+      transcripts: adapters.transcripts,
+      mediaFetch: config.mediaFetch,
+      transcription: config.transcription,
+      heavyWork,
+    });
     for (const worker of workers) {
       consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency));
     }
@@ -83,13 +93,21 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     });
     monthlyAllowance = startMonthlyAllowanceJob(adapters.eventStore, adapters.documents);
     stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
-    const uploads = new Uploads(adapters.eventStore, adapters.blobs, new Tasks(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts));
+    const uploads = new Uploads(
+      adapters.eventStore,
+      adapters.blobs,
+      new Tasks(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts),
+    );
     uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.fileBlobs);
     // Per host, not leased: each worker process clears what dead processes of its host left in the temp folder.
-    tempSweep = startPeriodicJob("temporary media sweep", async () => {
-      const removed = await sweepTemporaryMedia(transcriptionTempRoot(config.transcription.tempDir));
-      if (removed.length > 0) console.warn(`temporary media sweep: removed ${removed.join(", ")}`);
-    }, { everyMs: 10 * 60_000, firstAfterMs: 1 });
+    tempSweep = startPeriodicJob(
+      "temporary media sweep",
+      async () => {
+        const removed = await sweepTemporaryMedia(transcriptionTempRoot(config.transcription.tempDir));
+        if (removed.length > 0) console.warn(`temporary media sweep: removed ${removed.join(", ")}`);
+      },
+      { everyMs: 10 * 60_000, firstAfterMs: 1 },
+    );
   }
 
   let app: AnyElysia | null = null;

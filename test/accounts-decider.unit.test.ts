@@ -19,26 +19,46 @@ const user = deciderSpec(userDecider);
 
 describe("account decider", () => {
   test("registering grants the free allowance and issues the first token", () =>
-    user.given([]).when({ type: "RegisterUser", userId: 7, name: "Ann", email: "ann@example.com", passwordHash: "h", identity: null, token: { tokenId: "t1", tokenHash: "th", method: "registration" }, now }).then([
-      ...registered,
-      { type: "AccessTokenIssued", data: { tokenId: "t1", tokenHash: "th", method: "registration", issuedAt: now } },
-    ]));
+    user
+      .given([])
+      .when({
+        type: "RegisterUser",
+        userId: 7,
+        name: "Ann",
+        email: "ann@example.com",
+        passwordHash: "h",
+        identity: null,
+        token: { tokenId: "t1", tokenHash: "th", method: "registration" },
+        now,
+      })
+      .then([...registered, { type: "AccessTokenIssued", data: { tokenId: "t1", tokenHash: "th", method: "registration", issuedAt: now } }]));
 
-  test("commands on an account that does not exist are refused", () => user.given([]).when({ type: "TopUpSeconds", seconds: 5, source: "operator", now }).thenThrows(NotFoundError));
+  test("commands on an account that does not exist are refused", () =>
+    user.given([]).when({ type: "TopUpSeconds", seconds: 5, source: "operator", now }).thenThrows(NotFoundError));
 
   test("tokens are issued and revoked without the account folding them (logins must not slow it down)", () => {
-    user.given(registered).when({ type: "IssueAccessToken", tokenId: "t1", tokenHash: "th", method: "password", now }).then([
-      { type: "AccessTokenIssued", data: { tokenId: "t1", tokenHash: "th", method: "password", issuedAt: now } },
-    ]);
+    user
+      .given(registered)
+      .when({ type: "IssueAccessToken", tokenId: "t1", tokenHash: "th", method: "password", now })
+      .then([{ type: "AccessTokenIssued", data: { tokenId: "t1", tokenHash: "th", method: "password", issuedAt: now } }]);
     const withToken: UserEvent[] = [...registered, { type: "AccessTokenIssued", data: { tokenId: "t1", tokenHash: "th", method: "password", issuedAt: now } }];
-    user.given(withToken).when({ type: "RevokeAccessToken", tokenId: "t1", now }).then([{ type: "AccessTokenRevoked", data: { tokenId: "t1", revokedAt: now } }]);
+    user
+      .given(withToken)
+      .when({ type: "RevokeAccessToken", tokenId: "t1", now })
+      .then([{ type: "AccessTokenRevoked", data: { tokenId: "t1", revokedAt: now } }]);
     user.given([]).when({ type: "RevokeAccessToken", tokenId: "t1", now }).thenThrows(NotFoundError);
   });
 
   test("a free account cannot create API keys; a paid one can, and revokes only its own", () => {
     const create: UserCommand = { type: "CreateApiKey", keyId: "k1", name: "ci", keyHash: "kh", prefix: "sk_abc", now };
-    user.given(registered).when(create).thenThrows(ForbiddenError, /Pro, Max or pay-as-you-go/);
-    user.given(onPro).when(create).then([{ type: "ApiKeyCreated", data: { keyId: "k1", name: "ci", keyHash: "kh", prefix: "sk_abc", createdAt: now } }]);
+    user
+      .given(registered)
+      .when(create)
+      .thenThrows(ForbiddenError, /Pro, Max or pay-as-you-go/);
+    user
+      .given(onPro)
+      .when(create)
+      .then([{ type: "ApiKeyCreated", data: { keyId: "k1", name: "ci", keyHash: "kh", prefix: "sk_abc", createdAt: now } }]);
     user.given(onPro).when({ type: "RevokeApiKey", keyId: "other", now }).thenThrows(NotFoundError);
   });
 
@@ -49,9 +69,10 @@ describe("account decider", () => {
 
   test("the monthly allowance is granted once per calendar month", () => {
     user.given(registered).when({ type: "GrantMonthlyAllowance", now }).then([]);
-    user.given(registered).when({ type: "GrantMonthlyAllowance", now: "2026-12-01T00:00:00.000Z" }).then([
-      { type: "AllowanceGranted", data: { period: "2026-12", seconds: 1800, reason: "monthly", grantedAt: "2026-12-01T00:00:00.000Z" } },
-    ]);
+    user
+      .given(registered)
+      .when({ type: "GrantMonthlyAllowance", now: "2026-12-01T00:00:00.000Z" })
+      .then([{ type: "AllowanceGranted", data: { period: "2026-12", seconds: 1800, reason: "monthly", grantedAt: "2026-12-01T00:00:00.000Z" } }]);
   });
 
   test("a profile update with nothing in it appends nothing", () => user.given(registered).when({ type: "UpdateProfile", now }).then([]));
@@ -59,19 +80,51 @@ describe("account decider", () => {
 
 describe("unique key claims", () => {
   const claims = deciderSpec(claimDecider);
-  const claim = (userId: number, abandonedBy: number | null = null) => ({ type: "Claim" as const, userId, abandonedBy, field: "email", message: "The email has already been taken." });
+  const claim = (userId: number, abandonedBy: number | null = null) => ({
+    type: "Claim" as const,
+    userId,
+    abandonedBy,
+    field: "email",
+    message: "The email has already been taken.",
+  });
 
-  test("a free key is claimed", () => claims.given([]).when(claim(1)).then([{ type: "KeyClaimed", data: { userId: 1 } }]));
-  test("claiming again for the same owner changes nothing", () => claims.given([{ type: "KeyClaimed", data: { userId: 1 } }]).when(claim(1)).then([]));
+  test("a free key is claimed", () =>
+    claims
+      .given([])
+      .when(claim(1))
+      .then([{ type: "KeyClaimed", data: { userId: 1 } }]));
+  test("claiming again for the same owner changes nothing", () =>
+    claims
+      .given([{ type: "KeyClaimed", data: { userId: 1 } }])
+      .when(claim(1))
+      .then([]));
   test("a key held by a live account is taken", () =>
-    claims.given([{ type: "KeyClaimed", data: { userId: 1 } }]).when(claim(2)).thenThrows(ValidationFailedError, /already been taken/));
+    claims
+      .given([{ type: "KeyClaimed", data: { userId: 1 } }])
+      .when(claim(2))
+      .thenThrows(ValidationFailedError, /already been taken/));
   test("a claim abandoned by a registration that died is taken over", () =>
-    claims.given([{ type: "KeyClaimed", data: { userId: 1 } }]).when(claim(2, 1)).then([{ type: "KeyClaimed", data: { userId: 2 } }]));
+    claims
+      .given([{ type: "KeyClaimed", data: { userId: 1 } }])
+      .when(claim(2, 1))
+      .then([{ type: "KeyClaimed", data: { userId: 2 } }]));
   test("a released key is free again", () =>
-    claims.given([{ type: "KeyClaimed", data: { userId: 1 } }, { type: "KeyReleased", data: { userId: 1 } }]).when(claim(2)).then([{ type: "KeyClaimed", data: { userId: 2 } }]));
+    claims
+      .given([
+        { type: "KeyClaimed", data: { userId: 1 } },
+        { type: "KeyReleased", data: { userId: 1 } },
+      ])
+      .when(claim(2))
+      .then([{ type: "KeyClaimed", data: { userId: 2 } }]));
   test("only the owner releases", () => {
-    claims.given([{ type: "KeyClaimed", data: { userId: 1 } }]).when({ type: "Release", userId: 2 }).then([]);
-    claims.given([{ type: "KeyClaimed", data: { userId: 1 } }]).when({ type: "Release", userId: 1 }).then([{ type: "KeyReleased", data: { userId: 1 } }]);
+    claims
+      .given([{ type: "KeyClaimed", data: { userId: 1 } }])
+      .when({ type: "Release", userId: 2 })
+      .then([]);
+    claims
+      .given([{ type: "KeyClaimed", data: { userId: 1 } }])
+      .when({ type: "Release", userId: 1 })
+      .then([{ type: "KeyReleased", data: { userId: 1 } }]);
   });
 });
 

@@ -91,7 +91,13 @@ describe("login and logout", () => {
 
 describe("authentication", () => {
   test("every non-public endpoint answers 401 without a valid token", async () => {
-    for (const [method, path] of [["GET", "/api/user"], ["PUT", "/api/user"], ["POST", "/api/logout"], ["GET", "/api/api-keys"], ["POST", "/api/api-keys"]]) {
+    for (const [method, path] of [
+      ["GET", "/api/user"],
+      ["PUT", "/api/user"],
+      ["POST", "/api/logout"],
+      ["GET", "/api/api-keys"],
+      ["POST", "/api/api-keys"],
+    ]) {
       for (const token of [undefined, "scr_not-a-real-token"]) {
         const response = await app.request(method!, path!, { token, json: {} });
         expect(response.status).toBe(401);
@@ -113,7 +119,14 @@ describe("GET /api/user", () => {
     const body = await json(await app.request("GET", "/api/user", { token }));
     expect(Object.keys(body).sort()).toEqual(["avatar", "balance", "email", "id", "name", "queue", "subscription"]);
     expect(body.id).toBe(id);
-    expect(body.balance).toEqual({ used_seconds: 0, remaining_seconds: 1800, allowance_remaining_seconds: 1800, top_up_remaining_seconds: 0, total_seconds: 1800, usage_percent: 0 });
+    expect(body.balance).toEqual({
+      used_seconds: 0,
+      remaining_seconds: 1800,
+      allowance_remaining_seconds: 1800,
+      top_up_remaining_seconds: 0,
+      total_seconds: 1800,
+      usage_percent: 0,
+    });
     expect(body.subscription).toEqual({ plan: "Free", plan_key: "free", tier: "free", billing_interval: "none", active: false, access_tier: "free" });
     expect(body.queue).toEqual({ pending_count: 0, running_count: 0, failed_count: 0 });
     const avatar = await app.request("GET", new URL(body.avatar as string).pathname);

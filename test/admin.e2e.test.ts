@@ -59,8 +59,14 @@ describe("bun run admin next to a running server (same DATA_DIR)", () => {
     await atOnce(async () => (await user(token)).balance.top_up_remaining_seconds === 3600);
 
     // The operator acts as no user, and the events say where the change came from.
-    const events = (await runCli("events", ["--type", "PlanChanged,SecondsToppedUp"], env)).stdout.trim().split("\n").map((l) => JSON.parse(l) as { data: object; metadata: object });
-    expect(events.map((e) => e.data)).toMatchObject([{ plan: "pro", interval: "month", source: "operator" }, { seconds: 3600, source: "operator" }]);
+    const events = (await runCli("events", ["--type", "PlanChanged,SecondsToppedUp"], env)).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { data: object; metadata: object });
+    expect(events.map((e) => e.data)).toMatchObject([
+      { plan: "pro", interval: "month", source: "operator" },
+      { seconds: 3600, source: "operator" },
+    ]);
     for (const event of events) expect(event.metadata).toMatchObject({ userId: null, causationId: null, correlationId: expect.any(String) });
   });
 
@@ -100,12 +106,24 @@ describe("bun run admin next to a running server (same DATA_DIR)", () => {
     expect(header!.split(/\s+/)).toEqual(["ID", "EMAIL", "NAME", "PLAN", "REMAINING_SECONDS"]);
     expect(row).toContain(email);
     const json = await admin("users", "--json");
-    const users = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const users = json.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(users).toContainEqual({ id: expect.any(Number), email, name: "Ada Operator", plan: "free", remaining_seconds: 1800 + 3600 });
   });
 
   test("bad usage prints the usage on stderr and exits 2", async () => {
-    for (const args of [[], ["plan", email], ["plan", email, "gold"], ["grant", email, "-5"], ["grant", email, "1.5"], ["apikey"], ["users", "--all"], ["reboot"]]) {
+    for (const args of [
+      [],
+      ["plan", email],
+      ["plan", email, "gold"],
+      ["grant", email, "-5"],
+      ["grant", email, "1.5"],
+      ["apikey"],
+      ["users", "--all"],
+      ["reboot"],
+    ]) {
       const result = await admin(...args);
       expect({ args, code: result.code }).toEqual({ args, code: 2 });
       expect(result.stderr).toContain("usage: bun run admin");
@@ -125,7 +143,16 @@ describe("bun run admin before any server ever ran (only the event log)", () => 
 
   beforeAll(async () => {
     const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
-    const command = { type: "RegisterUser", userId: 1, name: "Early", email, passwordHash: null, identity: null, token: { tokenId, tokenHash, method: "registration" }, now: new Date().toISOString() } as const;
+    const command = {
+      type: "RegisterUser",
+      userId: 1,
+      name: "Early",
+      email,
+      passwordHash: null,
+      identity: null,
+      token: { tokenId, tokenHash, method: "registration" },
+      now: new Date().toISOString(),
+    } as const;
     await handleCommand(store, userStream(1), userDecider, command, { metadata: { correlationId: "seed", causationId: null, userId: null } });
     await store.close();
     expect(readdirSync(dataDir)).not.toContain("readmodels.sqlite");

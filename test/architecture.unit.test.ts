@@ -12,12 +12,15 @@ const root = join(import.meta.dir, "..");
 const scanned = ["src", "projections", "workers"];
 
 async function graph(skipTypeImports: boolean): Promise<Record<string, string[]>> {
-  const result = await madge(scanned.map((dir) => join(root, dir)), {
-    baseDir: root,
-    fileExtensions: ["ts"],
-    tsConfig: join(root, "tsconfig.json"),
-    detectiveOptions: { ts: { skipTypeImports } },
-  });
+  const result = await madge(
+    scanned.map((dir) => join(root, dir)),
+    {
+      baseDir: root,
+      fileExtensions: ["ts"],
+      tsConfig: join(root, "tsconfig.json"),
+      detectiveOptions: { ts: { skipTypeImports } },
+    },
+  );
   return result.obj();
 }
 
@@ -85,9 +88,14 @@ describe("the import graph", () => {
         via.set(`${from} -> ${to}`, `${file} -> ${dep}`);
       }
     }
-    const found = cycles(edges).map((group) => ({ group, imports: [...via].filter(([edge]) => group.includes(edge.split(" -> ")[0]!) && group.includes(edge.split(" -> ")[1]!)).map(([, example]) => example) }));
+    const found = cycles(edges).map((group) => ({
+      group,
+      imports: [...via].filter(([edge]) => group.includes(edge.split(" -> ")[0]!) && group.includes(edge.split(" -> ")[1]!)).map(([, example]) => example),
+    }));
     expect(found).toEqual([]);
     // The composition root and the lists are imported by nothing inside the capabilities.
-    for (const [from, targets] of edges) if (from.startsWith("src/")) for (const root of ["src", "projections", "workers"]) expect({ from, imports: targets.has(root) ? root : null }).toEqual({ from, imports: null });
+    for (const [from, targets] of edges)
+      if (from.startsWith("src/"))
+        for (const root of ["src", "projections", "workers"]) expect({ from, imports: targets.has(root) ? root : null }).toEqual({ from, imports: null });
   }, 60_000);
 });

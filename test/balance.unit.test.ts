@@ -21,7 +21,14 @@ describe("balance", () => {
     expect(split).toEqual({ fromAllowance: 100, fromTopUp: 50 });
     ledger = evolveLedger(ledger, { type: "SecondsCharged", data: { seconds: 150, ...split } });
     const view = balanceView(ledger);
-    expect(view).toEqual({ used_seconds: 150, remaining_seconds: 250, allowance_remaining_seconds: 0, top_up_remaining_seconds: 250, total_seconds: 400, usage_percent: 38 });
+    expect(view).toEqual({
+      used_seconds: 150,
+      remaining_seconds: 250,
+      allowance_remaining_seconds: 0,
+      top_up_remaining_seconds: 250,
+      total_seconds: 400,
+      usage_percent: 38,
+    });
     expect(view.total_seconds).toBe(view.used_seconds + view.remaining_seconds);
   });
 

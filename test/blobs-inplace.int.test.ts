@@ -31,7 +31,10 @@ test("parts sent in any order, re-sent, with and without Content-Length, assembl
   const data = bytes(2500, 4);
   const { uploadId } = await store.createMultipartUpload("t/in-place.mp3", { contentType: "audio/mpeg", partSize });
   const put = async (n: number, body: Uint8Array | ReadableStream<Uint8Array>, contentLength?: number) => {
-    const signed = await store.signUploadPart("t/in-place.mp3", uploadId, n, { expiresInSeconds: 60, ...(contentLength === undefined ? {} : { contentLength }) });
+    const signed = await store.signUploadPart("t/in-place.mp3", uploadId, n, {
+      expiresInSeconds: 60,
+      ...(contentLength === undefined ? {} : { contentLength }),
+    });
     return fetch(signed.url, { method: "PUT", body });
   };
   expect((await put(3, data.subarray(2000))).status).toBe(200);
@@ -60,7 +63,11 @@ test("parts sent in any order, re-sent, with and without Content-Length, assembl
   expect((await put(2, data.subarray(1000, 2000), 1000)).status).toBe(200);
 
   const parts = await store.listParts("t/in-place.mp3", uploadId);
-  expect(parts.map((p) => [p.partNumber, p.size])).toEqual([[1, 1000], [2, 1000], [3, 500]]);
+  expect(parts.map((p) => [p.partNumber, p.size])).toEqual([
+    [1, 1000],
+    [2, 1000],
+    [3, 500],
+  ]);
   expect(await store.completeMultipartUpload("t/in-place.mp3", uploadId, parts)).toEqual({ size: 2500, contentType: "audio/mpeg" });
   expect(await readAll("t/in-place.mp3")).toEqual(data);
   expect(await readdir(join(root, "~uploads"))).toEqual([]);
@@ -75,7 +82,13 @@ test("an in-place upload completes only as parts 1..n of the part size; a stale 
   const short = await write(2, 60);
   await expect(store.completeMultipartUpload("t/gaps.mp3", uploadId, [first, short, third])).rejects.toBeInstanceOf(InvalidPartError);
   const second = await write(2, 100);
-  await expect(store.completeMultipartUpload("t/gaps.mp3", uploadId, [first, short, third].map((p) => (p.partNumber === 2 ? { ...p, size: 100 } : p)))).rejects.toBeInstanceOf(InvalidPartError);
+  await expect(
+    store.completeMultipartUpload(
+      "t/gaps.mp3",
+      uploadId,
+      [first, short, third].map((p) => (p.partNumber === 2 ? { ...p, size: 100 } : p)),
+    ),
+  ).rejects.toBeInstanceOf(InvalidPartError);
   expect(await store.completeMultipartUpload("t/gaps.mp3", uploadId, [first, second, third])).toEqual({ size: 250, contentType: "audio/mpeg" });
 });
 

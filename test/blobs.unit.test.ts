@@ -32,14 +32,14 @@ describe("signed storage URLs", () => {
   });
 
   test("the download name travels signed and survives URL encoding", () => {
-    const download: SignedGrant = { method: "GET", key: "e/1.pdf", expires: now / 1000 + 60, downloadName: "Réunion & co; \"final\".pdf" };
+    const download: SignedGrant = { method: "GET", key: "e/1.pdf", expires: now / 1000 + 60, downloadName: 'Réunion & co; "final".pdf' };
     const query = new URLSearchParams(signedQuery("secret", download).toString());
     expect(verifySignedQuery("secret", "GET", "e/1.pdf", query, now)).toEqual(download);
   });
 });
 
 test("Content-Disposition carries an ASCII fallback and the UTF-8 name (RFC 6266)", () => {
-  expect(attachmentDisposition("Réunion (1)'s \"notes\".txt")).toBe(
+  expect(attachmentDisposition('Réunion (1)\'s "notes".txt')).toBe(
     `attachment; filename="R_union (1)'s _notes_.txt"; filename*=UTF-8''R%C3%A9union%20%281%29%27s%20%22notes%22.txt`,
   );
 });

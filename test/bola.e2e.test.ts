@@ -51,7 +51,12 @@ let service: RunningService;
 let media: ReturnType<typeof Bun.serve>;
 let requests = 0;
 
-async function call(auth: string | null, method: string, path: string, init: { json?: unknown; body?: RequestInit["body"]; headers?: Record<string, string> } = {}): Promise<Reply> {
+async function call(
+  auth: string | null,
+  method: string,
+  path: string,
+  init: { json?: unknown; body?: RequestInit["body"]; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...init.headers };
   if (auth) headers.authorization = `Bearer ${auth}`;
   let body = init.body;
@@ -103,11 +108,20 @@ async function register(name: string, email: string): Promise<{ token: string; i
 async function buyPro(token: string): Promise<void> {
   const options = await ok(token, "GET", "/api/checkout/test");
   await ok(null, "POST", `${options.checkout_url}/complete`);
-  await eventually("plan", async () => (await ok(token, "GET", "/api/user")).subscription.plan_key, (plan) => plan === "pro");
+  await eventually(
+    "plan",
+    async () => (await ok(token, "GET", "/api/user")).subscription.plan_key,
+    (plan) => plan === "pro",
+  );
 }
 
 const settled = (status: string) => status === "finished" || status === "failed";
-const waitSettled = (token: string, id: number) => eventually(`task ${id}`, () => ok(token, "GET", `/api/tasks/${id}`), (t) => settled(t.status));
+const waitSettled = (token: string, id: number) =>
+  eventually(
+    `task ${id}`,
+    () => ok(token, "GET", `/api/tasks/${id}`),
+    (t) => settled(t.status),
+  );
 
 /** Creates a task, waiting out the 3-tasks-in-progress limit (429) that earlier cases may still hold. */
 async function createTask(auth: string, body: Json): Promise<Reply> {
@@ -157,9 +171,17 @@ let canaries: string[] = [];
 
 beforeAll(async () => {
   media = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(clip, { headers: { "content-type": "audio/mpeg" } }) });
-  service = await startServiceProcess((url) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "1000000", LOGIN_ATTEMPTS_PER_MINUTE: "1000", MEDIA_FETCH_ALLOW_LOOPBACK: "true" }));
+  service = await startServiceProcess((url) => ({
+    PUBLIC_URL: url,
+    RATE_LIMIT_PER_MINUTE: "1000000",
+    LOGIN_ATTEMPTS_PER_MINUTE: "1000",
+    MEDIA_FETCH_ALLOW_LOOPBACK: "true",
+  }));
 
-  const accounts = await Promise.all([register(`Alice ${tag}`, `alice-${tag}@example.com`), register("Bob Intruder", `bob-${crypto.randomUUID().slice(0, 8)}@example.com`)]);
+  const accounts = await Promise.all([
+    register(`Alice ${tag}`, `alice-${tag}@example.com`),
+    register("Bob Intruder", `bob-${crypto.randomUUID().slice(0, 8)}@example.com`),
+  ]);
   await Promise.all(accounts.map((account) => buyPro(account.token)));
   const [aKey, bKey] = await Promise.all(accounts.map((account) => ok(account.token, "POST", "/api/api-keys", { json: { name: "integration" } }, 201)));
   A = { ...accounts[0]!, key: aKey.key, keyId: aKey.id };
@@ -175,14 +197,18 @@ beforeAll(async () => {
     { start: 0, end: 1500, text: `Alpha secret words ${tag} about the merger.`, speaker: "S1" },
     { start: 1500, end: 3000, text: `Second confidential line ${tag}.`, speaker: "S2" },
   ];
-  a.transcribed = (await ok(A.token, "POST", "/api/tasks", { json: { disk: "objstore", name: `Board ${tag}`, path: `uploads/${A.id}/none/board.mp3`, segments } }, 201)).id;
+  a.transcribed = (
+    await ok(A.token, "POST", "/api/tasks", { json: { disk: "objstore", name: `Board ${tag}`, path: `uploads/${A.id}/none/board.mp3`, segments } }, 201)
+  ).id;
   const client = new UploadClient(service.url, A.token);
   const completed = await upload(client, "clip.mp3", clip, { name: `Upload ${tag}` });
   a.completed = completed.session;
   a.uploaded = completed.task!.id;
   a.uploadKey = completed.task!.path;
   a.open = (await upload(client, "pending.mp3", clip, null)).session;
-  a.fetched = (await ok(A.token, "POST", "/api/tasks", { json: { disk: "remote", name: `Fetched ${tag}`, path: `http://127.0.0.1:${media.port}/talk.mp3` } }, 201)).id;
+  a.fetched = (
+    await ok(A.token, "POST", "/api/tasks", { json: { disk: "remote", name: `Fetched ${tag}`, path: `http://127.0.0.1:${media.port}/talk.mp3` } }, 201)
+  ).id;
   for (const id of [a.transcribed, a.uploaded, a.fetched]) await waitSettled(A.token, id);
   expect((await ok(A.token, "GET", `/api/tasks/${a.uploaded}`)).status).toBe("failed");
 
@@ -192,7 +218,13 @@ beforeAll(async () => {
 
   await ok(A.token, "PATCH", `/api/tasks/${a.transcribed}`, { json: { folder: a.folder } });
   await ok(A.token, "GET", `/api/tasks/${a.transcribed}/share-url`);
-  a.exportUrl = (await eventually("A's pdf", () => call(A.token, "GET", `/api/tasks/${a.transcribed}/download/pdf`, { headers: { accept: "application/json" } }), (r) => r.status === 200)).body.url;
+  a.exportUrl = (
+    await eventually(
+      "A's pdf",
+      () => call(A.token, "GET", `/api/tasks/${a.transcribed}/download/pdf`, { headers: { accept: "application/json" } }),
+      (r) => r.status === 200,
+    )
+  ).body.url;
   a.exportKey = decodeURIComponent(new URL(a.exportUrl).pathname.replace(/^\/storage\//, ""));
 
   const form = new FormData();
@@ -204,7 +236,11 @@ beforeAll(async () => {
   // A's notifications settle (all unread): plan changed, task finished, two failures, and "Export ready"
   // unless the worker made the pdf before it was asked for. Settled: the same on two reads 300 ms apart.
   const readNotes = () => ok(A.token, "GET", "/api/notifications") as Promise<{ id: string; title: string }[]>;
-  await eventually("A's notifications", readNotes, (list) => list.filter((n) => n.title === "Task failed").length === 2 && list.some((n) => n.title === "Task finished"));
+  await eventually(
+    "A's notifications",
+    readNotes,
+    (list) => list.filter((n) => n.title === "Task failed").length === 2 && list.some((n) => n.title === "Task finished"),
+  );
   let notes = await readNotes();
   for (let previous = ""; previous !== JSON.stringify(notes); notes = await readNotes()) {
     previous = JSON.stringify(notes);
@@ -213,12 +249,26 @@ beforeAll(async () => {
   a.notificationIds = notes.map((n) => n.id);
 
   // B's own controls: a finished task, a folder, an open upload and a ready export of its own.
-  b.task = (await ok(B.token, "POST", "/api/tasks", { json: { disk: "objstore", name: "Bob's own", path: `uploads/${B.id}/none/own.mp3`, segments: [{ start: 0, end: 1000, text: "bob speaking" }] } }, 201)).id;
+  b.task = (
+    await ok(
+      B.token,
+      "POST",
+      "/api/tasks",
+      { json: { disk: "objstore", name: "Bob's own", path: `uploads/${B.id}/none/own.mp3`, segments: [{ start: 0, end: 1000, text: "bob speaking" }] } },
+      201,
+    )
+  ).id;
   b.folder = "Bobfolder";
   await ok(B.token, "POST", "/api/folders", { json: { name: b.folder } }, 201);
   b.open = (await upload(new UploadClient(service.url, B.token), "mine.mp3", clip, null)).session;
   await waitSettled(B.token, b.task);
-  b.exportUrl = (await eventually("B's pdf", () => call(B.token, "GET", `/api/tasks/${b.task}/download/pdf`, { headers: { accept: "application/json" } }), (r) => r.status === 200)).body.url;
+  b.exportUrl = (
+    await eventually(
+      "B's pdf",
+      () => call(B.token, "GET", `/api/tasks/${b.task}/download/pdf`, { headers: { accept: "application/json" } }),
+      (r) => r.status === 200,
+    )
+  ).body.url;
 
   canaries = [tag, A.email, A.key, A.keyId, ...a.notificationIds];
 }, 60_000);
@@ -273,13 +323,23 @@ const brief = (r: Reply) => `${r.status} ${r.text.slice(0, 200)}`;
 const messageOf = (r: Reply) => JSON.stringify({ message: r.body?.message ?? null, errors: r.body?.errors ?? null });
 
 /** B's request on A's object is refused with `expected`, exactly as for an object that does not exist. */
-async function deniedLikeGhost(actor: Actor, method: string, path: string, ghostPath: string | null, init: Parameters<typeof call>[3] = {}, expected = [404]): Promise<Reply> {
+async function deniedLikeGhost(
+  actor: Actor,
+  method: string,
+  path: string,
+  ghostPath: string | null,
+  init: Parameters<typeof call>[3] = {},
+  expected = [404],
+): Promise<Reply> {
   const reply = await call(actor.auth, method, path, init);
   noLeak(reply, `${method} ${path}`);
   must(expected.includes(reply.status), `${method} ${path}: ${brief(reply)} (expected ${expected.join(" or ")})`);
   if (ghostPath !== null) {
     const ghost = await call(actor.auth, method, ghostPath, init);
-    must(ghost.status === reply.status && messageOf(ghost) === messageOf(reply), `${method} ${path}: ${brief(reply)} differs from a nonexistent object's ${brief(ghost)}`);
+    must(
+      ghost.status === reply.status && messageOf(ghost) === messageOf(reply),
+      `${method} ${path}: ${brief(reply)} differs from a nonexistent object's ${brief(ghost)}`,
+    );
   }
   return reply;
 }
@@ -291,7 +351,13 @@ const spellings = (id: number) => [`0${id}`, `+${id}`, `${id}.0`, `${id}%20`, `%
 const isApiKey = (actor: Actor) => actor.auth === B.key;
 
 /** Cases for one `/api/tasks/{id}...` operation: every task of A's by path, other spellings, and query ids on B's own task. */
-function taskPathCases(op: string, method: string, suffix: string, init: (actor: Actor) => Parameters<typeof call>[3] = () => ({}), ownQuery?: (reply: Reply) => void): Case[] {
+function taskPathCases(
+  op: string,
+  method: string,
+  suffix: string,
+  init: (actor: Actor) => Parameters<typeof call>[3] = () => ({}),
+  ownQuery?: (reply: Reply) => void,
+): Case[] {
   const cases: Case[] = [
     {
       op,
@@ -316,7 +382,12 @@ function taskPathCases(op: string, method: string, suffix: string, init: (actor:
       way: "query",
       what: "B's own task in the path, A's task and user ids in the query",
       check: async (actor) => {
-        const reply = await call(actor.auth, method, `/api/tasks/${b.task}${suffix}?id=${a.transcribed}&task_id=${a.transcribed}&user_id=${A.id}&userId=${A.id}`, init(actor));
+        const reply = await call(
+          actor.auth,
+          method,
+          `/api/tasks/${b.task}${suffix}?id=${a.transcribed}&task_id=${a.transcribed}&user_id=${A.id}&userId=${A.id}`,
+          init(actor),
+        );
         noLeak(reply, `${method} B's task with A's ids in the query`);
         ownQuery(reply);
       },
@@ -335,9 +406,13 @@ async function taskOnForeignMedia(actor: Actor, disk: string, path: string): Pro
   }
   const id = created.body.id as number;
   const task = await waitSettled(actor.auth!, id);
-  must(task.status === "failed" && task.segments === null && task.summary === null, `B's task on ${path} ended ${task.status} with ${JSON.stringify(task.segments)?.slice(0, 100)}`);
+  must(
+    task.status === "failed" && task.segments === null && task.summary === null,
+    `B's task on ${path} ended ${task.status} with ${JSON.stringify(task.segments)?.slice(0, 100)}`,
+  );
   // Exactly as for a key that holds nothing: A's file was never even read.
-  if (disk === "objstore") must(task.failure_reason === "media not found in storage", `B's task on ${path} failed with "${task.failure_reason}", not as for a missing file`);
+  if (disk === "objstore")
+    must(task.failure_reason === "media not found in storage", `B's task on ${path} failed with "${task.failure_reason}", not as for a missing file`);
   const audio = await call(actor.auth, "GET", `/api/tasks/${id}/audio`);
   noLeak(audio, "audio of B's task");
   must(audio.status === 404, `B's /audio of a task naming ${path}: ${brief(audio)}`);
@@ -348,7 +423,7 @@ async function taskOnForeignMedia(actor: Actor, disk: string, path: string): Pro
 
 function buildMatrix(): Case[] {
   const ownDetail = (r: Reply) => must(r.status === 200 && r.body.id === b.task && r.body.name === "Bob's own", `B's own task: ${brief(r)}`);
-  const own200 = (r: Reply) => must(r.status === 200, `B's own: ${brief(r)}`);
+  const _own200 = (r: Reply) => must(r.status === 200, `B's own: ${brief(r)}`);
   const own404 = (r: Reply) => must(r.status === 404, `B's own (no stored audio): ${brief(r)}`);
   const sessionOf = (s: Session) => ({ path: s.path, upload_id: s.upload_id });
   const completeOf = (s: Session) => ({ ...sessionOf(s), original_name: s.path.split("/").pop()!, content_type: "audio/mpeg", size: clip.byteLength });
@@ -369,12 +444,20 @@ function buildMatrix(): Case[] {
     ...taskPathCases("PATCH /api/tasks/{id}/retry", "PATCH", "/retry"),
     ...taskPathCases("GET /api/tasks/{id}/share-url", "GET", "/share-url"),
     ...taskPathCases("DELETE /api/tasks/{id}/share-url", "DELETE", "/share-url"),
-    ...taskPathCases("GET /api/tasks/{id}/history", "GET", "/history", undefined, (r) => must(r.status === 200 && r.body.every((e: Json) => e.user_id === null || e.user_id === B.id), `B's history: ${brief(r)}`)),
+    ...taskPathCases("GET /api/tasks/{id}/history", "GET", "/history", undefined, (r) =>
+      must(r.status === 200 && r.body.every((e: Json) => e.user_id === null || e.user_id === B.id), `B's history: ${brief(r)}`),
+    ),
     ...taskPathCases("GET /api/tasks/{id}/audio", "GET", "/audio", () => ({ headers: { range: "bytes=0-99" } }), own404),
     ...taskPathCases("GET /api/tasks/{id}/refresh-summary", "GET", "/refresh-summary"),
     ...taskPathCases("GET /api/tasks/{id}/events", "GET", "/events", () => ({ headers: { accept: "text/event-stream" } })),
     ...formats.flatMap((format) =>
-      taskPathCases("GET /api/tasks/{id}/download/{format}", "GET", `/download/${format}`, () => ({ headers: { accept: format === "pdf" || format === "docx" ? "application/json" : "*/*" } }), format === "txt" ? (r) => must(r.status === 200 && r.text.includes("bob speaking"), `B's txt: ${brief(r)}`) : undefined).map((c) => ({
+      taskPathCases(
+        "GET /api/tasks/{id}/download/{format}",
+        "GET",
+        `/download/${format}`,
+        () => ({ headers: { accept: format === "pdf" || format === "docx" ? "application/json" : "*/*" } }),
+        format === "txt" ? (r) => must(r.status === 200 && r.text.includes("bob speaking"), `B's txt: ${brief(r)}`) : undefined,
+      ).map((c) => ({
         ...c,
         what: `${c.what}, ${format}`,
       })),
@@ -387,9 +470,11 @@ function buildMatrix(): Case[] {
       actors: "anonymous",
       check: async (actor) => {
         for (const id of [a.uploaded, a.fetched]) {
-          for (const accept of ["application/json", "text/html"]) await deniedLikeGhost(actor, "GET", `/share/tasks/${id}`, `/share/tasks/${ghostTask}`, { headers: { accept } });
+          for (const accept of ["application/json", "text/html"])
+            await deniedLikeGhost(actor, "GET", `/share/tasks/${id}`, `/share/tasks/${ghostTask}`, { headers: { accept } });
         }
-        for (const spelled of spellings(a.uploaded)) await deniedLikeGhost(actor, "GET", `/share/tasks/${spelled}`, null, { headers: { accept: "application/json" } }, [404, 422]);
+        for (const spelled of spellings(a.uploaded))
+          await deniedLikeGhost(actor, "GET", `/share/tasks/${spelled}`, null, { headers: { accept: "application/json" } }, [404, 422]);
       },
     },
     {
@@ -434,7 +519,9 @@ function buildMatrix(): Case[] {
         const intoA = await call(actor.auth, "PATCH", `/api/tasks/${b.task}`, { json: { folder: a.folder } });
         const ghost = await call(actor.auth, "PATCH", `/api/tasks/${b.task}`, { json: { folder: "Nofolder9" } });
         must(intoA.status === 422 && messageOf(intoA) === messageOf(ghost), `B's task into A's folder: ${brief(intoA)} vs ${brief(ghost)}`);
-        const extra = await call(actor.auth, "PATCH", `/api/tasks/${b.task}`, { json: { folder_id: a.folderId, user_id: A.id, userId: A.id, id: a.transcribed } });
+        const extra = await call(actor.auth, "PATCH", `/api/tasks/${b.task}`, {
+          json: { folder_id: a.folderId, user_id: A.id, userId: A.id, id: a.transcribed },
+        });
         noLeak(extra, "PATCH with foreign ids in the body");
         must(extra.status === 422 || (extra.status === 200 && extra.body.id === b.task && extra.body.folder === null), `extra ids: ${brief(extra)}`);
       },
@@ -462,7 +549,16 @@ function buildMatrix(): Case[] {
       way: "body",
       what: "A's user id and folder in extra body fields: the task is B's, in no folder",
       check: async (actor) => {
-        const created = await createTask(actor.auth!, { disk: "objstore", name: "Mine", path: bKey("none/x.mp3"), segments: [{ start: 0, end: 10, text: "b" }], user_id: A.id, userId: A.id, folder: a.folder, folder_id: a.folderId });
+        const created = await createTask(actor.auth!, {
+          disk: "objstore",
+          name: "Mine",
+          path: bKey("none/x.mp3"),
+          segments: [{ start: 0, end: 10, text: "b" }],
+          user_id: A.id,
+          userId: A.id,
+          folder: a.folder,
+          folder_id: a.folderId,
+        });
         noLeak(created, "create with extra ids");
         if (created.status !== 201) return must(created.status === 422, `create with extra ids: ${brief(created)}`);
         const task = await ok(actor.auth, "GET", `/api/tasks/${created.body.id}`);
@@ -500,7 +596,12 @@ function buildMatrix(): Case[] {
       check: async (actor) => {
         const bSigned = new URL(b.exportUrl);
         const onDisk = `file://${onDiskPath(a.uploadKey)}`;
-        for (const url of [`${service.url}${storageUrl(a.uploadKey)}`, `${service.url}/api/tasks/${a.uploaded}/audio`, `${service.url}${storageUrl(a.exportKey, bSigned.search)}`, onDisk]) {
+        for (const url of [
+          `${service.url}${storageUrl(a.uploadKey)}`,
+          `${service.url}/api/tasks/${a.uploaded}/audio`,
+          `${service.url}${storageUrl(a.exportKey, bSigned.search)}`,
+          onDisk,
+        ]) {
           await taskOnForeignMedia(actor, "remote", url);
         }
         for (const url of [onDisk, `${service.url}${storageUrl(a.uploadKey)}`]) await taskOnForeignMedia(actor, "videolink", url);
@@ -524,7 +625,10 @@ function buildMatrix(): Case[] {
         const renamed = new URLSearchParams(aSigned);
         renamed.set("name", "other.pdf");
         await deniedLikeGhost(actor, "GET", storageUrl(a.exportKey, `?${renamed}`), null, {}, [403]);
-        for (const raw of [`uploads%2F${B.id}%2F..%2F${A.id}%2F${a.uploadKey.split("/").slice(2).join("%2F")}`, `uploads/${B.id}/%2e%2e/${a.uploadKey.split("/").slice(1).join("/")}`]) {
+        for (const raw of [
+          `uploads%2F${B.id}%2F..%2F${A.id}%2F${a.uploadKey.split("/").slice(2).join("%2F")}`,
+          `uploads/${B.id}/%2e%2e/${a.uploadKey.split("/").slice(1).join("/")}`,
+        ]) {
           await deniedLikeGhost(actor, "GET", `/storage/${raw}${bSigned}`, null, {}, [400, 403, 404]);
         }
       },
@@ -535,7 +639,8 @@ function buildMatrix(): Case[] {
       what: "A's keys unsigned and with B's signature",
       actors: "anonymous",
       check: async (actor) => {
-        for (const key of [a.uploadKey, a.exportKey]) for (const query of ["", new URL(b.exportUrl).search]) await deniedLikeGhost(actor, "HEAD", storageUrl(key, query), null, {}, [403]);
+        for (const key of [a.uploadKey, a.exportKey])
+          for (const query of ["", new URL(b.exportUrl).search]) await deniedLikeGhost(actor, "HEAD", storageUrl(key, query), null, {}, [403]);
       },
     },
     {
@@ -558,7 +663,12 @@ function buildMatrix(): Case[] {
         what: "A's open and completed upload (path + upload_id), and A's upload id with B's path",
         check: async (actor) => {
           const body = (s: Session) => (step === "sign-part" ? { ...sessionOf(s), part_number: 1 } : step === "complete" ? completeOf(s) : sessionOf(s));
-          const ghost = step === "sign-part" ? { ...ghostUpload, part_number: 1 } : step === "complete" ? { ...ghostUpload, original_name: "x.mp3", content_type: "audio/mpeg", size: clip.byteLength } : ghostUpload;
+          const ghost =
+            step === "sign-part"
+              ? { ...ghostUpload, part_number: 1 }
+              : step === "complete"
+                ? { ...ghostUpload, original_name: "x.mp3", content_type: "audio/mpeg", size: clip.byteLength }
+                : ghostUpload;
           for (const session of [a.open, a.completed, { ...a.open, path: b.open.path }]) {
             const reply = await call(actor.auth, "POST", `/api/uploads/${step}`, { json: body(session) });
             const nothing = await call(actor.auth, "POST", `/api/uploads/${step}`, { json: ghost });
@@ -574,7 +684,14 @@ function buildMatrix(): Case[] {
         way: "storage-key",
         what: "B's own upload id with A's upload key as its path",
         check: async (actor) => {
-          const json = { upload_id: b.open.upload_id, path: a.open.path, part_number: 1, original_name: "mine.mp3", content_type: "audio/mpeg", size: clip.byteLength };
+          const json = {
+            upload_id: b.open.upload_id,
+            path: a.open.path,
+            part_number: 1,
+            original_name: "mine.mp3",
+            content_type: "audio/mpeg",
+            size: clip.byteLength,
+          };
           const reply = await call(actor.auth, "POST", `/api/uploads/${step}`, { json });
           const ghost = await call(actor.auth, "POST", `/api/uploads/${step}`, { json: { ...json, path: bKey("elsewhere/x.mp3") } });
           noLeak(reply, step);
@@ -587,8 +704,13 @@ function buildMatrix(): Case[] {
       way: "body",
       what: "A's path, upload id and user id in extra fields: the session is B's, under B's prefix",
       check: async (actor) => {
-        const reply = await call(actor.auth, "POST", "/api/uploads/sign", { json: { file: "x.mp3", content_type: "audio/mpeg", size: 10, ...sessionOf(a.open), user_id: A.id, key: a.open.path } });
-        must(reply.status === 200 && reply.body.path.startsWith(`uploads/${B.id}/`) && reply.body.upload_id !== a.open.upload_id, `sign with A's ids: ${brief(reply)}`);
+        const reply = await call(actor.auth, "POST", "/api/uploads/sign", {
+          json: { file: "x.mp3", content_type: "audio/mpeg", size: 10, ...sessionOf(a.open), user_id: A.id, key: a.open.path },
+        });
+        must(
+          reply.status === 200 && reply.body.path.startsWith(`uploads/${B.id}/`) && reply.body.upload_id !== a.open.upload_id,
+          `sign with A's ids: ${brief(reply)}`,
+        );
         await ok(actor.auth, "POST", "/api/uploads/abort", { json: { path: reply.body.path, upload_id: reply.body.upload_id } });
       },
     },
@@ -598,7 +720,8 @@ function buildMatrix(): Case[] {
       way: "path",
       what: "A's folder by name (as written, other case, encoded)",
       check: async (actor) => {
-        for (const name of [a.folder, a.folder.toLowerCase(), encodeURIComponent(` ${a.folder}`)]) await deniedLikeGhost(actor, "PATCH", `/api/folders/${name}`, "/api/folders/Nofolder9", { json: { name: "Stolen" } });
+        for (const name of [a.folder, a.folder.toLowerCase(), encodeURIComponent(` ${a.folder}`)])
+          await deniedLikeGhost(actor, "PATCH", `/api/folders/${name}`, "/api/folders/Nofolder9", { json: { name: "Stolen" } });
       },
     },
     {
@@ -606,7 +729,8 @@ function buildMatrix(): Case[] {
       way: "path",
       what: "A's folders by name (as written, other case)",
       check: async (actor) => {
-        for (const name of [a.folder, a.otherFolder, a.folder.toUpperCase()]) await deniedLikeGhost(actor, "DELETE", `/api/folders/${name}`, "/api/folders/Nofolder9");
+        for (const name of [a.folder, a.otherFolder, a.folder.toUpperCase()])
+          await deniedLikeGhost(actor, "DELETE", `/api/folders/${name}`, "/api/folders/Nofolder9");
       },
     },
     {
@@ -664,7 +788,10 @@ function buildMatrix(): Case[] {
         form.append("user_id", String(A.id));
         form.append("id", String(A.id));
         const avatar = await call(actor.auth, "PUT", "/api/user", { body: form });
-        must(avatar.status === 200 && avatar.body.id === B.id && new URL(avatar.body.avatar).pathname.startsWith(`/avatars/${B.id}/`), `avatar with A's id: ${brief(avatar)}`);
+        must(
+          avatar.status === 200 && avatar.body.id === B.id && new URL(avatar.body.avatar).pathname.startsWith(`/avatars/${B.id}/`),
+          `avatar with A's id: ${brief(avatar)}`,
+        );
       },
     },
     {
@@ -674,7 +801,12 @@ function buildMatrix(): Case[] {
       actors: "anonymous",
       check: async (actor) => {
         const file = a.avatarKey.split("/").pop()!;
-        for (const path of [`/avatars/${B.id}/${file}`, `/avatars/${B.id}/..%2F${A.id}%2F${file}`, `/avatars/${B.id}%2F..%2F${A.id}/${file}`, `/avatars/0${A.id}x/${file}`]) {
+        for (const path of [
+          `/avatars/${B.id}/${file}`,
+          `/avatars/${B.id}/..%2F${A.id}%2F${file}`,
+          `/avatars/${B.id}%2F..%2F${A.id}/${file}`,
+          `/avatars/0${A.id}x/${file}`,
+        ]) {
           await deniedLikeGhost(actor, "GET", path, null, {}, [404]);
         }
         // The generated placeholder is public too (an <img> sends no token): it shows initials, nothing more.
@@ -762,7 +894,14 @@ function buildMatrix(): Case[] {
       actors: "anonymous",
       check: async (actor) => {
         const mine = (await ok(B.token, "GET", "/api/checkout/year")).reference as string;
-        await deniedLikeGhost(actor, "POST", `/sandbox/checkout/${tamperedReference(mine, A.id)}/complete`, "/sandbox/checkout/nothing.AAAA/complete", {}, [404]);
+        await deniedLikeGhost(
+          actor,
+          "POST",
+          `/sandbox/checkout/${tamperedReference(mine, A.id)}/complete`,
+          "/sandbox/checkout/nothing.AAAA/complete",
+          {},
+          [404],
+        );
       },
     },
     {
@@ -772,10 +911,18 @@ function buildMatrix(): Case[] {
       actors: "anonymous",
       check: async (actor) => {
         const mine = (await ok(B.token, "GET", "/api/checkout/year")).reference as string;
-        const body = JSON.stringify({ id: `evt_${tag}`, type: "checkout.completed", created: Math.floor(Date.now() / 1000), data: { reference: tamperedReference(mine, A.id), plan: "year", amount: 15_000, currency: "USD" } });
+        const body = JSON.stringify({
+          id: `evt_${tag}`,
+          type: "checkout.completed",
+          created: Math.floor(Date.now() / 1000),
+          data: { reference: tamperedReference(mine, A.id), plan: "year", amount: 15_000, currency: "USD" },
+        });
         const unsigned = await call(actor.auth, "POST", "/api/webhooks/sandbox", { body, headers: { "content-type": "application/json" } });
         must(unsigned.status === 400, `unsigned webhook: ${brief(unsigned)}`);
-        const guessed = await call(actor.auth, "POST", "/api/webhooks/sandbox", { body, headers: { "content-type": "application/json", [signatureHeader]: `t=${Math.floor(Date.now() / 1000)},v1=${"ab".repeat(32)}` } });
+        const guessed = await call(actor.auth, "POST", "/api/webhooks/sandbox", {
+          body,
+          headers: { "content-type": "application/json", [signatureHeader]: `t=${Math.floor(Date.now() / 1000)},v1=${"ab".repeat(32)}` },
+        });
         must(guessed.status === 401, `guessed signature: ${brief(guessed)}`);
       },
     },
@@ -797,7 +944,9 @@ function buildMatrix(): Case[] {
       what: "A's email (other case): refused, A's account untouched",
       actors: "anonymous",
       check: async (actor) => {
-        const reply = await call(actor.auth, "POST", "/api/register", { json: { name: "Copy", email: A.email.toUpperCase(), password: "pw-123456", password_confirmation: "pw-123456" } });
+        const reply = await call(actor.auth, "POST", "/api/register", {
+          json: { name: "Copy", email: A.email.toUpperCase(), password: "pw-123456", password_confirmation: "pw-123456" },
+        });
         noLeak(reply, "register");
         must(reply.status === 422, `register with A's email: ${brief(reply)}`);
       },
@@ -838,7 +987,11 @@ describe("BOLA: user B against every operation on user A's objects (service proc
   test("A's objects are real: A reads each of them", async () => {
     for (const id of taskIds()) expect((await call(A.token, "GET", `/api/tasks/${id}`)).status).toBe(200);
     const detail = await ok(A.token, "GET", `/api/tasks/${a.transcribed}`);
-    expect(detail).toMatchObject({ status: "finished", folder: a.folder, segments: [expect.objectContaining({ text: expect.stringContaining(tag) }), expect.anything()] });
+    expect(detail).toMatchObject({
+      status: "finished",
+      folder: a.folder,
+      segments: [expect.objectContaining({ text: expect.stringContaining(tag) }), expect.anything()],
+    });
     expect(detail.summary).toBeString();
     expect((await call(A.token, "GET", `/api/tasks/${a.uploaded}/audio`)).status).toBe(200);
     for (const key of [a.uploadKey, a.mediaKey, a.exportKey, a.avatarKey]) expect(await Bun.file(onDiskPath(key)).exists()).toBe(true);
@@ -872,7 +1025,9 @@ describe("BOLA: user B against every operation on user A's objects (service proc
       }
     }
     const pairs = new Set(matrix.map((c) => `${c.op} × ${c.way}`));
-    console.log(`BOLA matrix: ${pairs.size} (operation × way) pairs over ${new Set(matrix.map((c) => c.op)).size} operations, ${matrix.length} cases, ${checks} case runs (per actor), ${requests - sent} requests`);
+    console.log(
+      `BOLA matrix: ${pairs.size} (operation × way) pairs over ${new Set(matrix.map((c) => c.op)).size} operations, ${matrix.length} cases, ${checks} case runs (per actor), ${requests - sent} requests`,
+    );
     expect(failures).toEqual([]);
   }, 60_000);
 
@@ -887,7 +1042,11 @@ describe("BOLA: user B against every operation on user A's objects (service proc
     await waitSettled(B.token, second);
     expect((await call(B.token, "GET", `/api/tasks/${second}/audio`)).status).toBe(200);
     await ok(B.token, "DELETE", `/api/tasks/${task!.id}`);
-    await eventually("B's sentinel file", async () => (await call(B.token, "GET", `/api/tasks/${second}/audio`)).status, (status) => status === 404);
+    await eventually(
+      "B's sentinel file",
+      async () => (await call(B.token, "GET", `/api/tasks/${second}/audio`)).status,
+      (status) => status === 404,
+    );
 
     const after = await snapshotOfA();
     expect(after).toEqual(before);

@@ -130,9 +130,11 @@ describe("NatsBus beyond the shared contract", () => {
     const durable = unique("d");
     const before = await NatsBus.connect(server.url);
     // The durable exists before the publish (as the service's do), then stops: the messages wait for it.
-    await (await before.consume({ durable, subject: `${root}.>`, concurrency: 1 }, async () => {
-      throw new Error("not yet");
-    })).stop();
+    await (
+      await before.consume({ durable, subject: `${root}.>`, concurrency: 1 }, async () => {
+        throw new Error("not yet");
+      })
+    ).stop();
     await before.publish(`${root}.x`, bytes("one"), { id: `${root}-1` });
     await before.publish(`${root}.x`, bytes("two"), { id: `${root}-2` });
     await before.close();

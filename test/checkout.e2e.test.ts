@@ -15,7 +15,11 @@ afterAll(() => service.stop());
 
 type Json = Record<string, unknown>;
 const call = (method: string, path: string, token?: string, init: RequestInit = {}) =>
-  fetch(`${service.url}${path}`, { ...init, method, headers: { ...(init.headers as Record<string, string>), ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  fetch(`${service.url}${path}`, {
+    ...init,
+    method,
+    headers: { ...(init.headers as Record<string, string>), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
 
 async function register(): Promise<string> {
   const email = `buyer-${crypto.randomUUID().slice(0, 8)}@example.com`;
@@ -27,7 +31,8 @@ async function register(): Promise<string> {
   return ((await response.json()) as { token: string }).token;
 }
 
-const planOf = async (token: string) => ((await (await call("GET", "/api/user", token)).json()) as { subscription: { plan_key: string } }).subscription.plan_key;
+const planOf = async (token: string) =>
+  ((await (await call("GET", "/api/user", token)).json()) as { subscription: { plan_key: string } }).subscription.plan_key;
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 2_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -52,7 +57,12 @@ describe("checkout through the sandbox provider (service process)", () => {
     expect(paid.status).toBe(200);
     expect(await paid.text()).toContain("Payment complete");
 
-    expect(await eventually(() => planOf(token), (plan) => plan === "pro")).toBe("pro");
+    expect(
+      await eventually(
+        () => planOf(token),
+        (plan) => plan === "pro",
+      ),
+    ).toBe("pro");
     const notifications = await eventually(
       async () => (await (await call("GET", "/api/notifications", token)).json()) as { title: string; read_at: string | null }[],
       (list) => list.length > 0,
@@ -63,8 +73,16 @@ describe("checkout through the sandbox provider (service process)", () => {
   test("a forged webhook is refused and changes nothing", async () => {
     const token = await register();
     const options = (await (await call("GET", "/api/checkout/year", token)).json()) as Json;
-    const body = JSON.stringify({ id: "evt_forged", type: "checkout.completed", created: Math.floor(Date.now() / 1000), data: { reference: options.reference, plan: "year", amount: 15_000, currency: "USD" } });
-    const response = await call("POST", "/api/webhooks/sandbox", undefined, { body, headers: { "content-type": "application/json", [signatureHeader]: signWebhook("guessed-secret", body) } });
+    const body = JSON.stringify({
+      id: "evt_forged",
+      type: "checkout.completed",
+      created: Math.floor(Date.now() / 1000),
+      data: { reference: options.reference, plan: "year", amount: 15_000, currency: "USD" },
+    });
+    const response = await call("POST", "/api/webhooks/sandbox", undefined, {
+      body,
+      headers: { "content-type": "application/json", [signatureHeader]: signWebhook("guessed-secret", body) },
+    });
     expect(response.status).toBe(401);
     expect(((await response.json()) as Json).message).toBeString();
     await Bun.sleep(200);

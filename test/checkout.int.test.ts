@@ -22,7 +22,18 @@ afterAll(async () => {
   await app.close();
 });
 
-type Options = { plan: string; plan_key: string; price: number; currency: string; interval: string; provider: string; checkout_url: string; reference: string; expires_at: string; customer: unknown };
+type Options = {
+  plan: string;
+  plan_key: string;
+  price: number;
+  currency: string;
+  interval: string;
+  provider: string;
+  checkout_url: string;
+  reference: string;
+  expires_at: string;
+  customer: unknown;
+};
 
 async function options(token: string, plan: string): Promise<Options> {
   const response = await app.request("GET", `/api/checkout/${plan}`, { token });
@@ -37,7 +48,10 @@ async function subscription(token: string): Promise<{ plan_key: string; billing_
 function webhook(body: Record<string, unknown>, sign: (raw: string) => string | null = (raw) => signWebhook(webhookSecret, raw)) {
   const raw = JSON.stringify(body);
   const signature = sign(raw);
-  return app.request("POST", "/api/webhooks/sandbox", { body: raw, headers: { "content-type": "application/json", ...(signature ? { [signatureHeader]: signature } : {}) } });
+  return app.request("POST", "/api/webhooks/sandbox", {
+    body: raw,
+    headers: { "content-type": "application/json", ...(signature ? { [signatureHeader]: signature } : {}) },
+  });
 }
 
 const completed = (o: Pick<Options, "reference" | "plan" | "price" | "currency">) => ({
@@ -61,7 +75,15 @@ describe("GET /api/checkout/{plan}", () => {
   test("the catalogue: test, month and year all buy Pro", async () => {
     const { token, id, email } = await app.register({ name: "Bea" });
     const month = await options(token, "month");
-    expect(month).toMatchObject({ provider: "sandbox", plan: "month", plan_key: "pro", price: 1_500, currency: "USD", interval: "month", customer: { id, email, name: "Bea" } });
+    expect(month).toMatchObject({
+      provider: "sandbox",
+      plan: "month",
+      plan_key: "pro",
+      price: 1_500,
+      currency: "USD",
+      interval: "month",
+      customer: { id, email, name: "Bea" },
+    });
     expect(month.checkout_url).toBe(`http://127.0.0.1:${port}/sandbox/checkout/${month.reference}`);
     const ttl = Date.parse(month.expires_at) - Date.now();
     expect(ttl).toBeGreaterThan(3_500_000);
@@ -113,7 +135,13 @@ describe("POST /api/webhooks/sandbox", () => {
     expect(await subscription(token)).toMatchObject({ plan_key: "pro", billing_interval: "year" });
     expect(await planChanges(id)).toBe(1);
     // Even after an operator moved the account back to Free, the old payment is not applied again.
-    await handleCommand(app.adapters.eventStore, userStream(id), userDecider, { type: "ChangePlan", plan: "free", interval: "none", source: "operator", reference: null, now: new Date().toISOString() }, { metadata: { correlationId: "t", causationId: null, userId: null } });
+    await handleCommand(
+      app.adapters.eventStore,
+      userStream(id),
+      userDecider,
+      { type: "ChangePlan", plan: "free", interval: "none", source: "operator", reference: null, now: new Date().toISOString() },
+      { metadata: { correlationId: "t", causationId: null, userId: null } },
+    );
     expect((await webhook(event)).status).toBe(200);
     expect(await planChanges(id)).toBe(2);
   });
@@ -136,7 +164,10 @@ describe("POST /api/webhooks/sandbox", () => {
     }
     // A body signed correctly but altered afterwards.
     const raw = JSON.stringify(event);
-    const tampered = await app.request("POST", "/api/webhooks/sandbox", { body: raw.replace('"month"', '"year"'), headers: { [signatureHeader]: signWebhook(webhookSecret, raw) } });
+    const tampered = await app.request("POST", "/api/webhooks/sandbox", {
+      body: raw.replace('"month"', '"year"'),
+      headers: { [signatureHeader]: signWebhook(webhookSecret, raw) },
+    });
     expect(tampered.status).toBe(401);
     expect(await subscription(token)).toMatchObject({ plan_key: "free" });
     expect(await planChanges(id)).toBe(0);

@@ -13,12 +13,53 @@ const metadata = { correlationId: "corr-1", causationId: null, userId: "7" };
 
 describe("bun run events (the log as NDJSON for analysts)", async () => {
   const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
-  await store.append("task-1", [{ id: crypto.randomUUID(), type: "TaskCreated", data: { taskId: 1, userId: 7, name: "a", file: null, path: "p", disk: "objstore", size: null, duration: null, cost: null, url: null, speakerDiarization: false, segments: null, createdAt: new Date().toISOString() }, metadata }], { expectedRevision: "no_stream" });
-  await store.append("user-7", [{ id: crypto.randomUUID(), type: "UserRegistered", data: { userId: 7, name: "X", email: "x@y.z", passwordHash: null, identity: null, registeredAt: new Date().toISOString() }, metadata }], { expectedRevision: "no_stream" });
+  await store.append(
+    "task-1",
+    [
+      {
+        id: crypto.randomUUID(),
+        type: "TaskCreated",
+        data: {
+          taskId: 1,
+          userId: 7,
+          name: "a",
+          file: null,
+          path: "p",
+          disk: "objstore",
+          size: null,
+          duration: null,
+          cost: null,
+          url: null,
+          speakerDiarization: false,
+          segments: null,
+          createdAt: new Date().toISOString(),
+        },
+        metadata,
+      },
+    ],
+    { expectedRevision: "no_stream" },
+  );
+  await store.append(
+    "user-7",
+    [
+      {
+        id: crypto.randomUUID(),
+        type: "UserRegistered",
+        data: { userId: 7, name: "X", email: "x@y.z", passwordHash: null, identity: null, registeredAt: new Date().toISOString() },
+        metadata,
+      },
+    ],
+    { expectedRevision: "no_stream" },
+  );
   await store.append("task-1", [{ id: crypto.randomUUID(), type: "TaskRenamed", data: { userId: 7, name: "b" }, metadata }], { expectedRevision: 0 });
   await store.close();
 
-  const lines = (stdout: string) => stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = (stdout: string) =>
+    stdout
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
 
   test("prints every event, oldest first, with its metadata", async () => {
     const { code, stdout } = await runCli("events", [], env);

@@ -63,9 +63,10 @@ async function startBackground(name: string, roles: string): Promise<Background>
     stdout: "pipe",
     stderr: "pipe",
   });
-  for (const stream of [child.stdout, child.stderr]) void (async () => {
-    for await (const chunk of stream) output += new TextDecoder().decode(chunk);
-  })();
+  for (const stream of [child.stdout, child.stderr])
+    void (async () => {
+      for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+    })();
   const deadline = Date.now() + 20_000;
   while (!output.includes(`scribe: roles ${roles}`)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start:\n${output}`);
@@ -74,7 +75,11 @@ async function startBackground(name: string, roles: string): Promise<Background>
   return { process: child, output: () => output, name };
 }
 
-const relayStarts = (worker: Background) => worker.output().split("\n").filter((line) => line.startsWith("relay: lease taken")).length;
+const relayStarts = (worker: Background) =>
+  worker
+    .output()
+    .split("\n")
+    .filter((line) => line.startsWith("relay: lease taken")).length;
 
 async function readLog(): Promise<RecordedEvent[]> {
   const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
@@ -112,7 +117,10 @@ async function statuses(client: UploadClient): Promise<Map<number, string>> {
 describe("a cluster of 2 APIs, 2 workers and 1 projections process", () => {
   test("a worker killed with SIGKILL mid-work: every task finishes once, charged once, and the read models equal a replay", async () => {
     const projections = await startBackground("projections", "projections");
-    const apis: RunningService[] = [await startServiceProcess({ ...clusterEnv(), ROLES: "api" }, dataDir), await startServiceProcess({ ...clusterEnv(), ROLES: "api" }, dataDir)];
+    const apis: RunningService[] = [
+      await startServiceProcess({ ...clusterEnv(), ROLES: "api" }, dataDir),
+      await startServiceProcess({ ...clusterEnv(), ROLES: "api" }, dataDir),
+    ];
     const workers = [await startBackground("worker 1", "workers"), await startBackground("worker 2", "workers")];
     const created = new Map<UploadClient, number[]>();
     try {
@@ -173,11 +181,15 @@ describe("a cluster of 2 APIs, 2 workers and 1 projections process", () => {
     }
     // Charged once per recognised task, the seconds its TaskFinished says.
     for (const [client, ids] of created) {
-      const finished = log.filter((e) => ids.map(taskStream).includes(e.streamName) && e.type === "TaskFinished").map((e) => e.data as { taskId: number; cost: number | null });
+      const finished = log
+        .filter((e) => ids.map(taskStream).includes(e.streamName) && e.type === "TaskFinished")
+        .map((e) => e.data as { taskId: number; cost: number | null });
       const recognised = finished.filter((f) => log.some((e) => e.streamName === taskStream(f.taskId) && e.type === "TranscriptionStarted"));
       expect(recognised).toHaveLength(2);
       const userId = (log.find((e) => e.streamName === taskStream(ids[0]!))!.data as { userId: number }).userId;
-      const charges = log.filter((e) => e.streamName === userStream(userId) && e.type === "SecondsCharged").map((e) => e.data as { taskId: number; seconds: number });
+      const charges = log
+        .filter((e) => e.streamName === userStream(userId) && e.type === "SecondsCharged")
+        .map((e) => e.data as { taskId: number; seconds: number });
       expect(charges.map((c) => [c.taskId, c.seconds]).sort()).toEqual(recognised.map((f) => [f.taskId, f.cost ?? -1]).sort());
       void client;
     }

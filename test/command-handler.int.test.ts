@@ -9,10 +9,17 @@ const metadata = { correlationId: "c-1", causationId: null, userId: "u-1" };
 
 describe("a pure decider, given/when/then", () => {
   const spec = deciderSpec(counterDecider);
-  test("opening a new counter", () => spec.given([]).when({ type: "OpenCounter", limit: 3 }).then([{ type: "CounterOpened", data: { limit: 3 } }]));
+  test("opening a new counter", () =>
+    spec
+      .given([])
+      .when({ type: "OpenCounter", limit: 3 })
+      .then([{ type: "CounterOpened", data: { limit: 3 } }]));
   test("incrementing past the limit is refused", () =>
     spec
-      .given([{ type: "CounterOpened", data: { limit: 1 } }, { type: "CounterIncremented", data: { by: 1 } }])
+      .given([
+        { type: "CounterOpened", data: { limit: 1 } },
+        { type: "CounterIncremented", data: { by: 1 } },
+      ])
       .when({ type: "Increment", by: 1 })
       .thenThrows(ConflictError, /limit/));
 });

@@ -36,7 +36,9 @@ function environment(service: Service): Record<string, string> {
 
 function dependencies(service: Service): [string, string][] {
   const deps = service.depends_on ?? {};
-  return Array.isArray(deps) ? deps.map((name) => [name, "service_started"]) : Object.entries(deps).map(([name, dep]) => [name, dep.condition ?? "service_started"]);
+  return Array.isArray(deps)
+    ? deps.map((name) => [name, "service_started"])
+    : Object.entries(deps).map(([name, dep]) => [name, dep.condition ?? "service_started"]);
 }
 
 /** Every environment variable name the service's source reads: config.ts helpers and direct process.env reads. */
@@ -91,7 +93,8 @@ describe("compose.yaml (cluster profile)", () => {
   test("every long-running service that can be probed has a healthcheck", () => {
     for (const [name, service] of Object.entries(services)) {
       if (oneShots.has(name)) expect(service.restart ?? "no").toBe("no");
-      else if (!unprobed.has(name)) expect({ name, test: service.healthcheck?.test !== undefined && !service.healthcheck.disable }).toEqual({ name, test: true });
+      else if (!unprobed.has(name))
+        expect({ name, test: service.healthcheck?.test !== undefined && !service.healthcheck.disable }).toEqual({ name, test: true });
     }
     expect(JSON.stringify(services.api!.healthcheck?.test)).toContain("/api/health");
   });

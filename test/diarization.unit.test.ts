@@ -35,7 +35,11 @@ function samePartition(a: number[], b: number[]): boolean {
 describe("speaker clustering on synthetic voice prints", () => {
   test("two well separated voices are two speakers, numbered by first appearance", () => {
     const { vectors, truth } = blobs([centre(3), centre(-3)], 10, 1);
-    const labels = clusterSpeakers(vectors, vectors.map(() => true), { maxSpeakers: 6 });
+    const labels = clusterSpeakers(
+      vectors,
+      vectors.map(() => true),
+      { maxSpeakers: 6 },
+    );
     expect(labels[0]).toBe(0);
     expect(samePartition(labels, truth)).toBe(true);
   });
@@ -43,12 +47,29 @@ describe("speaker clustering on synthetic voice prints", () => {
   test("three voices are three speakers", () => {
     const three = [centre(4), centre(-4), Array.from({ length: 25 }, (_, d) => (d % 2 ? 4 : -4))];
     const { vectors, truth } = blobs(three, 8, 1, 7);
-    expect(samePartition(clusterSpeakers(vectors, vectors.map(() => true), { maxSpeakers: 6 }), truth)).toBe(true);
+    expect(
+      samePartition(
+        clusterSpeakers(
+          vectors,
+          vectors.map(() => true),
+          { maxSpeakers: 6 },
+        ),
+        truth,
+      ),
+    ).toBe(true);
   });
 
   test("one voice stays one speaker", () => {
     const { vectors } = blobs([centre(0)], 20, 1, 3);
-    expect(new Set(clusterSpeakers(vectors, vectors.map(() => true), { maxSpeakers: 6 }))).toEqual(new Set([0]));
+    expect(
+      new Set(
+        clusterSpeakers(
+          vectors,
+          vectors.map(() => true),
+          { maxSpeakers: 6 },
+        ),
+      ),
+    ).toEqual(new Set([0]));
   });
 
   test("prints too short to fit take the nearest speaker; too few prints are one speaker", () => {
@@ -61,7 +82,14 @@ describe("speaker clustering on synthetic voice prints", () => {
   test("silhouette: separated clusters score near 1, a random split near 0", () => {
     const { vectors, truth } = blobs([centre(5), centre(-5)], 10, 0.5);
     expect(silhouette(vectors, truth)).toBeGreaterThan(0.8);
-    expect(Math.abs(silhouette(vectors, vectors.map((_, i) => Math.floor(i / 2) % 2)))).toBeLessThan(0.2);
+    expect(
+      Math.abs(
+        silhouette(
+          vectors,
+          vectors.map((_, i) => Math.floor(i / 2) % 2),
+        ),
+      ),
+    ).toBeLessThan(0.2);
   });
 });
 

@@ -11,7 +11,11 @@ let forbiddenHits = 0;
 let proxy: EgressProxy;
 
 beforeAll(async () => {
-  allowed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => new Response(`public ${new URL(request.url).pathname} ${request.headers.get("connection")}`) });
+  allowed = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) => new Response(`public ${new URL(request.url).pathname} ${request.headers.get("connection")}`),
+  });
   forbidden = Bun.serve({ hostname: "127.0.0.66", port: 0, fetch: () => (forbiddenHits++, new Response("internal secret")) });
   proxy = await startEgressProxy({ allowLoopback: true, forbiddenAddresses: ["127.0.0.66"] });
 });
@@ -45,7 +49,9 @@ describe("the egress proxy", () => {
   });
 
   test("tunnels CONNECT to a permitted host", async () => {
-    const answer = await exchange(`CONNECT 127.0.0.1:${allowed.port} HTTP/1.1\r\nHost: 127.0.0.1:${allowed.port}\r\n\r\nGET /tunnelled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const answer = await exchange(
+      `CONNECT 127.0.0.1:${allowed.port} HTTP/1.1\r\nHost: 127.0.0.1:${allowed.port}\r\n\r\nGET /tunnelled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
     expect(answer).toStartWith("HTTP/1.1 200 Connection Established\r\n\r\nHTTP/1.1 200");
     expect(answer).toContain("public /tunnelled");
   });

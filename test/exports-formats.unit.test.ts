@@ -57,8 +57,15 @@ describe("srt", () => {
 
   test("a line longer than 1,000 characters is broken at a space, or at 1,000 characters when it has none", () => {
     const words = "word ".repeat(400).trim(); // 1,999 characters
-    expect(srt([seg(0, 1, words)]).split("\n").slice(2, -2).map((l) => l.length)).toEqual([999, 999]);
-    const [, , ...lines] = srt([seg(0, 1, "😀".repeat(2500))]).trimEnd().split("\n");
+    expect(
+      srt([seg(0, 1, words)])
+        .split("\n")
+        .slice(2, -2)
+        .map((l) => l.length),
+    ).toEqual([999, 999]);
+    const [, , ...lines] = srt([seg(0, 1, "😀".repeat(2500))])
+      .trimEnd()
+      .split("\n");
     expect(lines.map((l) => Array.from(l).length)).toEqual([1000, 1000, 500]); // emoji never cut in half
   });
 
@@ -70,7 +77,9 @@ describe("srt", () => {
 describe("vtt", () => {
   test("WEBVTT header, dot times, voice spans, escaped text", () => {
     const out = vtt([seg(0, 1500, "Tom & Jerry <3 --> end", "A <B>"), seg(100_000_000, 100_000_500, "late")]);
-    expect(out).toBe("WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.500\n<v A &lt;B&gt;>Tom &amp; Jerry &lt;3 --&gt; end\n\n2\n27:46:40.000 --> 27:46:40.500\nlate\n\n");
+    expect(out).toBe(
+      "WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.500\n<v A &lt;B&gt;>Tom &amp; Jerry &lt;3 --&gt; end\n\n2\n27:46:40.000 --> 27:46:40.500\nlate\n\n",
+    );
   });
 
   test("an empty transcript is just the header", () => {
@@ -117,8 +126,12 @@ describe("csv", () => {
   });
 
   test("cells a spreadsheet would run as formulas are kept as text", () => {
-    const rows = parseCsv(csv([seg(0, 1, "=HYPERLINK(\"x\")", "@me"), seg(1, 2, "-5 degrees"), seg(2, 3, "+1")], { bom: false }));
-    expect(rows.slice(1).map((r) => [r[5], r[6]])).toEqual([["'@me", "'=HYPERLINK(\"x\")"], ["", "'-5 degrees"], ["", "'+1"]]);
+    const rows = parseCsv(csv([seg(0, 1, '=HYPERLINK("x")', "@me"), seg(1, 2, "-5 degrees"), seg(2, 3, "+1")], { bom: false }));
+    expect(rows.slice(1).map((r) => [r[5], r[6]])).toEqual([
+      ["'@me", '\'=HYPERLINK("x")'],
+      ["", "'-5 degrees"],
+      ["", "'+1"],
+    ]);
   });
 
   test("csvField quotes only what needs it", () => {
@@ -181,7 +194,12 @@ describe.skipIf(!existsSync(defaultPrimaryFont))("PDF fonts and line breaking", 
       const lines = measure.wrap([{ text, style }], 10, 400);
       expect(lines.length).toBeGreaterThan(1);
       for (const line of lines) expect(line.pieces.reduce((w, p) => w + p.width, 0)).toBeLessThanOrEqual(400.001);
-      expect(lines.map((l) => l.pieces.map((p) => p.text).join("")).join("").replace(/\s/g, "")).toBe(text.replace(/\s/g, ""));
+      expect(
+        lines
+          .map((l) => l.pieces.map((p) => p.text).join(""))
+          .join("")
+          .replace(/\s/g, ""),
+      ).toBe(text.replace(/\s/g, ""));
     }
   });
 
@@ -194,10 +212,41 @@ describe.skipIf(!existsSync(defaultPrimaryFont))("PDF fonts and line breaking", 
 describe("export plan (what the worker decides from the task's stream)", () => {
   let position = 0;
   const at = (revision: number, type: string, data: Record<string, unknown>, time = `2025-01-01T00:00:0${revision}.000Z`): RecordedEvent => ({
-    id: `e${revision}`, type, data, metadata: { correlationId: "c", causationId: null, userId: null }, streamName: "task-7", revision, position: ++position, time,
+    id: `e${revision}`,
+    type,
+    data,
+    metadata: { correlationId: "c", causationId: null, userId: null },
+    streamName: "task-7",
+    revision,
+    position: ++position,
+    time,
   });
-  const created = at(0, "TaskCreated", { taskId: 7, userId: 3, name: "T", file: null, path: "p", disk: "objstore", size: null, duration: 9, cost: null, url: null, speakerDiarization: false, segments: [seg(0, 1000, "hi")], createdAt: "2025-01-01T00:00:00.000Z" });
-  const finished = at(1, "TaskFinished", { userId: 3, taskId: 7, attempt: 1, name: "T", segments: null, duration: 9, cost: null, summary: null, mindmap: null });
+  const created = at(0, "TaskCreated", {
+    taskId: 7,
+    userId: 3,
+    name: "T",
+    file: null,
+    path: "p",
+    disk: "objstore",
+    size: null,
+    duration: 9,
+    cost: null,
+    url: null,
+    speakerDiarization: false,
+    segments: [seg(0, 1000, "hi")],
+    createdAt: "2025-01-01T00:00:00.000Z",
+  });
+  const finished = at(1, "TaskFinished", {
+    userId: 3,
+    taskId: 7,
+    attempt: 1,
+    name: "T",
+    segments: null,
+    duration: 9,
+    cost: null,
+    summary: null,
+    mindmap: null,
+  });
   // These events carry their segments inline, as events did before transcripts moved to blobs.
   const inline = { segmentsOf: async (source: TranscriptSource | null) => (source?.segments ?? null) as Segment[] | null };
   const planExport = (events: RecordedEvent[], format: "pdf" | "docx") => planFrom(events, format, inline);
@@ -210,7 +259,10 @@ describe("export plan (what the worker decides from the task's stream)", () => {
     expect(await planExport([created, finished, made], "pdf")).toBeNull();
     expect(await planExport([created, finished, made], "docx")).not.toBeNull();
     // A rename after it: the same version, made again (the name is in the document).
-    expect(await planExport([created, finished, made, at(3, "TaskRenamed", { userId: 3, name: "U" })], "pdf")).toMatchObject({ version, document: { name: "U" } });
+    expect(await planExport([created, finished, made, at(3, "TaskRenamed", { userId: 3, name: "U" })], "pdf")).toMatchObject({
+      version,
+      document: { name: "U" },
+    });
   });
 
   test("an edit moves the version; older files are superseded; requests are answered once", async () => {
@@ -236,24 +288,49 @@ describe("export plan (what the worker decides from the task's stream)", () => {
 
 describe("task decider: export commands", () => {
   const spec = deciderSpec(taskDecider);
-  const created: TaskEvent = { type: "TaskCreated", data: { taskId: 7, userId: 3, name: "T", file: null, path: "p", disk: "objstore", size: null, duration: null, cost: null, url: null, speakerDiarization: false, transcript: null, createdAt: "2025-01-01T00:00:00.000Z" } };
+  const created: TaskEvent = {
+    type: "TaskCreated",
+    data: {
+      taskId: 7,
+      userId: 3,
+      name: "T",
+      file: null,
+      path: "p",
+      disk: "objstore",
+      size: null,
+      duration: null,
+      cost: null,
+      url: null,
+      speakerDiarization: false,
+      transcript: null,
+      createdAt: "2025-01-01T00:00:00.000Z",
+    },
+  };
 
   test("RequestExport records who asked for which version, and when", () => {
-    spec.given([created]).when({ type: "RequestExport", format: "pdf", version: "20250101000000000", now: "2025-01-02T00:00:00.000Z" }).then([
-      { type: "ExportRequested", data: { userId: 3, taskId: 7, format: "pdf", version: "20250101000000000", requestedAt: "2025-01-02T00:00:00.000Z" } },
-    ]);
+    spec
+      .given([created])
+      .when({ type: "RequestExport", format: "pdf", version: "20250101000000000", now: "2025-01-02T00:00:00.000Z" })
+      .then([
+        { type: "ExportRequested", data: { userId: 3, taskId: 7, format: "pdf", version: "20250101000000000", requestedAt: "2025-01-02T00:00:00.000Z" } },
+      ]);
   });
 
   test("RecordExport says whether it answers a request", () => {
-    spec.given([created]).when({ type: "RecordExport", format: "docx", version: "1", key: "exports/7/1.docx", size: 5, requested: true }).then([
-      { type: "ExportGenerated", data: { userId: 3, taskId: 7, format: "docx", version: "1", key: "exports/7/1.docx", size: 5, requested: true } },
-    ]);
-    spec.given([created]).when({ type: "RecordExport", format: "docx", version: "1", key: "k", size: 5 }).then([
-      { type: "ExportGenerated", data: { userId: 3, taskId: 7, format: "docx", version: "1", key: "k", size: 5 } },
-    ]);
+    spec
+      .given([created])
+      .when({ type: "RecordExport", format: "docx", version: "1", key: "exports/7/1.docx", size: 5, requested: true })
+      .then([{ type: "ExportGenerated", data: { userId: 3, taskId: 7, format: "docx", version: "1", key: "exports/7/1.docx", size: 5, requested: true } }]);
+    spec
+      .given([created])
+      .when({ type: "RecordExport", format: "docx", version: "1", key: "k", size: 5 })
+      .then([{ type: "ExportGenerated", data: { userId: 3, taskId: 7, format: "docx", version: "1", key: "k", size: 5 } }]);
   });
 
   test("a deleted task takes no export command", () => {
-    spec.given([created, { type: "TaskDeleted", data: { userId: 3, wasInFlight: true, attempt: 1 } }]).when({ type: "RequestExport", format: "pdf", version: "1", now: "x" }).thenThrows(NotFoundError);
+    spec
+      .given([created, { type: "TaskDeleted", data: { userId: 3, wasInFlight: true, attempt: 1 } }])
+      .when({ type: "RequestExport", format: "pdf", version: "1", now: "x" })
+      .thenThrows(NotFoundError);
   });
 });

@@ -13,11 +13,12 @@ import { startServiceProcess, type RunningService } from "./support/service-proc
  */
 
 const tools = ["ffmpeg", "pdftotext", "soffice"];
-for (const tool of tools) if (!Bun.which(tool)) throw new Error(`${tool} is missing: run scripts/setup.sh --test (poppler-utils, libreoffice-writer-nogui, ffmpeg)`);
+for (const tool of tools)
+  if (!Bun.which(tool)) throw new Error(`${tool} is missing: run scripts/setup.sh --test (poppler-utils, libreoffice-writer-nogui, ffmpeg)`);
 
 const long = `${"x".repeat(9_990)} long end.`;
 const segments = [
-  { start: 0, end: 2_000, text: "Hello, world. Quotes \"here\", commas, and a <b>tag</b> --> arrow.", speaker: "Ann" },
+  { start: 0, end: 2_000, text: 'Hello, world. Quotes "here", commas, and a <b>tag</b> --> arrow.', speaker: "Ann" },
   { start: 2_000, end: 4_000, text: "你好世界，这是中文转录。", speaker: "王伟" },
   { start: 4_000, end: 6_000, text: "こんにちは、カタカナ・テスト。", speaker: null },
   { start: 6_000, end: 8_000, text: "안녕하세요 세계", speaker: "Min-jun" },
@@ -32,7 +33,8 @@ let token: string;
 let taskId: number;
 let dir: string;
 
-const api = (path: string, init: RequestInit = {}) => fetch(`${service.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
+const api = (path: string, init: RequestInit = {}) =>
+  fetch(`${service.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
 const save = async (name: string, response: Response) => {
   const path = join(dir, name);
   writeFileSync(path, new Uint8Array(await response.arrayBuffer()));
@@ -49,10 +51,19 @@ beforeAll(async () => {
   const registered = await fetch(`${service.url}/api/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name: "E2E", email: `e2e-${crypto.randomUUID().slice(0, 8)}@example.com`, password: "correct horse battery", password_confirmation: "correct horse battery" }),
+    body: JSON.stringify({
+      name: "E2E",
+      email: `e2e-${crypto.randomUUID().slice(0, 8)}@example.com`,
+      password: "correct horse battery",
+      password_confirmation: "correct horse battery",
+    }),
   });
   token = ((await registered.json()) as { token: string }).token;
-  const created = await api("/api/tasks", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ disk: "objstore", name: "Entrevista 会议 — 🎙", path: "uploads/x.mp3", segments }) });
+  const created = await api("/api/tasks", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ disk: "objstore", name: "Entrevista 会议 — 🎙", path: "uploads/x.mp3", segments }),
+  });
   expect(created.status).toBe(201);
   taskId = ((await created.json()) as { id: number }).id;
   for (let i = 0; ; i++) {
@@ -72,7 +83,9 @@ function ffmpegDialogues(input: string): string[] {
   const result = run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-c:s", "ass", `${input}.ass`]);
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
-  return readFileSync(`${input}.ass`, "utf8").split("\n").filter((line) => line.startsWith("Dialogue:"));
+  return readFileSync(`${input}.ass`, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("Dialogue:"));
 }
 
 describe("subtitles read by ffmpeg", () => {
@@ -89,7 +102,13 @@ describe("subtitles read by ffmpeg", () => {
       expect(dialogues[4]).toContain("שלום עולם and مرحبا بالعالم");
       expect(dialogues[5]).toContain("emoji 😀🎉 ctrl here\\Nsecond line\\Nthird");
       // Broken into lines of at most 1,000 characters (readers' line buffers), every character kept.
-      expect(dialogues[6]!.split(",").slice(9).join(",").replace(/\\N|\s/g, "")).toBe(long.replace(/\s/g, ""));
+      expect(
+        dialogues[6]!
+          .split(",")
+          .slice(9)
+          .join(",")
+          .replace(/\\N|\s/g, ""),
+      ).toBe(long.replace(/\s/g, ""));
       expect(dialogues[6]!.split("\\N").every((line) => line.length <= 1100)).toBe(true);
       expect(dialogues[7]).toStartWith("Dialogue: 0,1:40:00.00,1:40:02.50,");
     });
@@ -133,7 +152,18 @@ describe("heavy formats", () => {
     expect(file.status).toBe(200);
     const path = await save("t.pdf", file);
     const text = words(path);
-    for (const expected of ["Entrevista 会议", "Transcript", "Ann: Hello, world.", "王伟: 你好世界，这是中文转录。", "こんにちは、カタカナ・テスト。", "Min-jun: 안녕하세요 세계", "Bo: emoji", "ctrl here second line third", "long end.", "One hour forty minutes in."]) {
+    for (const expected of [
+      "Entrevista 会议",
+      "Transcript",
+      "Ann: Hello, world.",
+      "王伟: 你好世界，这是中文转录。",
+      "こんにちは、カタカナ・テスト。",
+      "Min-jun: 안녕하세요 세계",
+      "Bo: emoji",
+      "ctrl here second line third",
+      "long end.",
+      "One hour forty minutes in.",
+    ]) {
       expect(text).toContain(expected);
     }
     expect(text.match(/x/g)!.length).toBeGreaterThanOrEqual(9_990);
@@ -158,7 +188,17 @@ describe("heavy formats", () => {
     const converted = run(["soffice", "--headless", "--norestore", "--convert-to", "pdf", "--outdir", dir, path], { HOME: dir });
     expect(converted.code).toBe(0);
     const text = words(join(dir, "t.pdf"));
-    for (const expected of ["Entrevista 会议", "Transcript", "Ann: Hello, world.", "王伟: 你好世界，这是中文转录。", "こんにちは、カタカナ・テスト。", "안녕하세요 세계", "emoji", "long end.", "One hour forty minutes in."]) {
+    for (const expected of [
+      "Entrevista 会议",
+      "Transcript",
+      "Ann: Hello, world.",
+      "王伟: 你好世界，这是中文转录。",
+      "こんにちは、カタカナ・テスト。",
+      "안녕하세요 세계",
+      "emoji",
+      "long end.",
+      "One hour forty minutes in.",
+    ]) {
       expect(text).toContain(expected);
     }
   }, 120_000);

@@ -20,7 +20,8 @@ const segments = [
   segment(6_000_000, 6_001_000, "late <b> & done"),
 ];
 
-const download = (id: number, format: string, headers: Record<string, string> = {}, who: User = user) => app.request("GET", `/api/tasks/${id}/download/${format}`, { token: who.token, headers });
+const download = (id: number, format: string, headers: Record<string, string> = {}, who: User = user) =>
+  app.request("GET", `/api/tasks/${id}/download/${format}`, { token: who.token, headers });
 
 async function finishedTask(name: string, body: Record<string, unknown> = {}): Promise<number> {
   const id = await createTask(app, user, { name, segments, ...body });
@@ -46,7 +47,12 @@ const fetchSigned = (url: string) => app.request("GET", new URL(url).pathname + 
 describe("light formats", () => {
   test("txt, srt, vtt and csv come with their content type and the task's name as an attachment", async () => {
     const id = await finishedTask("Réunion 会议 / plan");
-    const expected: Record<string, string> = { txt: "text/plain; charset=utf-8", srt: "application/x-subrip; charset=utf-8", vtt: "text/vtt; charset=utf-8", csv: "text/csv; charset=utf-8; header=present" };
+    const expected: Record<string, string> = {
+      txt: "text/plain; charset=utf-8",
+      srt: "application/x-subrip; charset=utf-8",
+      vtt: "text/vtt; charset=utf-8",
+      csv: "text/csv; charset=utf-8; header=present",
+    };
     for (const [format, type] of Object.entries(expected)) {
       const response = await download(id, format);
       expect(response.status).toBe(200);
@@ -63,7 +69,7 @@ describe("light formats", () => {
     expect(vtt).toContain("late &lt;b&gt; &amp; done");
     const csv = new Uint8Array(await (await download(id, "csv")).arrayBuffer());
     expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(new TextDecoder().decode(csv)).toContain('\r\n2,00:00:01.500,00:00:04.000,1500,4000,Bo,你好世界\r\n');
+    expect(new TextDecoder().decode(csv)).toContain("\r\n2,00:00:01.500,00:00:04.000,1500,4000,Bo,你好世界\r\n");
   });
 
   test("an edit shows in the next download", async () => {
@@ -89,7 +95,9 @@ describe("bad requests", () => {
       const response = await download(id, format);
       expect(response.status).toBe(409);
       // pending, or scribing/failed once the transcription pipeline has tried its (missing) media
-      expect((await json<{ message: string }>(response)).message).toMatch(/^The task has no transcript yet \(it is (pending|scribing|failed)\): exports can be downloaded once it is transcribed\.$/);
+      expect((await json<{ message: string }>(response)).message).toMatch(
+        /^The task has no transcript yet \(it is (pending|scribing|failed)\): exports can be downloaded once it is transcribed\.$/,
+      );
     }
     await app.request("DELETE", `/api/tasks/${id}`, { token: user.token });
   });
@@ -114,7 +122,9 @@ describe("heavy formats", () => {
       expect(signed.headers.get("content-disposition")).toContain(`filename*=UTF-8''Rapport%20%C3%A9t%C3%A9%202025.${format}`);
       const file = await download(id, format);
       expect(file.status).toBe(200);
-      expect(file.headers.get("content-type")).toBe(format === "pdf" ? "application/pdf" : "application/vnd.openxmlformats-officedocument.wordprocessingml.document");
+      expect(file.headers.get("content-type")).toBe(
+        format === "pdf" ? "application/pdf" : "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      );
       expect(file.headers.get("content-disposition")).toContain(`filename="Rapport _t_ 2025.${format}"`);
       const bytes = new Uint8Array(await file.arrayBuffer());
       expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe(format === "pdf" ? "%PDF" : "PK\u0003\u0004");
@@ -127,7 +137,9 @@ describe("heavy formats", () => {
     const first = await whenReady(id, "pdf");
     const before = (await json<{ export: { version: string } }>(await app.request("GET", `/api/tasks/${id}`, { token: user.token }))).export.version;
     expect(first.url).toContain(`${before}.pdf`);
-    const patched = await json<{ export: { version: string } }>(await app.request("PATCH", `/api/tasks/${id}`, { token: user.token, json: { text: "uno\ndos\ntres" } }));
+    const patched = await json<{ export: { version: string } }>(
+      await app.request("PATCH", `/api/tasks/${id}`, { token: user.token, json: { text: "uno\ndos\ntres" } }),
+    );
     expect(patched.export.version).not.toBe(before);
     // Whatever the worker has managed by now, a ready answer names the new version; never the old one.
     const now = await download(id, "pdf", { accept: "application/json" });
@@ -176,7 +188,9 @@ describe("without a running export worker (a task finished before the worker exi
     const request = (await requested())[0] as RecordedEvent;
     await exportWorker(api.adapters.eventStore, api.adapters.blobs, api.adapters.transcripts).handle(request, undefined as never);
     const generated = (await api.adapters.eventStore.readStream(stream)).filter((e) => e.type === "ExportGenerated");
-    expect(generated.map((e) => e.data)).toEqual([expect.objectContaining({ format: "pdf", requested: true, version: (request.data as { version: string }).version })]);
+    expect(generated.map((e) => e.data)).toEqual([
+      expect.objectContaining({ format: "pdf", requested: true, version: (request.data as { version: string }).version }),
+    ]);
     await api.service.waitForProjections(generated[0]!.position);
     const ready = await api.request("GET", `/api/tasks/${id}/download/pdf`, { token: owner.token, headers: { accept: "application/json" } });
     expect(ready.status).toBe(200);

@@ -51,11 +51,14 @@ describe("the recognisers are shared between accounts", () => {
     const measure = (limiter: Limiter, keys: number) =>
       Promise.all(
         Array.from({ length: 30 }, (_, i) =>
-          limiter.run(async () => {
-            peak = Math.max(peak, ++active);
-            await Bun.sleep(1);
-            active--;
-          }, `user${i % keys}`),
+          limiter.run(
+            async () => {
+              peak = Math.max(peak, ++active);
+              await Bun.sleep(1);
+              active--;
+            },
+            `user${i % keys}`,
+          ),
         ),
       );
     await measure(new Limiter(3), 1);
@@ -72,7 +75,11 @@ let recording: Uint8Array;
 beforeAll(async () => {
   // Recognition by the test's own engines below; the service's own worker stays off.
   app = await startTestApp({ TRANSCRIPTION_WORKER: "off", CHUNK_SECONDS: "5" });
-  const phrases = ["The committee met on Monday to discuss the new park.", "Everyone agreed the playground needs more shade.", "The budget will be voted on next week."];
+  const phrases = [
+    "The committee met on Monday to discuss the new park.",
+    "Everyone agreed the playground needs more shade.",
+    "The budget will be voted on next week.",
+  ];
   recording = (await joinedMp3(await Promise.all([...phrases, ...phrases].map((p) => spoken(p))), 1)).bytes;
 }, 60_000);
 afterAll(() => app.close());
@@ -102,7 +109,14 @@ async function scribingTask(name: string): Promise<{ id: number; userId: number 
 }
 
 function pipelineWith(engine: SpeechEngine) {
-  return new TranscriptionPipeline({ store: app.adapters.eventStore, blobs: app.adapters.blobs, transcripts: app.adapters.transcripts, engine, summarizer: createSummarizer(app.config.transcription), config: { ...app.config.transcription, recognitionConcurrency: 1 } });
+  return new TranscriptionPipeline({
+    store: app.adapters.eventStore,
+    blobs: app.adapters.blobs,
+    transcripts: app.adapters.transcripts,
+    engine,
+    summarizer: createSummarizer(app.config.transcription),
+    config: { ...app.config.transcription, recognitionConcurrency: 1 },
+  });
 }
 
 describe("a transcription delivered again resumes from the chunks already recognised", () => {
@@ -170,4 +184,3 @@ describe("deleting a task in flight cancels its work", () => {
     expect(user2.balance.used_seconds).toBe(0);
   }, 30_000);
 });
-

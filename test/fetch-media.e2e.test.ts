@@ -21,7 +21,7 @@ let mediaUrl: string;
 let tone: Uint8Array;
 let toneM4a: Uint8Array;
 let release: () => void = () => {};
-let held = new Promise<void>((resolve) => (release = resolve));
+const held = new Promise<void>((resolve) => (release = resolve));
 let flakyAvailable = false;
 
 let loopbackAllowed: RunningService;
@@ -42,15 +42,25 @@ beforeAll(async () => {
         await held;
         return new Response(tone, { headers: { "content-type": "audio/mpeg" } });
       }
-      if (path === "/download") return new Response(tone, { headers: { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="Board meeting.mp3"' } });
+      if (path === "/download")
+        return new Response(tone, {
+          headers: { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="Board meeting.mp3"' },
+        });
       if (path === "/big.mp3") return new Response(new Uint8Array(300_000), { headers: { "content-type": "audio/mpeg" } });
       if (path === "/page.html") return new Response("<html><body><p>not media</p></body></html>", { headers: { "content-type": "text/html" } });
       if (path === "/to-metadata") return Response.redirect("http://169.254.169.254/latest/meta-data/iam", 302);
       if (path === "/to-internal") return Response.redirect(`${internalUrl}/tone.mp3`, 302);
       if (path === "/to-internal-page") return Response.redirect(`${internalUrl}/talk`, 307);
-      if (path === "/internal-cdn") return new Response(`<!doctype html><html><body><video controls src="${internalUrl}/talk.m4a"></video></body></html>`, { headers: { "content-type": "text/html" } });
-      if (path === "/flaky.mp3") return flakyAvailable ? new Response(tone, { headers: { "content-type": "audio/mpeg" } }) : new Response("gone", { status: 404 });
-      if (path === "/talk") return new Response(`<!doctype html><html><head><title>Talk</title></head><body><video controls src="/talk.m4a"></video></body></html>`, { headers: { "content-type": "text/html" } });
+      if (path === "/internal-cdn")
+        return new Response(`<!doctype html><html><body><video controls src="${internalUrl}/talk.m4a"></video></body></html>`, {
+          headers: { "content-type": "text/html" },
+        });
+      if (path === "/flaky.mp3")
+        return flakyAvailable ? new Response(tone, { headers: { "content-type": "audio/mpeg" } }) : new Response("gone", { status: 404 });
+      if (path === "/talk")
+        return new Response(`<!doctype html><html><head><title>Talk</title></head><body><video controls src="/talk.m4a"></video></body></html>`, {
+          headers: { "content-type": "text/html" },
+        });
       if (path === "/talk.m4a") return new Response(toneM4a, { headers: { "content-type": "audio/mp4" } });
       return new Response("not found", { status: 404 });
     },
@@ -79,7 +89,12 @@ async function call(service: RunningService, method: string, path: string, token
 
 async function register(service: RunningService): Promise<Account> {
   const email = `fetch-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const response = await call(service, "POST", "/api/register", null, { name: "Fetcher", email, password: "password123", password_confirmation: "password123" });
+  const response = await call(service, "POST", "/api/register", null, {
+    name: "Fetcher",
+    email,
+    password: "password123",
+    password_confirmation: "password123",
+  });
   expect(response.status).toBe(201);
   return { token: ((await response.json()) as { token: string }).token, email };
 }
@@ -90,8 +105,10 @@ async function create(service: RunningService, account: Account, disk: string, p
   return ((await response.json()) as { id: number }).id;
 }
 
-const detail = async (service: RunningService, account: Account, id: number) => (await (await call(service, "GET", `/api/tasks/${id}`, account.token)).json()) as Json;
-const history = async (service: RunningService, account: Account, id: number) => (await (await call(service, "GET", `/api/tasks/${id}/history`, account.token)).json()) as { type: string; data: Json }[];
+const detail = async (service: RunningService, account: Account, id: number) =>
+  (await (await call(service, "GET", `/api/tasks/${id}`, account.token)).json()) as Json;
+const history = async (service: RunningService, account: Account, id: number) =>
+  (await (await call(service, "GET", `/api/tasks/${id}/history`, account.token)).json()) as { type: string; data: Json }[];
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

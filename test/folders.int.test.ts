@@ -11,7 +11,8 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const post = (user: User, name: unknown) => app.request("POST", "/api/folders", { token: user.token, json: { name } });
-const rename = (user: User, from: string, name: unknown) => app.request("PATCH", `/api/folders/${encodeURIComponent(from)}`, { token: user.token, json: { name } });
+const rename = (user: User, from: string, name: unknown) =>
+  app.request("PATCH", `/api/folders/${encodeURIComponent(from)}`, { token: user.token, json: { name } });
 const remove = (user: User, name: string) => app.request("DELETE", `/api/folders/${encodeURIComponent(name)}`, { token: user.token });
 const folders = async (user: User) => json<FolderList>(await app.request("GET", "/api/folders", { token: user.token }));
 const move = (user: User, ids: number[], folder: string) => app.request("PATCH", "/api/tasks/bulk/move", { token: user.token, json: { ids, folder } });

@@ -125,11 +125,16 @@ test("work that fails by itself while the lease is held is started again (a rela
   let fail: (error: Error) => void = () => undefined;
   const consoleError = console.error;
   console.error = () => undefined;
-  const leadership = holdLeadership(new Leases(a, "only"), "relay", async () => {
-    starts++;
-    const done = new Promise<void>((_, reject) => (fail = reject));
-    return { done, stop: async () => undefined };
-  }, { ttlMs: 300, log: () => undefined });
+  const leadership = holdLeadership(
+    new Leases(a, "only"),
+    "relay",
+    async () => {
+      starts++;
+      const done = new Promise<void>((_, reject) => (fail = reject));
+      return { done, stop: async () => undefined };
+    },
+    { ttlMs: 300, log: () => undefined },
+  );
   try {
     await until(() => starts === 1);
     fail(new Error("bus refused the event"));

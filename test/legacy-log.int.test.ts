@@ -22,14 +22,32 @@ afterAll(() => app.close());
 const metadata = { correlationId: "legacy", causationId: null, userId: null };
 const segment = (id: number, start: number, end: number, text: string) => ({ id, start, end, text, speaker: null, tokens: text.split(" ") });
 const append = (stream: string, events: { type: string; data: Json }[]) =>
-  app.adapters.eventStore.append(stream, events.map((e) => ({ id: crypto.randomUUID(), ...e, metadata })), { expectedRevision: "any" });
+  app.adapters.eventStore.append(
+    stream,
+    events.map((e) => ({ id: crypto.randomUUID(), ...e, metadata })),
+    { expectedRevision: "any" },
+  );
 
 async function legacyTasks(userId: number) {
   const supplied = await nextId(app.adapters.eventStore, "task", "legacy");
   const recognised = await nextId(app.adapters.eventStore, "task", "legacy");
   const created = (taskId: number, name: string, segments: unknown[] | null) => ({
     type: "TaskCreated",
-    data: { taskId, userId, name, file: `${name}.mp3`, path: `uploads/${userId}/x/${name}.mp3`, disk: "objstore", size: 1000, duration: 5, cost: null, url: null, speakerDiarization: false, segments, createdAt: new Date().toISOString() },
+    data: {
+      taskId,
+      userId,
+      name,
+      file: `${name}.mp3`,
+      path: `uploads/${userId}/x/${name}.mp3`,
+      disk: "objstore",
+      size: 1000,
+      duration: 5,
+      cost: null,
+      url: null,
+      speakerDiarization: false,
+      segments,
+      createdAt: new Date().toISOString(),
+    },
   });
   const finished = (taskId: number, name: string, segments: unknown[] | null, cost: number | null) => ({
     type: "TaskFinished",
@@ -46,7 +64,9 @@ async function legacyTasks(userId: number) {
   ]);
   await append(taskStream(recognised), [created(recognised, "Recognised", null), { type: "TranscriptionStarted", data: { userId } }]);
   // The old charge worker got to the finished task before the slot worker did.
-  await append(userStream(userId), [{ type: "SecondsCharged", data: { taskId: recognised, seconds: 5, fromAllowance: 5, fromTopUp: 0, chargedAt: new Date().toISOString() } }]);
+  await append(userStream(userId), [
+    { type: "SecondsCharged", data: { taskId: recognised, seconds: 5, fromAllowance: 5, fromTopUp: 0, chargedAt: new Date().toISOString() } },
+  ]);
   const { position } = await append(taskStream(recognised), [finished(recognised, "Recognised", [segment(1, 0, 4000, "recognised long ago")], 5)]);
   await app.service.waitForProjections(position);
   return { supplied, recognised };
@@ -64,7 +84,12 @@ describe("a log from before transcripts moved to blobs", () => {
     const a = await getTask(app, user, supplied);
     expect((a.segments as Json[]).map((s) => s.text)).toEqual(["edited words"]);
     const b = await getTask(app, user, recognised);
-    expect(b).toMatchObject({ status: "finished", cost: 5, summary: "An old summary.", segments: [expect.objectContaining({ text: "recognised long ago", start: 0, end: 4000 })] });
+    expect(b).toMatchObject({
+      status: "finished",
+      cost: 5,
+      summary: "An old summary.",
+      segments: [expect.objectContaining({ text: "recognised long ago", start: 0, end: 4000 })],
+    });
     const srt = await app.request("GET", `/api/tasks/${recognised}/download/srt`, { token: user.token });
     expect(await srt.text()).toContain("recognised long ago");
 

@@ -9,7 +9,10 @@ import { startServiceProcess, type RunningService } from "./support/service-proc
  * Two service processes on one DATA_DIR (the second plays only the api role), and the headers of a user
  * registered through the first.
  */
-async function withTwoApiProcesses(rateLimitPerMinute: number, run: (first: RunningService, second: RunningService, headers: Record<string, string>) => Promise<void>): Promise<void> {
+async function withTwoApiProcesses(
+  rateLimitPerMinute: number,
+  run: (first: RunningService, second: RunningService, headers: Record<string, string>) => Promise<void>,
+): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "scribe-two-apis-"));
   const env = { RATE_LIMIT_PER_MINUTE: String(rateLimitPerMinute), SIGNING_SECRET: "shared-secret" };
   const first = await startServiceProcess(env, dataDir);
@@ -34,9 +37,7 @@ describe("limits across API processes", () => {
   test("two API processes sharing one store hold one limit per token", () =>
     withTwoApiProcesses(10, async (first, second, headers) => {
       await awayFromMinuteBoundary();
-      const responses = await Promise.all(
-        Array.from({ length: 16 }, (_, i) => fetch(`${(i % 2 ? second : first).url}/api/user`, { headers })),
-      );
+      const responses = await Promise.all(Array.from({ length: 16 }, (_, i) => fetch(`${(i % 2 ? second : first).url}/api/user`, { headers })));
       const statuses = responses.map((r) => r.status);
       expect(statuses.filter((s) => s === 200).length).toBe(10);
       expect(statuses.filter((s) => s === 429).length).toBe(6);

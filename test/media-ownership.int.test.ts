@@ -32,7 +32,9 @@ describe("a task reads only its own user's media", () => {
     const cost = (await (await app.request("GET", `/api/tasks/${own}`, { token: owner.token })).json()) as { cost: number; name: string };
     const patched = await app.request("PATCH", `/api/tasks/${own}`, { token: owner.token, json: { name: "Renamed", cost: 0 } });
     expect(patched.status).toBe(422);
-    expect(((await patched.json()) as { errors: Record<string, string[]> }).errors.cost).toEqual(["The cost of a transcribed task is the time it was charged and cannot be changed."]);
+    expect(((await patched.json()) as { errors: Record<string, string[]> }).errors.cost).toEqual([
+      "The cost of a transcribed task is the time it was charged and cannot be changed.",
+    ]);
     expect(await (await app.request("GET", `/api/tasks/${own}`, { token: owner.token })).json()).toMatchObject({ cost: cost.cost, name: "Mine" });
 
     // Deleting the intruder's task leaves the owner's file alone; deleting the owner's task deletes it.

@@ -8,7 +8,8 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 /** Sends raw JSON text, so a lone surrogate travels as the escape `\ud800` a hostile client would send. */
-const send = (method: string, path: string, json: string, token?: string) => app.request(method, path, { token, body: json, headers: { "content-type": "application/json" } });
+const send = (method: string, path: string, json: string, token?: string) =>
+  app.request(method, path, { token, body: json, headers: { "content-type": "application/json" } });
 const errorsOf = async (response: Response) => ((await response.json()) as { errors: Record<string, string[]> }).errors;
 
 const bad = ["nul\\u0000name", "line\\r\\nbreak", "tab\\there", "\\u001b[31mred", "del\\u007f", "c1\\u0085", "lone \\ud800 high", "lone \\udc00 low"];
@@ -23,7 +24,11 @@ describe("names hold no control characters and only well-formed Unicode", () => 
       const folder = await send("POST", "/api/folders", `{"name":"${name}"}`, user.token);
       expect(folder.status).toBe(422);
       expect(Object.keys(await errorsOf(folder))).toEqual(["name"]);
-      const account = await send("POST", "/api/register", `{"name":"${name}","email":"x${crypto.randomUUID().slice(0, 6)}@example.com","password":"password123","password_confirmation":"password123"}`);
+      const account = await send(
+        "POST",
+        "/api/register",
+        `{"name":"${name}","email":"x${crypto.randomUUID().slice(0, 6)}@example.com","password":"password123","password_confirmation":"password123"}`,
+      );
       expect(account.status).toBe(422);
       expect(Object.keys(await errorsOf(account))).toEqual(["name"]);
     }

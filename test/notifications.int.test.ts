@@ -17,7 +17,9 @@ const now = () => new Date().toISOString();
 
 /** Runs a command on the account as the system would, and waits until every read model shows it. */
 async function run(userId: number, command: UserCommand): Promise<void> {
-  const result = await handleCommand(app.adapters.eventStore, userStream(userId), userDecider, command, { metadata: { correlationId: "test", causationId: null, userId: null } });
+  const result = await handleCommand(app.adapters.eventStore, userStream(userId), userDecider, command, {
+    metadata: { correlationId: "test", causationId: null, userId: null },
+  });
   if (result.position !== null) await app.service.waitForProjections(result.position);
 }
 
@@ -33,7 +35,14 @@ async function list(token: string): Promise<Notification[]> {
   return (await response.json()) as Notification[];
 }
 
-const changePlan = (plan: "pro" | "max" | "free", interval: "month" | "year" | "none"): UserCommand => ({ type: "ChangePlan", plan, interval, source: "operator", reference: null, now: now() });
+const changePlan = (plan: "pro" | "max" | "free", interval: "month" | "year" | "none"): UserCommand => ({
+  type: "ChangePlan",
+  plan,
+  interval,
+  source: "operator",
+  reference: null,
+  now: now(),
+});
 
 describe("notifications", () => {
   test("both routes need a token", async () => {
@@ -51,7 +60,13 @@ describe("notifications", () => {
     await run(id, changePlan("pro", "year"));
     const [notification, ...rest] = await list(token);
     expect(rest).toEqual([]);
-    expect(notification).toEqual({ id: expect.any(String), title: "Plan changed", message: "Your plan is now Pro, billed yearly.", read_at: null, created_at: expect.any(String) });
+    expect(notification).toEqual({
+      id: expect.any(String),
+      title: "Plan changed",
+      message: "Your plan is now Pro, billed yearly.",
+      read_at: null,
+      created_at: expect.any(String),
+    });
     expect(Date.parse(notification!.created_at)).toBeGreaterThan(Date.now() - 60_000);
   });
 
@@ -121,7 +136,10 @@ describe("notifications", () => {
     await app.request("POST", "/api/notifications/mark-all-as-read", { token });
     await charge(id, 1, 71_000);
     const before = await list(token);
-    expect(before.map((n) => [n.title, n.read_at === null])).toEqual([["Balance low", true], ["Plan changed", false]]);
+    expect(before.map((n) => [n.title, n.read_at === null])).toEqual([
+      ["Balance low", true],
+      ["Plan changed", false],
+    ]);
 
     const stream = await app.adapters.eventStore.readStream(userStream(id));
     for (const event of stream) if (notificationsProjection.eventTypes.includes(event.type)) await notificationsProjection.apply(event, app.adapters.documents);

@@ -26,7 +26,10 @@ describe("MarkNotificationsRead (user decider)", () => {
   const spec = deciderSpec(userDecider);
 
   test("given a registered user, when marking read, then NotificationsRead up to now", () => {
-    spec.given(registered).when({ type: "MarkNotificationsRead", now }).then([{ type: "NotificationsRead", data: { upTo: now } }]);
+    spec
+      .given(registered)
+      .when({ type: "MarkNotificationsRead", now })
+      .then([{ type: "NotificationsRead", data: { upTo: now } }]);
   });
 
   test("is recorded again on every request: the read model decides what it changes", () => {
@@ -43,11 +46,20 @@ describe("MarkNotificationsRead (user decider)", () => {
 
 describe("ChangePlan from a checkout (user decider)", () => {
   const spec = deciderSpec(userDecider);
-  const paid: UserEvent = { type: "PlanChanged", data: { plan: "pro", interval: "month", previousPlan: "free", source: "checkout", reference: "ref-1", changedAt: now } };
+  const paid: UserEvent = {
+    type: "PlanChanged",
+    data: { plan: "pro", interval: "month", previousPlan: "free", source: "checkout", reference: "ref-1", changedAt: now },
+  };
 
   test("a reference already applied changes nothing, even after the plan moved on", () => {
-    const downgraded: UserEvent = { type: "PlanChanged", data: { plan: "free", interval: "none", previousPlan: "pro", source: "operator", reference: null, changedAt: now } };
-    spec.given([...registered, paid, downgraded]).when({ type: "ChangePlan", plan: "pro", interval: "month", source: "checkout", reference: "ref-1", now }).then([]);
+    const downgraded: UserEvent = {
+      type: "PlanChanged",
+      data: { plan: "free", interval: "none", previousPlan: "pro", source: "operator", reference: null, changedAt: now },
+    };
+    spec
+      .given([...registered, paid, downgraded])
+      .when({ type: "ChangePlan", plan: "pro", interval: "month", source: "checkout", reference: "ref-1", now })
+      .then([]);
   });
 
   test("a new reference changes the plan", () => {
@@ -95,7 +107,9 @@ describe("notification decisions", () => {
   test("task events name the task", () => {
     expect(taskNotification({ type: "TaskFinished", data: { userId: 1, taskId: 5, name: "Interview" } }).message).toBe('"Interview" is transcribed and ready.');
     expect(taskNotification({ type: "TaskFailed", data: { userId: 1, taskId: 5, name: "Interview", reason: "No audio track." } }).title).toBe("Task failed");
-    expect(taskNotification({ type: "ExportReady", data: { userId: 1, taskId: 5, format: "pdf" } }).message).toBe("The PDF export of task 5 is ready to download.");
+    expect(taskNotification({ type: "ExportReady", data: { userId: 1, taskId: 5, format: "pdf" } }).message).toBe(
+      "The PDF export of task 5 is ready to download.",
+    );
   });
 
   test("durations read naturally", () => {

@@ -9,7 +9,14 @@ import { startTestApp, type TestApp } from "./support/test-app.ts";
 import { createTask, json, waitForStatus, type Json } from "./support/tasks.ts";
 import { joinedMp3, spoken } from "./support/media-fixtures.ts";
 
-type Seen = { path: string; authorization: string | null; model: string | null; responseFormat: string | null; file?: { type: string; bytes: Uint8Array }; body?: Json };
+type Seen = {
+  path: string;
+  authorization: string | null;
+  model: string | null;
+  responseFormat: string | null;
+  file?: { type: string; bytes: Uint8Array };
+  body?: Json;
+};
 const seen: Seen[] = [];
 const failing = { transcription: false, chat: false };
 
@@ -26,7 +33,13 @@ beforeAll(async () => {
       if (path === "/v1/audio/transcriptions") {
         const form = await request.formData();
         const file = form.get("file") as File;
-        seen.push({ path, authorization, model: form.get("model") as string, responseFormat: form.get("response_format") as string, file: { type: file.type, bytes: new Uint8Array(await file.arrayBuffer()) } });
+        seen.push({
+          path,
+          authorization,
+          model: form.get("model") as string,
+          responseFormat: form.get("response_format") as string,
+          file: { type: file.type, bytes: new Uint8Array(await file.arrayBuffer()) },
+        });
         if (failing.transcription) return Response.json({ error: { message: "The model is overloaded.", type: "server_error" } }, { status: 500 });
         return Response.json({
           task: "transcribe",
@@ -80,7 +93,8 @@ async function uploadSpeech(user: { id: number }): Promise<string> {
   return key;
 }
 
-const historyTypes = async (token: string, id: number) => (await json<{ type: string; data: Json }[]>(await app.request("GET", `/api/tasks/${id}/history`, { token }))).map((e) => e.type);
+const historyTypes = async (token: string, id: number) =>
+  (await json<{ type: string; data: Json }[]>(await app.request("GET", `/api/tasks/${id}/history`, { token }))).map((e) => e.type);
 
 describe("OpenAI-compatible speech recognition and summary", () => {
   test("a chunk goes to /v1/audio/transcriptions as 16 kHz mono WAV; the answer becomes punctuated, timed segments; the chat endpoint writes summary and mind map", async () => {
@@ -138,7 +152,9 @@ describe("OpenAI-compatible speech recognition and summary", () => {
       expect(await historyTypes(user.token, id)).toContain("SummaryFailed");
       const refused = await app.request("GET", `/api/tasks/${id}/refresh-summary`, { token: user.token });
       expect(refused.status).toBe(502);
-      expect((await json<{ message: string }>(refused)).message).toBe("Summary and mind map could not be made: The summary service answered 429: Rate limit reached.");
+      expect((await json<{ message: string }>(refused)).message).toBe(
+        "Summary and mind map could not be made: The summary service answered 429: Rate limit reached.",
+      );
     } finally {
       failing.chat = false;
     }

@@ -30,7 +30,17 @@ function filters(): Filter[] {
       out.push({ [path]: { $in: list } }, { [path]: { $nin: list } }, { [path]: { $elemMatch: { $in: list } } });
     }
     out.push({ [path]: { $exists: true } }, { [path]: { $exists: false } }, { [path]: { $gt: 0, $lte: 1 } });
-    for (const [pattern, flags] of [["a", ""], ["^a", ""], ["A", "i"], ["[ab]", ""], ["É", "i"], ["1", ""], ["^$", ""], ["\\[", ""], ["%", "i"]]) {
+    for (const [pattern, flags] of [
+      ["a", ""],
+      ["^a", ""],
+      ["A", "i"],
+      ["[ab]", ""],
+      ["É", "i"],
+      ["1", ""],
+      ["^$", ""],
+      ["\\[", ""],
+      ["%", "i"],
+    ]) {
       out.push({ [path]: { $regex: pattern, $options: flags } });
     }
   }
@@ -50,7 +60,10 @@ describe("JS matcher and SQL translation agree", () => {
       const t = translate(parseFilter(filter));
       const fromSql = (db.prepare(`SELECT id FROM t WHERE ${t.where}`).all(...t.params) as { id: string }[]).map((r) => r.id).sort();
       const match = compileFilter(filter);
-      const fromJs = docs.filter(match).map((d) => d._id).sort();
+      const fromJs = docs
+        .filter(match)
+        .map((d) => d._id)
+        .sort();
       if (t.exact) expect(fromSql).toEqual(fromJs);
       else expect(fromSql).toEqual(expect.arrayContaining(fromJs)); // a superset, re-checked in JS
     });
@@ -77,7 +90,17 @@ describe("matcher semantics", () => {
   });
 
   test("unsupported filters are rejected, not guessed at", () => {
-    for (const filter of [{ a: { b: 1 } }, { a: [1] }, { $nor: [{ a: 1 }] }, { a: { $size: 1 } }, { "a-b": 1 }, { "a.'x": 1 }, { a: { $in: "x" } }, { a: { $elemMatch: { b: 1 } } }, { $or: [] }]) {
+    for (const filter of [
+      { a: { b: 1 } },
+      { a: [1] },
+      { $nor: [{ a: 1 }] },
+      { a: { $size: 1 } },
+      { "a-b": 1 },
+      { "a.'x": 1 },
+      { a: { $in: "x" } },
+      { a: { $elemMatch: { b: 1 } } },
+      { $or: [] },
+    ]) {
       expect(() => parseFilter(filter as Filter)).toThrow(TypeError);
     }
   });
@@ -99,7 +122,14 @@ describe("updates", () => {
   });
 
   test("conflicting, _id and malformed updates are rejected", () => {
-    for (const update of [{ $set: { a: 1 }, $unset: { a: "" } }, { $set: { a: 1, "a.b": 2 } }, { $set: { _id: "x" } }, {}, { $push: { a: 1 } }, { $inc: { a: "1" } }]) {
+    for (const update of [
+      { $set: { a: 1 }, $unset: { a: "" } },
+      { $set: { a: 1, "a.b": 2 } },
+      { $set: { _id: "x" } },
+      {},
+      { $push: { a: 1 } },
+      { $inc: { a: "1" } },
+    ]) {
       expect(() => parseUpdate(update as never)).toThrow(TypeError);
     }
     expect(() => applyUpdate({ _id: "1", a: 1 }, parseUpdate({ $set: { "a.b": 1 } }))).toThrow(TypeError);

@@ -67,7 +67,13 @@ describe("embedded store: indexes", () => {
     // 1 and true both extract as 1, so the condition also checks json_type; the index carries it too.
     const numbers = store.collection("numbered");
     await numbers.createIndex({ userId: 1 });
-    for (const doc of [{ _id: "a", userId: 1 }, { _id: "b", userId: true }, { _id: "c", userId: 1 }, { _id: "d", userId: 2 }]) await numbers.insertOne(doc);
+    for (const doc of [
+      { _id: "a", userId: 1 },
+      { _id: "b", userId: true },
+      { _id: "c", userId: 1 },
+      { _id: "d", userId: 2 },
+    ])
+      await numbers.insertOne(doc);
     expect(await numbers.countDocuments({ userId: 1 })).toBe(2);
     expect(await numbers.countDocuments({ userId: true })).toBe(1);
     const plan = (numbers as EmbeddedCollection).explain({ userId: 1 }).join("\n");
@@ -178,7 +184,12 @@ describe("embedded store: the tasks projection's indexes", () => {
     await usersProjection.setup!(store);
     // failStuckTasks (every minute) and the monthly allowance job (every few minutes).
     expect(store.collection("tasks").explain({ status: "scribing" }, { limit: 1000 }).join("\n")).toContain("USING INDEX ix2:tasks:status_1");
-    expect(store.collection("users").explain({ "ledger.period": { $lt: "2026-11" } }, { limit: 1000 }).join("\n")).toContain("USING INDEX ix2:users:ledger.period_1");
+    expect(
+      store
+        .collection("users")
+        .explain({ "ledger.period": { $lt: "2026-11" } }, { limit: 1000 })
+        .join("\n"),
+    ).toContain("USING INDEX ix2:users:ledger.period_1");
     await store.close();
   });
 });

@@ -114,7 +114,19 @@ describe("worker base", () => {
     const bus = new InProcessBus();
     let active = 0;
     let peak = 0;
-    await startWorker(bus, store, counterWorker(store, { gate: async () => { active++; peak = Math.max(peak, active); await Bun.sleep(20); active--; } }), 3);
+    await startWorker(
+      bus,
+      store,
+      counterWorker(store, {
+        gate: async () => {
+          active++;
+          peak = Math.max(peak, active);
+          await Bun.sleep(20);
+          active--;
+        },
+      }),
+      3,
+    );
     const relay = await startRelay({ store, bus, checkpoints });
     for (let i = 0; i < 12; i++) await store.append(`counter-c${i}`, [opened()], { expectedRevision: "no_stream" });
     await until(async () => (await store.readAll()).filter((e) => e.type === "CounterIncremented").length === 12);

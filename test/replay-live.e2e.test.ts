@@ -20,10 +20,19 @@ async function call(method: string, path: string, body?: unknown): Promise<Respo
 beforeAll(async () => {
   service = await startServiceProcess({ RATE_LIMIT_PER_MINUTE: "1000000" });
   const email = `replay-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const registered = await fetch(`${service.url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Replayer", email, password: "password123", password_confirmation: "password123" }) });
+  const registered = await fetch(`${service.url}/api/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Replayer", email, password: "password123", password_confirmation: "password123" }),
+  });
   token = ((await registered.json()) as { token: string }).token;
   for (let i = 0; i < TASKS; i++) {
-    const created = await call("POST", "/api/tasks", { disk: "objstore", path: "uploads/a.mp3", name: `Talk ${i}`, segments: [{ start: 0, end: 1000, text: `words of talk ${i}` }] });
+    const created = await call("POST", "/api/tasks", {
+      disk: "objstore",
+      path: "uploads/a.mp3",
+      name: `Talk ${i}`,
+      segments: [{ start: 0, end: 1000, text: `words of talk ${i}` }],
+    });
     expect(created.status).toBe(201);
   }
 }, 120_000);
@@ -55,7 +64,12 @@ describe("bun run replay next to a live server", () => {
   }, 120_000);
 
   test("after the replay the server goes on writing into the swapped-in model", async () => {
-    const created = await call("POST", "/api/tasks", { disk: "objstore", path: "uploads/a.mp3", name: "After the replay", segments: [{ start: 0, end: 1000, text: "later" }] });
+    const created = await call("POST", "/api/tasks", {
+      disk: "objstore",
+      path: "uploads/a.mp3",
+      name: "After the replay",
+      segments: [{ start: 0, end: 1000, text: "later" }],
+    });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: number };
     expect(((await (await call("GET", `/api/tasks/${id}`)).json()) as { name: string }).name).toBe("After the replay");

@@ -9,24 +9,37 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const post = (path: string, body: string, token?: string, method = "POST") => app.request(method, path, { token, body, headers: { "content-type": "application/json" } });
+const post = (path: string, body: string, token?: string, method = "POST") =>
+  app.request(method, path, { token, body, headers: { "content-type": "application/json" } });
 const deep = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
 
 describe("request bodies are bounded before anything parses them", () => {
   test("over 1 MiB is 413 in the error shape, unauthenticated routes included", async () => {
-    const response = await post("/api/register", JSON.stringify({ name: "x".repeat(1_100_000), email: "a@example.com", password: "password123", password_confirmation: "password123" }));
+    const response = await post(
+      "/api/register",
+      JSON.stringify({ name: "x".repeat(1_100_000), email: "a@example.com", password: "password123", password_confirmation: "password123" }),
+    );
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 1048576 bytes." });
   });
 
   test("deeply nested JSON is 422 keyed body at once, on every route that takes a body", async () => {
     const user = await app.register();
-    for (const [method, path] of [["DELETE", "/api/tasks/bulk"], ["PATCH", "/api/tasks/bulk/move"], ["POST", "/api/login"], ["POST", "/api/register"], ["PATCH", "/api/tasks/1"], ["POST", "/api/tasks"]] as const) {
+    for (const [method, path] of [
+      ["DELETE", "/api/tasks/bulk"],
+      ["PATCH", "/api/tasks/bulk/move"],
+      ["POST", "/api/login"],
+      ["POST", "/api/register"],
+      ["PATCH", "/api/tasks/1"],
+      ["POST", "/api/tasks"],
+    ] as const) {
       const started = performance.now();
       const response = await post(path, `{"ids":${deep(30_000)}}`, user.token, method);
       expect(performance.now() - started).toBeLessThan(50);
       expect(response.status).toBe(422);
-      expect(((await response.json()) as { errors: Record<string, string[]> }).errors.body).toEqual(["The request body is nested too deeply: at most 32 levels of arrays and objects."]);
+      expect(((await response.json()) as { errors: Record<string, string[]> }).errors.body).toEqual([
+        "The request body is nested too deeply: at most 32 levels of arrays and objects.",
+      ]);
     }
     expect((await app.request("GET", "/api/user", { token: user.token })).status).toBe(200);
   });
@@ -98,7 +111,8 @@ describe("over real HTTP", () => {
         controller.enqueue(new TextEncoder().encode('{"name":['));
       },
       pull(controller) {
-        if (sent++ < 64) controller.enqueue(chunk); // 4 MiB in all
+        if (sent++ < 64)
+          controller.enqueue(chunk); // 4 MiB in all
         else {
           controller.enqueue(new TextEncoder().encode('""]}'));
           controller.close();
@@ -125,7 +139,12 @@ describe("registration is throttled per client address", () => {
         fetch(`${limited.url}/api/register`, {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ name: `R${i}`, email: `r${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, password: "password123", password_confirmation: "password123" }),
+          body: JSON.stringify({
+            name: `R${i}`,
+            email: `r${i}-${crypto.randomUUID().slice(0, 6)}@example.com`,
+            password: "password123",
+            password_confirmation: "password123",
+          }),
         }),
       ),
     );

@@ -3,7 +3,14 @@ import type { RecordedEvent } from "../src/core/event.ts";
 import { resubscribing, type FeedSource } from "../src/eventstore/resubscribe.ts";
 
 const event = (position: number): RecordedEvent => ({
-  id: `e${position}`, type: "T", data: {}, metadata: { correlationId: "c", causationId: null, userId: null }, streamName: "s-1", revision: position, position, time: "t",
+  id: `e${position}`,
+  type: "T",
+  data: {},
+  metadata: { correlationId: "c", causationId: null, userId: null },
+  streamName: "s-1",
+  revision: position,
+  position,
+  time: "t",
 });
 
 /** A log of positions 1..n served by feeds that each break after `breakAfter` events (a dropped connection). */
@@ -12,7 +19,7 @@ function flakyLog(n: number, breakAfter: number) {
   const open = (after: number | undefined): FeedSource => {
     opened.push(after);
     let closed = false;
-    let endLive = () => undefined as void;
+    let endLive: () => void = () => {};
     async function* events() {
       let served = 0;
       // A server resends the event at the resume position sometimes: the subscriber must skip it.
@@ -33,7 +40,11 @@ describe("resubscribing", () => {
     const log = flakyLog(10, 3);
     const seen: number[] = [];
     const messages: string[] = [];
-    const subscription = resubscribing(log.open, undefined, (e) => void seen.push(e.position), { name: "test", delayMs: () => 1, log: (m) => messages.push(m) });
+    const subscription = resubscribing(log.open, undefined, (e) => void seen.push(e.position), {
+      name: "test",
+      delayMs: () => 1,
+      log: (m) => messages.push(m),
+    });
     const deadline = Date.now() + 2000;
     while (seen.length < 10 && Date.now() < deadline) await Bun.sleep(2);
     await subscription.stop();
@@ -54,9 +65,14 @@ describe("resubscribing", () => {
 
   test("the handler's own failure ends the subscription with that error", async () => {
     const log = flakyLog(5, 100);
-    const subscription = resubscribing(log.open, undefined, (e) => {
-      if (e.position === 2) throw new Error("projection bug");
-    }, { name: "test", delayMs: () => 1 });
+    const subscription = resubscribing(
+      log.open,
+      undefined,
+      (e) => {
+        if (e.position === 2) throw new Error("projection bug");
+      },
+      { name: "test", delayMs: () => 1 },
+    );
     expect(subscription.done).rejects.toThrow("projection bug");
     await subscription.done.catch(() => undefined);
     expect(log.opened).toEqual([undefined]);

@@ -5,19 +5,45 @@ import { mediaTypeOf, responseFileName } from "../src/media/media-type.ts";
 
 describe("address policy", () => {
   const refused = [
-    "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", // private
-    "127.0.0.1", "127.255.255.254", "::1", // loopback
-    "169.254.169.254", "169.254.0.1", "fe80::1", "fe80::1%eth0", // link-local, cloud metadata
-    "100.64.0.1", "100.127.255.255", // CGNAT
-    "0.0.0.0", "0.1.2.3", "::", // unspecified
-    "224.0.0.1", "239.255.255.250", "ff02::1", // multicast
-    "255.255.255.255", "240.0.0.1", // broadcast, reserved
-    "fc00::1", "fd00:ec2::254", "fd12:3456::1", // unique local (AWS IPv6 metadata among them)
-    "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:169.254.169.254", "::ffff:a9fe:a9fe", // IPv4-mapped
-    "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::1", "::127.0.0.1", // NAT64, 6to4, compatible
-    "192.0.2.1", "198.51.100.1", "203.0.113.1", "2001:db8::1", // documentation
+    "10.1.2.3",
+    "172.16.0.1",
+    "172.31.255.255",
+    "192.168.1.1", // private
+    "127.0.0.1",
+    "127.255.255.254",
+    "::1", // loopback
+    "169.254.169.254",
+    "169.254.0.1",
+    "fe80::1",
+    "fe80::1%eth0", // link-local, cloud metadata
+    "100.64.0.1",
+    "100.127.255.255", // CGNAT
+    "0.0.0.0",
+    "0.1.2.3",
+    "::", // unspecified
+    "224.0.0.1",
+    "239.255.255.250",
+    "ff02::1", // multicast
+    "255.255.255.255",
+    "240.0.0.1", // broadcast, reserved
+    "fc00::1",
+    "fd00:ec2::254",
+    "fd12:3456::1", // unique local (AWS IPv6 metadata among them)
+    "::ffff:127.0.0.1",
+    "::ffff:10.0.0.1",
+    "::ffff:169.254.169.254",
+    "::ffff:a9fe:a9fe", // IPv4-mapped
+    "64:ff9b::a9fe:a9fe",
+    "2002:a9fe:a9fe::1",
+    "::127.0.0.1", // NAT64, 6to4, compatible
+    "192.0.2.1",
+    "198.51.100.1",
+    "203.0.113.1",
+    "2001:db8::1", // documentation
     "198.18.0.1", // benchmarking
-    "not-an-ip", "1.2.3", "999.1.1.1",
+    "not-an-ip",
+    "1.2.3",
+    "999.1.1.1",
   ];
   const allowed = ["8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "::ffff:8.8.8.8"];
 
@@ -42,12 +68,32 @@ describe("address policy", () => {
 });
 
 describe("URL vetting happens after DNS resolution", () => {
-  const resolver = (table: Record<string, string[]>): Resolver => async (host) => (table[host] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
-  const options = { allowLoopback: false, resolve: resolver({ "media.example": ["93.184.216.34"], "evil.example": ["93.184.216.34", "10.0.0.5"], "meta.example": ["169.254.169.254"], "v6.example": ["::1"] }) };
+  const resolver =
+    (table: Record<string, string[]>): Resolver =>
+    async (host) =>
+      (table[host] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  const options = {
+    allowLoopback: false,
+    resolve: resolver({
+      "media.example": ["93.184.216.34"],
+      "evil.example": ["93.184.216.34", "10.0.0.5"],
+      "meta.example": ["169.254.169.254"],
+      "v6.example": ["::1"],
+    }),
+  };
 
   test("a name resolving to any private address is refused, with a reason", async () => {
     await expect(vetUrl("http://media.example/a.mp3", options)).resolves.toMatchObject({ addresses: [{ address: "93.184.216.34", family: 4 }] });
-    for (const url of ["http://evil.example/a.mp3", "http://meta.example/latest/meta-data", "http://v6.example/", "http://127.0.0.1/", "http://[::1]:8080/", "http://0x7f000001/", "http://2130706433/", "http://169.254.169.254/"]) {
+    for (const url of [
+      "http://evil.example/a.mp3",
+      "http://meta.example/latest/meta-data",
+      "http://v6.example/",
+      "http://127.0.0.1/",
+      "http://[::1]:8080/",
+      "http://0x7f000001/",
+      "http://2130706433/",
+      "http://169.254.169.254/",
+    ]) {
       const error = await vetUrl(url, options).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MediaFetchError);
       expect((error as Error).message).toMatch(/private network|could not be resolved/);
@@ -87,9 +133,24 @@ describe("safeFetch against a local server", () => {
           case "/loop":
             return Response.redirect(`${base}/loop`, 302);
           case "/chunked":
-            return new Response(new ReadableStream({ pull(c) { c.enqueue(new Uint8Array(10_000)); } }), { headers: { "content-type": "audio/mpeg" } });
+            return new Response(
+              new ReadableStream({
+                pull(c) {
+                  c.enqueue(new Uint8Array(10_000));
+                },
+              }),
+              { headers: { "content-type": "audio/mpeg" } },
+            );
           case "/slow":
-            return new Response(new ReadableStream({ async pull(c) { await Bun.sleep(200); c.enqueue(new Uint8Array(1)); } }), { headers: { "content-type": "audio/mpeg" } });
+            return new Response(
+              new ReadableStream({
+                async pull(c) {
+                  await Bun.sleep(200);
+                  c.enqueue(new Uint8Array(1));
+                },
+              }),
+              { headers: { "content-type": "audio/mpeg" } },
+            );
           default:
             return new Response("no", { status: 404 });
         }
@@ -118,7 +179,9 @@ describe("safeFetch against a local server", () => {
   });
 
   test("loopback is refused unless explicitly allowed", async () => {
-    await expect(safeFetch(`${base}/a.mp3`, { ...options, allowLoopback: false })).rejects.toThrow("the URL leads into a private network; only public addresses are fetched");
+    await expect(safeFetch(`${base}/a.mp3`, { ...options, allowLoopback: false })).rejects.toThrow(
+      "the URL leads into a private network; only public addresses are fetched",
+    );
   });
 
   test("a redirect into the private network is refused before connecting", async () => {

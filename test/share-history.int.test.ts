@@ -13,7 +13,10 @@ afterAll(() => app.close());
 const shareUrl = (user: User, id: number) => app.request("GET", `/api/tasks/${id}/share-url`, { token: user.token });
 const page = (id: number, headers: Record<string, string> = {}) => app.request("GET", `/share/tasks/${id}`, { headers });
 
-async function transcribed(user: User, segments = [segment(0, 1200, "Good morning."), segment(1200, 3000, "<script>alert(1)</script> & \"quotes\"", { speaker: "<b>Bob</b>" })]) {
+async function transcribed(
+  user: User,
+  segments = [segment(0, 1200, "Good morning."), segment(1200, 3000, '<script>alert(1)</script> & "quotes"', { speaker: "<b>Bob</b>" })],
+) {
   const id = await createTask(app, user, { name: "Stand-up <i>notes</i>", segments });
   await waitForStatus(app, user, id, "finished");
   return id;
@@ -47,7 +50,7 @@ describe("GET /api/tasks/{id}/share-url and the public page (spec 4.2)", () => {
     expect(body).toMatchObject({ id, name: "Stand-up <i>notes</i>", status: "finished", summary: 'Good morning. <script>alert(1)</script> & "quotes"' });
     expect((body.segments as Json[]).map((s) => [s.start, s.end, s.text, s.speaker])).toEqual([
       [0, 1200, "Good morning.", null],
-      [1200, 3000, "<script>alert(1)</script> & \"quotes\"", "<b>Bob</b>"],
+      [1200, 3000, '<script>alert(1)</script> & "quotes"', "<b>Bob</b>"],
     ]);
     // What the page shows is the transcript as it is now.
     await app.request("PATCH", `/api/tasks/${id}`, { token: user.token, json: { text: "Good evening.\nBye." } });
@@ -141,7 +144,12 @@ describe("history and `bun run events --stream task-<id>` agree", () => {
         if (token) headers.authorization = `Bearer ${token}`;
         return fetch(`${service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       };
-      const registered = await call("POST", "/api/register", undefined, { name: "H", email: "history@example.com", password: "password123", password_confirmation: "password123" });
+      const registered = await call("POST", "/api/register", undefined, {
+        name: "H",
+        email: "history@example.com",
+        password: "password123",
+        password_confirmation: "password123",
+      });
       const { token } = (await registered.json()) as { token: string };
       const created = (await (await call("POST", "/api/tasks", token, { disk: "objstore", name: "Logged", path: "uploads/x.mp3" })).json()) as { id: number };
       await call("PATCH", `/api/tasks/${created.id}`, token, { name: "Logged again", quality: 3 });
@@ -152,7 +160,10 @@ describe("history and `bun run events --stream task-<id>` agree", () => {
 
       const cli = await runCli("events", ["--stream", `task-${created.id}`], { DATA_DIR: service.dataDir });
       expect(cli.code).toBe(0);
-      const lines = cli.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: string; type: string; position: number; streamName: string });
+      const lines = cli.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { id: string; type: string; position: number; streamName: string });
       expect(lines.map((e) => e.id)).toEqual(history.map((e) => e.id));
       expect(lines.map((e) => e.position)).toEqual(history.map((e) => e.position));
       expect(lines.every((e) => e.streamName === `task-${created.id}`)).toBe(true);

@@ -103,7 +103,7 @@ describe("POST /api/auth/social-login against a real OpenID Connect provider", (
     expect(((await response.json()) as TokenBody).user.id).toBe(owner.id);
     expect(await userCount()).toBe(count);
     // Linked, not just matched: the next login finds the account by identity, and the password still works.
-    expect((await ((await socialLogin(await idp.authorize(sub))).json()) as TokenBody).user.id).toBe(owner.id);
+    expect(((await (await socialLogin(await idp.authorize(sub))).json()) as TokenBody).user.id).toBe(owner.id);
     expect((await app.request("POST", "/api/login", { json: { email: owner.email, password: owner.password } })).status).toBe(200);
   });
 
@@ -168,7 +168,9 @@ describe("social login with ES256 ID tokens that carry the profile", () => {
     try {
       const email = `${unique("es")}@example.com`;
       idp.addAccount({ sub: "es-user", email, email_verified: true, name: "Elliptic" });
-      const response = await app.request("POST", "/api/auth/social-login", { json: { provider: "idp", code: await idp.authorize("es-user", idp.es256Client) } });
+      const response = await app.request("POST", "/api/auth/social-login", {
+        json: { provider: "idp", code: await idp.authorize("es-user", idp.es256Client) },
+      });
       expect(response.status).toBe(200);
       expect(((await response.json()) as TokenBody).user).toMatchObject({ email, name: "Elliptic" });
     } finally {

@@ -92,7 +92,13 @@ describe("StampedCache", () => {
   });
 
   test("on a store that cannot tell what changed (MongoDB's null stamp), every call reads", async () => {
-    const blind: DocumentStore = { collection: (name) => store.collection(name), changeStamp: () => null, replaceCollections: (pairs) => store.replaceCollections(pairs), dropCollection: (n) => store.dropCollection(n), close: async () => {} };
+    const blind: DocumentStore = {
+      collection: (name) => store.collection(name),
+      changeStamp: () => null,
+      replaceCollections: (pairs) => store.replaceCollections(pairs),
+      dropCollection: (n) => store.dropCollection(n),
+      close: async () => {},
+    };
     await store.collection<Doc>("blind").insertOne({ _id: "a", n: 1, tags: [] });
     const cache = new StampedCache<Doc>(blind, ["blind"], 100);
     let reads = 0;

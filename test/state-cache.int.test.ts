@@ -24,7 +24,12 @@ const bagDecider: Decider<Bag, { type: "Add"; item: string }, Added> = {
   decide: (command, state) => (state.items.has(command.item) ? [] : [{ type: "Added", data: { item: command.item } }]),
 };
 
-const added = (item: string): NewEvent => ({ id: crypto.randomUUID(), type: "Added", data: { item }, metadata: { correlationId: "c", causationId: null, userId: null } });
+const added = (item: string): NewEvent => ({
+  id: crypto.randomUUID(),
+  type: "Added",
+  data: { item },
+  metadata: { correlationId: "c", causationId: null, userId: null },
+});
 
 /** Counts the events each readStream call returns: what a load costs. */
 function counting(store: EventStore): { store: EventStore; read: () => number } {

@@ -7,7 +7,14 @@ const doc = (status: string, failureReason: string | null = null, attempts = 1) 
 
 describe("task status as Server-Sent Events", () => {
   test("sends the status at once and on each change only, with heartbeats, and ends when the task ends", async () => {
-    const states = [doc("pending"), doc("pending"), doc("scribing"), doc("scribing"), doc("scribing"), doc("failed", "The media is silent: there is no speech to transcribe.")];
+    const states = [
+      doc("pending"),
+      doc("pending"),
+      doc("scribing"),
+      doc("scribing"),
+      doc("scribing"),
+      doc("failed", "The media is silent: there is no speech to transcribe."),
+    ];
     let i = 0;
     const stream = taskStatusStream(async () => states[Math.min(i++, states.length - 1)]!, { pollMs: 30, heartbeatMs: 40 });
     const { events, comments, ended } = await readSse(new Response(stream), 5000);

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { ExtractiveSummarizer, buildMindMap, extractSummary, rankSentences, sectionBoundaries, summarizeExtractively } from "../src/transcription/summary/extractive.ts";
+import {
+  ExtractiveSummarizer,
+  buildMindMap,
+  extractSummary,
+  rankSentences,
+  sectionBoundaries,
+  summarizeExtractively,
+} from "../src/transcription/summary/extractive.ts";
 import { keyPhrases, splitSentences, stem } from "../src/transcription/summary/text.ts";
 
 const budget = [
@@ -86,8 +93,18 @@ describe("text analysis", () => {
 
 describe("on a thread of its own", () => {
   test("a long transcript is summarised on the summary thread, to the same result, while this thread stays free", async () => {
-    const topics = ["the river flooded the lower town", "engineers rebuilt the old stone bridge", "the council voted on a new budget", "farmers planted wheat in the valley"];
-    const segments = Array.from({ length: 3000 }, (_, i) => ({ start: i * 1000, end: i * 1000 + 900, text: `In part ${i % 40}, ${topics[i % 4]} after ${i % 7} days.`, tokens: ["ignored"] }));
+    const topics = [
+      "the river flooded the lower town",
+      "engineers rebuilt the old stone bridge",
+      "the council voted on a new budget",
+      "farmers planted wheat in the valley",
+    ];
+    const segments = Array.from({ length: 3000 }, (_, i) => ({
+      start: i * 1000,
+      end: i * 1000 + 900,
+      text: `In part ${i % 40}, ${topics[i % 4]} after ${i % 7} days.`,
+      tokens: ["ignored"],
+    }));
     const input = { title: "Town meeting", segments };
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);

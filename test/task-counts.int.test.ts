@@ -10,7 +10,12 @@ import type { RecordedEvent } from "../src/core/event.ts";
 
 describe("task counts (pure)", () => {
   test("given no tasks, when one is created, then it counts in total, its status and uncategorized", () => {
-    expect(countTaskChange(emptyCounts(7), null, { status: "pending", folderId: null })).toEqual({ userId: 7, total: 1, byStatus: { pending: 1 }, byFolder: { none: 1 } });
+    expect(countTaskChange(emptyCounts(7), null, { status: "pending", folderId: null })).toEqual({
+      userId: 7,
+      total: 1,
+      byStatus: { pending: 1 },
+      byFolder: { none: 1 },
+    });
   });
 
   test("given a pending task, when it moves to folder 3 and fails, then the counts follow it and drop empty keys", () => {
@@ -45,14 +50,35 @@ async function history() {
   stores.push({ store, db });
   await tasksProjection.setup?.(db);
   const append = (stream: string, events: (TaskEvent | FolderEvent)[]) =>
-    store.append(stream, events.map((e) => ({ id: crypto.randomUUID(), type: e.type, data: e.data, metadata })), { expectedRevision: "any" });
+    store.append(
+      stream,
+      events.map((e) => ({ id: crypto.randomUUID(), type: e.type, data: e.data, metadata })),
+      { expectedRevision: "any" },
+    );
   const created = (taskId: number, userId: number): TaskEvent => ({
     type: "TaskCreated",
-    data: { taskId, userId, name: `Task ${taskId}`, file: null, path: `p/${taskId}`, disk: "objstore", size: 1, duration: 1, cost: null, url: null, speakerDiarization: false, transcript: null, createdAt: new Date().toISOString() },
+    data: {
+      taskId,
+      userId,
+      name: `Task ${taskId}`,
+      file: null,
+      path: `p/${taskId}`,
+      disk: "objstore",
+      size: 1,
+      duration: 1,
+      cost: null,
+      url: null,
+      speakerDiarization: false,
+      transcript: null,
+      createdAt: new Date().toISOString(),
+    },
   });
   for (let id = 1; id <= 6; id++) await append(taskStream(id), [created(id, id <= 4 ? 1 : 2)]);
   await append(taskStream(2), [{ type: "TaskMoved", data: { userId: 1, folder: { id: 9, name: "Work" } } }]);
-  await append(taskStream(3), [{ type: "TaskMoved", data: { userId: 1, folder: { id: 9, name: "Work" } } }, { type: "TranscriptionStarted", data: { userId: 1 } }]);
+  await append(taskStream(3), [
+    { type: "TaskMoved", data: { userId: 1, folder: { id: 9, name: "Work" } } },
+    { type: "TranscriptionStarted", data: { userId: 1 } },
+  ]);
   await append(taskStream(4), [{ type: "TaskFailed", data: { userId: 1, taskId: 4, attempt: 1, name: "Task 4", reason: "no audio" } }]);
   await append(taskStream(1), [{ type: "TaskDeleted", data: { userId: 1, wasInFlight: true, attempt: 1 } }]);
   await append(userStream(1), [{ type: "FolderRenamed", data: { folderId: 9, name: "Job", previousName: "Work" } }]);
@@ -112,7 +138,9 @@ describe("task counts (tasks projection)", () => {
     const moved = events.findIndex((e: RecordedEvent) => e.type === "TaskMoved");
     for (const event of events.slice(0, moved)) await tasksProjection.apply(event, db);
     // The first half of applying the move: its counts, then the process died.
-    await updateTaskCounts(db, 1, events[moved]!.position, (counts) => countTaskChange(counts, { status: "pending", folderId: null }, { status: "pending", folderId: 9 }));
+    await updateTaskCounts(db, 1, events[moved]!.position, (counts) =>
+      countTaskChange(counts, { status: "pending", folderId: null }, { status: "pending", folderId: 9 }),
+    );
     expect((await db.collection<TaskCountsDocument>("task_counts").findOne({ _id: "1" }))?.changing).toBe(events[moved]!.position);
     for (const event of events.slice(moved)) await tasksProjection.apply(event, db);
     expect(await countsOf(db, 1)).toEqual(await counted(db, 1, [9]));

@@ -23,9 +23,48 @@ describe("GET /api/tasks/{id} (spec 2.1)", () => {
     const user = await app.register();
     const id = await transcribed(user);
     const task = await getTask(app, user, id);
-    const spec21 = ["id", "name", "file", "path", "disk", "size", "duration", "cost", "status", "attempts", "quality", "created_at", "updated_at", "summary", "mindmap", "folder", "tags", "url", "segments", "export"];
+    const spec21 = [
+      "id",
+      "name",
+      "file",
+      "path",
+      "disk",
+      "size",
+      "duration",
+      "cost",
+      "status",
+      "attempts",
+      "quality",
+      "created_at",
+      "updated_at",
+      "summary",
+      "mindmap",
+      "folder",
+      "tags",
+      "url",
+      "segments",
+      "export",
+    ];
     expect(Object.keys(task).sort()).toEqual([...spec21, "speaker_diarization", "index", "failure_reason"].sort());
-    expect(task).toMatchObject({ id, name: "Interview", file: "", path: "uploads/a.mp3", disk: "objstore", size: null, duration: 3, cost: null, status: "finished", attempts: 1, quality: null, summary: "One two. Three.", folder: null, tags: [], url: null, index: null, failure_reason: null });
+    expect(task).toMatchObject({
+      id,
+      name: "Interview",
+      file: "",
+      path: "uploads/a.mp3",
+      disk: "objstore",
+      size: null,
+      duration: 3,
+      cost: null,
+      status: "finished",
+      attempts: 1,
+      quality: null,
+      summary: "One two. Three.",
+      folder: null,
+      tags: [],
+      url: null,
+      index: null,
+      failure_reason: null,
+    });
     expect(task.mindmap as string).toStartWith("# Interview\n"); // a supplied transcript goes straight to summary and mind map
     expect(task.updated_at as string).toMatch(/^\d{4}-\d\d-\d\dT.*(Z|[+-]\d\d:\d\d)$/);
     expect(Date.parse(task.updated_at as string)).toBeGreaterThanOrEqual(Date.parse(task.created_at as string));

@@ -50,8 +50,33 @@ describe("GET /api/tasks filters (spec 4.2)", () => {
 
   test("list items have exactly the fields of spec 2.2", async () => {
     const page = await list(user, "?status=finished");
-    expect(Object.keys(page.data[0]!).sort()).toEqual(["attempts", "cost", "created_at", "disk", "duration", "file", "folder", "id", "name", "quality", "size", "status"]);
-    expect(page.data[0]).toMatchObject({ id: ids.finished, name: "Finished one", file: "Finished one.mp3", disk: "objstore", size: 1000, duration: 60, cost: 60, status: "finished", attempts: 1, quality: null, folder: null });
+    expect(Object.keys(page.data[0]!).sort()).toEqual([
+      "attempts",
+      "cost",
+      "created_at",
+      "disk",
+      "duration",
+      "file",
+      "folder",
+      "id",
+      "name",
+      "quality",
+      "size",
+      "status",
+    ]);
+    expect(page.data[0]).toMatchObject({
+      id: ids.finished,
+      name: "Finished one",
+      file: "Finished one.mp3",
+      disk: "objstore",
+      size: 1000,
+      duration: 60,
+      cost: 60,
+      status: "finished",
+      attempts: 1,
+      quality: null,
+      folder: null,
+    });
   });
 
   test("search: part of the name, case-insensitive, special characters literal", async () => {
@@ -105,7 +130,11 @@ describe("GET /api/tasks pagination", () => {
   let seeded: number[];
   beforeAll(async () => {
     user = await app.register();
-    seeded = await seedTasks(app, user.id, Array.from({ length: 30 }, (_, i) => `Task ${String(i).padStart(2, "0")}`));
+    seeded = await seedTasks(
+      app,
+      user.id,
+      Array.from({ length: 30 }, (_, i) => `Task ${String(i).padStart(2, "0")}`),
+    );
   });
 
   test("25 a page by default, newest first, with current_page, last_page, per_page and total", async () => {

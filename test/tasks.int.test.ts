@@ -22,7 +22,21 @@ describe("POST /api/tasks (spec 4.2)", () => {
     expect(Number.isInteger(body.id)).toBe(true);
     expect(body.created_at as string).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
     const detail = await getTask(app, user, body.id as number);
-    expect(detail).toMatchObject({ id: body.id, name: "Interview", file: "a.mp3", path: "uploads/a.mp3", disk: "objstore", size: 1234, duration: 61, cost: 61, status: "pending", attempts: 1, url: null, segments: null, speaker_diarization: true });
+    expect(detail).toMatchObject({
+      id: body.id,
+      name: "Interview",
+      file: "a.mp3",
+      path: "uploads/a.mp3",
+      disk: "objstore",
+      size: 1234,
+      duration: 61,
+      cost: 61,
+      status: "pending",
+      attempts: 1,
+      url: null,
+      segments: null,
+      speaker_diarization: true,
+    });
     // speaker_diarization defaults to false.
     expect((await json(await post(user.token, valid))).speaker_diarization).toBe(false);
   });

@@ -47,7 +47,12 @@ describe("silences and chunks", () => {
   });
 
   test("speech spans are what lies between the pauses", () => {
-    expect(speechSpans(10_000, [{ start: 0, end: 1000 }, { start: 4000, end: 5000 }])).toEqual([
+    expect(
+      speechSpans(10_000, [
+        { start: 0, end: 1000 },
+        { start: 4000, end: 5000 },
+      ]),
+    ).toEqual([
       { start: 1000, end: 4000 },
       { start: 5000, end: 10_000 },
     ]);
@@ -109,7 +114,10 @@ describe("stitching", () => {
 
 describe("segments", () => {
   test("unpunctuated words: a new segment after a pause, sentence case, tokens as recognised", () => {
-    const segments = segmentWords([word("hello", 0, 400), word("i'm", 450, 600), word("here", 650, 900), word("next", 2000, 2400), word("one", 2450, 2800)], false);
+    const segments = segmentWords(
+      [word("hello", 0, 400), word("i'm", 450, 600), word("here", 650, 900), word("next", 2000, 2400), word("one", 2450, 2800)],
+      false,
+    );
     expect(segments).toEqual([
       { id: 1, start: 0, end: 900, text: "Hello I'm here.", speaker: null, tokens: ["hello", "i'm", "here"] },
       { id: 2, start: 2000, end: 2800, text: "Next one.", speaker: null, tokens: ["next", "one"] },
@@ -147,7 +155,15 @@ describe("word error rate", () => {
 
 describe("engine adapters (pure parts)", () => {
   test("PocketSphinx output: word times in ms, fillers dropped, alternate pronunciations folded", () => {
-    const stdout = ["he hoped there", "<s> 0.440 0.530 0.999600", "he 0.540 0.650 0.566054", "<sil> 2.370 2.500 0.879137", "for(2) 1.840 1.990 0.346552", "[NOISE] 5.1 5.2 0.6", "</s> 10.130 10.430 1.000000"].join("\n");
+    const stdout = [
+      "he hoped there",
+      "<s> 0.440 0.530 0.999600",
+      "he 0.540 0.650 0.566054",
+      "<sil> 2.370 2.500 0.879137",
+      "for(2) 1.840 1.990 0.346552",
+      "[NOISE] 5.1 5.2 0.6",
+      "</s> 10.130 10.430 1.000000",
+    ].join("\n");
     expect(parseSphinxOutput(stdout)).toEqual([
       { text: "he", start: 540, end: 650, confidence: 0.566054 },
       { text: "for", start: 1840, end: 1990, confidence: 0.346552 },
@@ -218,7 +234,10 @@ describe("configuration", () => {
     expect(() => loadTranscriptionConfig({ TRANSCRIPTION_ENGINE: "openai" }, fail)).toThrow(/TRANSCRIPTION_OPENAI_URL/);
     expect(() => loadTranscriptionConfig({ TRANSCRIPTION_ENGINE: "vosk" }, fail)).toThrow(/TRANSCRIPTION_ENGINE/);
     expect(() => loadTranscriptionConfig({ CHUNK_SECONDS: "0" }, fail)).toThrow(/CHUNK_SECONDS/);
-    const openai = loadTranscriptionConfig({ TRANSCRIPTION_ENGINE: "openai", TRANSCRIPTION_OPENAI_URL: "http://localhost:9/", TRANSCRIPTION_OPENAI_KEY: "k" }, fail);
+    const openai = loadTranscriptionConfig(
+      { TRANSCRIPTION_ENGINE: "openai", TRANSCRIPTION_OPENAI_URL: "http://localhost:9/", TRANSCRIPTION_OPENAI_KEY: "k" },
+      fail,
+    );
     expect(openai.openai).toEqual({ url: "http://localhost:9", apiKey: "k", model: "whisper-1", language: null });
   });
 });

@@ -27,7 +27,11 @@ afterAll(() => {
 async function recording(): Promise<Uint8Array> {
   const clips = await joinedClips(["1089-134686-0000", "1089-134691-0001", "1089-134686-0000", "1089-134691-0001"], 1);
   if (clips) return clips.bytes;
-  const parts = await Promise.all(["The committee met on Monday to discuss the new park.", "Everyone agreed the playground needs more shade.", "The budget will be voted on next week."].map((t) => spoken(t)));
+  const parts = await Promise.all(
+    ["The committee met on Monday to discuss the new park.", "Everyone agreed the playground needs more shade.", "The budget will be voted on next week."].map(
+      (t) => spoken(t),
+    ),
+  );
   return (await joinedMp3([...parts, ...parts, ...parts], 1)).bytes;
 }
 
@@ -82,7 +86,9 @@ async function expectFinishedOnce(dataDir: string, userId: number, taskId: numbe
   const events = await storedEvents(dataDir, taskStream(taskId));
   expect(events.filter((e) => e.type === "TaskFinished")).toHaveLength(1);
   expect(events.filter((e) => e.type === "TaskFailed")).toHaveLength(0);
-  const charges = (await storedEvents(dataDir, userStream(userId))).filter((e) => e.type === "SecondsCharged").map((e) => e.data as { taskId: number; seconds: number });
+  const charges = (await storedEvents(dataDir, userStream(userId)))
+    .filter((e) => e.type === "SecondsCharged")
+    .map((e) => e.data as { taskId: number; seconds: number });
   expect(charges).toEqual([expect.objectContaining({ taskId, seconds: cost })]);
 }
 
@@ -137,7 +143,11 @@ describe("a worker killed with SIGKILL in the middle of a transcription", () => 
     service = await startServiceProcess(leftoverEnv, dataDir);
     try {
       const swept = Date.now() + 5_000;
-      while (readdirSync(tempDir).some((n) => n.startsWith(`scribe-task-${service.process.pid}-`) === false && n.startsWith("scribe-task-")) && Date.now() < swept) await Bun.sleep(50);
+      while (
+        readdirSync(tempDir).some((n) => n.startsWith(`scribe-task-${service.process.pid}-`) === false && n.startsWith("scribe-task-")) &&
+        Date.now() < swept
+      )
+        await Bun.sleep(50);
       expect(readdirSync(tempDir).filter((n) => n.startsWith("scribe-task-") && !n.startsWith(`scribe-task-${service.process.pid}-`))).toEqual([]);
       await waitFor(service.url, user.token, created.id, "finished", 60_000);
     } finally {
@@ -160,9 +170,10 @@ describe("a worker killed with SIGKILL in the middle of a transcription", () => 
         stdout: "pipe",
         stderr: "pipe",
       });
-      for (const stream of [child.stdout, child.stderr]) void (async () => {
-        for await (const chunk of stream) output += new TextDecoder().decode(chunk);
-      })();
+      for (const stream of [child.stdout, child.stderr])
+        void (async () => {
+          for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+        })();
       const deadline = Date.now() + 20_000;
       while (!output.includes("scribe: roles workers")) {
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`workers did not start:\n${output}`);
@@ -181,7 +192,9 @@ describe("a worker killed with SIGKILL in the middle of a transcription", () => 
         expect(workers.output()).toContain("bus: NATS JetStream");
         const user = await register(apiProcess.url);
         const path = await putMedia(dataDir, user.id, await recording());
-        const created = (await (await api(apiProcess.url, "POST", "/api/tasks", user.token, { disk: "objstore", name: "Over NATS", path })).json()) as { id: number };
+        const created = (await (await api(apiProcess.url, "POST", "/api/tasks", user.token, { disk: "objstore", name: "Over NATS", path })).json()) as {
+          id: number;
+        };
         await waitFor(apiProcess.url, user.token, created.id, "scribing", 20_000, 10);
         await Bun.sleep(700);
         workers.process.kill("SIGKILL");

@@ -26,11 +26,14 @@ async function upload(user: User, bytes: Uint8Array, contentType = "application/
   return key;
 }
 
-const history = async (user: User, id: number) => json<{ type: string; data: Json }[]>(await app.request("GET", `/api/tasks/${id}/history`, { token: user.token }));
+const history = async (user: User, id: number) =>
+  json<{ type: string; data: Json }[]>(await app.request("GET", `/api/tasks/${id}/history`, { token: user.token }));
 const userView = async (user: User) => json<{ balance: Json; queue: Json }>(await app.request("GET", "/api/user", { token: user.token }));
 const notifications = async (user: User) => json<{ title: string; message: string }[]>(await app.request("GET", "/api/notifications", { token: user.token }));
 async function charges(userId: number) {
-  return (await app.adapters.eventStore.readStream(userStream(userId))).filter((e) => e.type === "SecondsCharged").map((e) => e.data as { taskId: number; seconds: number });
+  return (await app.adapters.eventStore.readStream(userStream(userId)))
+    .filter((e) => e.type === "SecondsCharged")
+    .map((e) => e.data as { taskId: number; seconds: number });
 }
 async function spend(userId: number, seconds: number) {
   const position = await chargeSeconds(app.adapters.eventStore, userId, seconds);
@@ -117,7 +120,8 @@ describe("an uploaded recording", () => {
     const id = await createTask(app, user, { path: await upload(user, media.bytes, "audio/mpeg"), speaker_diarization: true });
     const task = await waitForStatus(app, user, id, "finished", 60_000);
     const segments = task.segments as { start: number; end: number; speaker: string }[];
-    const voiceAt = (s: { start: number; end: number }) => media.parts.findIndex((p) => (s.start + s.end) / 2 >= p.start - 300 && (s.start + s.end) / 2 <= p.end + 300) % 2;
+    const voiceAt = (s: { start: number; end: number }) =>
+      media.parts.findIndex((p) => (s.start + s.end) / 2 >= p.start - 300 && (s.start + s.end) / 2 <= p.end + 300) % 2;
     const expected = segments.map((s) => `Speaker ${voiceAt(s) + 1}`);
     expect(segments.map((s) => s.speaker)).toEqual(expected);
     expect(new Set(expected).size).toBe(2);
@@ -159,7 +163,9 @@ describe("bad input ends failed with a readable reason, counted and notified", (
     };
     const atLimit = await createTask(app, user, { path: await big(2_147_483_648) });
     const overLimit = await createTask(app, user, { path: await big(2_147_483_649) });
-    expect((await waitForStatus(app, user, overLimit, "failed", 10_000)).failure_reason).toBe("The file is 2.0 GiB; files above 2 GB (2,147,483,648 bytes) are not transcribed.");
+    expect((await waitForStatus(app, user, overLimit, "failed", 10_000)).failure_reason).toBe(
+      "The file is 2.0 GiB; files above 2 GB (2,147,483,648 bytes) are not transcribed.",
+    );
     expect((await waitForStatus(app, user, atLimit, "failed", 60_000)).failure_reason as string).toMatch(/not audio or video/);
   }, 90_000);
 
@@ -218,7 +224,10 @@ describe("transcripts supplied at creation", () => {
     await Bun.sleep(100);
     expect(await charges(user.id)).toEqual([]);
 
-    const edited = await app.request("PATCH", `/api/tasks/${id}`, { token: user.token, json: { text: "Bees visit the orchard.\nThe orchard bees make honey.\nHoney from the orchard sells well." } });
+    const edited = await app.request("PATCH", `/api/tasks/${id}`, {
+      token: user.token,
+      json: { text: "Bees visit the orchard.\nThe orchard bees make honey.\nHoney from the orchard sells well." },
+    });
     expect(edited.status).toBe(200);
     const refreshed = await app.request("GET", `/api/tasks/${id}/refresh-summary`, { token: user.token });
     expect(refreshed.status).toBe(200);

@@ -17,7 +17,11 @@ let app: TestApp;
 let uploads: Uploads;
 beforeAll(async () => {
   app = await startTestApp();
-  uploads = new Uploads(app.adapters.eventStore, app.adapters.blobs, new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts));
+  uploads = new Uploads(
+    app.adapters.eventStore,
+    app.adapters.blobs,
+    new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts),
+  );
 });
 afterAll(() => app.close());
 
@@ -41,7 +45,10 @@ test("sessions past their expiry are expired and their parts deleted; open and c
   const storageId = staleState.session.storageUploadId;
 
   // Not due yet: nothing happens.
-  expect(await cleanUpUploads(uploads, app.adapters.documents, new Date(Date.parse(stale.expires_at) - 1000), app.adapters.fileBlobs)).toEqual({ expired: 0, finished: 0 });
+  expect(await cleanUpUploads(uploads, app.adapters.documents, new Date(Date.parse(stale.expires_at) - 1000), app.adapters.fileBlobs)).toEqual({
+    expired: 0,
+    finished: 0,
+  });
 
   const fresh = await sign(app, user, { file: "fresh.mp3", content_type: "audio/mpeg", size: data.byteLength });
   await settle();
@@ -57,7 +64,10 @@ test("sessions past their expiry are expired and their parts deleted; open and c
   // A second run has nothing left to do, and the expired session refuses parts and complete.
   await settle();
   expect(await cleanUpUploads(uploads, app.adapters.documents, later, app.adapters.fileBlobs)).toEqual({ expired: 0, finished: 0 });
-  const part = await app.request("POST", "/api/uploads/sign-part", { token: user.token, json: { path: stale.path, upload_id: stale.upload_id, part_number: 1 } });
+  const part = await app.request("POST", "/api/uploads/sign-part", {
+    token: user.token,
+    json: { path: stale.path, upload_id: stale.upload_id, part_number: 1 },
+  });
   expect(part.status).toBe(422);
   expect((await json<{ message: string }>(part)).message).toMatch(/expired/);
   expect((await complete(app, user, completeBody(stale, "stale.mp3", "audio/mpeg", data.byteLength))).status).toBe(422);
@@ -70,12 +80,28 @@ test("sessions past their expiry are expired and their parts deleted; open and c
 test("a session whose expiry passed but was not yet cleaned up refuses parts already", async () => {
   const user = await app.register();
   let now = new Date();
-  const clocked = new Uploads(app.adapters.eventStore, app.adapters.blobs, new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts), () => now);
-  const session = await clocked.sign({ userId: user.id, kind: "token", credentialId: "t" }, (await app.adapters.documents.collection("users").findOne({ _id: String(user.id) })) as never, { file: "a.mp3", content_type: "audio/mpeg", size: 10 }, { correlationId: "c", causationId: null, userId: null });
-  const { url } = await clocked.signPart(user.id, { path: session.path, upload_id: session.upload_id, part_number: 1 }, { correlationId: "c", causationId: null, userId: null });
+  const clocked = new Uploads(
+    app.adapters.eventStore,
+    app.adapters.blobs,
+    new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts),
+    () => now,
+  );
+  const session = await clocked.sign(
+    { userId: user.id, kind: "token", credentialId: "t" },
+    (await app.adapters.documents.collection("users").findOne({ _id: String(user.id) })) as never,
+    { file: "a.mp3", content_type: "audio/mpeg", size: 10 },
+    { correlationId: "c", causationId: null, userId: null },
+  );
+  const { url } = await clocked.signPart(
+    user.id,
+    { path: session.path, upload_id: session.upload_id, part_number: 1 },
+    { correlationId: "c", causationId: null, userId: null },
+  );
   expect(new URL(url).searchParams.get("expires")).toBeString();
   now = new Date(Date.parse(session.expires_at));
-  await expect(clocked.signPart(user.id, { path: session.path, upload_id: session.upload_id, part_number: 1 }, { correlationId: "c", causationId: null, userId: null })).rejects.toThrow(/expired/);
+  await expect(
+    clocked.signPart(user.id, { path: session.path, upload_id: session.upload_id, part_number: 1 }, { correlationId: "c", causationId: null, userId: null }),
+  ).rejects.toThrow(/expired/);
   expect((await putSigned(app, (await signPart(app, user, session, 1)).url, bytes(10))).status).toBe(200);
 });
 
@@ -87,13 +113,19 @@ test("a completion recorded without its task (the request died) is finished by t
   // What complete does before it dies: a task id recorded on the upload, nothing assembled, no task.
   const taskId = await nextId(app.adapters.eventStore, "task", "test");
   const completedAt = new Date(Date.now() - 11 * 60_000).toISOString();
-  await handleCommand(app.adapters.eventStore, uploadStream(session.upload_id), uploadDecider, {
-    type: "CompleteUpload",
-    userId: user.id,
-    key: session.path,
-    completion: { taskId, name: "orphan", file: "orphan.wav", duration: null, speakerDiarization: false },
-    now: completedAt,
-  }, { metadata: { correlationId: "test", causationId: null, userId: null } });
+  await handleCommand(
+    app.adapters.eventStore,
+    uploadStream(session.upload_id),
+    uploadDecider,
+    {
+      type: "CompleteUpload",
+      userId: user.id,
+      key: session.path,
+      completion: { taskId, name: "orphan", file: "orphan.wav", duration: null, speakerDiarization: false },
+      now: completedAt,
+    },
+    { metadata: { correlationId: "test", causationId: null, userId: null } },
+  );
   await settle();
   expect(await cleanUpUploads(uploads, app.adapters.documents, new Date(), null)).toMatchObject({ finished: 1 });
   const task = await json<{ id: number; path: string; size: number }>(await app.request("GET", `/api/tasks/${taskId}`, { token: user.token }));

@@ -31,7 +31,14 @@ const completed: UploadEvent = { type: "UploadCompleted", data: { userId: 7, ...
 const aborted: UploadEvent = { type: "UploadAborted", data: { userId: 7, abortedAt: before } };
 const expired: UploadEvent = { type: "UploadExpired", data: { userId: 7, expiredAt: after } };
 const part = (partNumber: number, userId = 7, key = session.key, now = before) => ({ type: "AuthorizePart" as const, userId, key, partNumber, now });
-const completeCmd = (overrides: Partial<{ userId: number; key: string; now: string; completion: Completion }> = {}) => ({ type: "CompleteUpload" as const, userId: 7, key: session.key, completion, now: before, ...overrides });
+const completeCmd = (overrides: Partial<{ userId: number; key: string; now: string; completion: Completion }> = {}) => ({
+  type: "CompleteUpload" as const,
+  userId: 7,
+  key: session.key,
+  completion,
+  now: before,
+  ...overrides,
+});
 
 describe("upload decider", () => {
   test("sign records the session once", () => {
@@ -41,23 +48,56 @@ describe("upload decider", () => {
 
   test("parts may be signed by the owner, within the part count, while the session is open", () => {
     spec.given([signed]).when(part(3)).then([]);
-    spec.given([signed]).when(part(4)).thenThrows(ValidationFailedError, /part_number must be 1 to 3/);
+    spec
+      .given([signed])
+      .when(part(4))
+      .thenThrows(ValidationFailedError, /part_number must be 1 to 3/);
     spec.given([signed]).when(part(1, 8)).thenThrows(NotFoundError);
     spec.given([]).when(part(1)).thenThrows(NotFoundError);
-    spec.given([signed]).when(part(1, 7, "uploads/7/other.mp3")).thenThrows(ValidationFailedError, /path/);
-    spec.given([signed]).when(part(1, 7, session.key, after)).thenThrows(ValidationFailedError, /expired/);
-    spec.given([signed, aborted]).when(part(1)).thenThrows(ValidationFailedError, /aborted/);
-    spec.given([signed, completed]).when(part(1)).thenThrows(ValidationFailedError, /already complete/);
-    spec.given([signed, expired]).when(part(1)).thenThrows(ValidationFailedError, /expired/);
+    spec
+      .given([signed])
+      .when(part(1, 7, "uploads/7/other.mp3"))
+      .thenThrows(ValidationFailedError, /path/);
+    spec
+      .given([signed])
+      .when(part(1, 7, session.key, after))
+      .thenThrows(ValidationFailedError, /expired/);
+    spec
+      .given([signed, aborted])
+      .when(part(1))
+      .thenThrows(ValidationFailedError, /aborted/);
+    spec
+      .given([signed, completed])
+      .when(part(1))
+      .thenThrows(ValidationFailedError, /already complete/);
+    spec
+      .given([signed, expired])
+      .when(part(1))
+      .thenThrows(ValidationFailedError, /expired/);
   });
 
   test("complete records the task id once; completing again records nothing", () => {
     spec.given([signed]).when(completeCmd()).then([completed]);
-    spec.given([signed, completed]).when(completeCmd({ completion: { ...completion, taskId: 43 } })).then([]);
-    spec.given([signed, completed]).when(completeCmd({ userId: 8 })).thenThrows(NotFoundError);
-    spec.given([signed]).when(completeCmd({ now: after })).thenThrows(ValidationFailedError, /expired/);
-    spec.given([signed, aborted]).when(completeCmd()).thenThrows(ValidationFailedError, /aborted/);
-    spec.given([signed, expired]).when(completeCmd()).thenThrows(ValidationFailedError, /expired/);
+    spec
+      .given([signed, completed])
+      .when(completeCmd({ completion: { ...completion, taskId: 43 } }))
+      .then([]);
+    spec
+      .given([signed, completed])
+      .when(completeCmd({ userId: 8 }))
+      .thenThrows(NotFoundError);
+    spec
+      .given([signed])
+      .when(completeCmd({ now: after }))
+      .thenThrows(ValidationFailedError, /expired/);
+    spec
+      .given([signed, aborted])
+      .when(completeCmd())
+      .thenThrows(ValidationFailedError, /aborted/);
+    spec
+      .given([signed, expired])
+      .when(completeCmd())
+      .thenThrows(ValidationFailedError, /expired/);
     const state = [signed, completed].reduce(uploadDecider.evolve, uploadDecider.initialState());
     expect(state).toEqual({ status: "completed", session, completion });
   });
@@ -68,7 +108,10 @@ describe("upload decider", () => {
     spec.given([signed, aborted]).when(abort()).then([]);
     spec.given([signed, expired]).when(abort()).then([]);
     spec.given([signed]).when(abort(8)).thenThrows(NotFoundError);
-    spec.given([signed, completed]).when(abort()).thenThrows(ValidationFailedError, /already complete/);
+    spec
+      .given([signed, completed])
+      .when(abort())
+      .thenThrows(ValidationFailedError, /already complete/);
   });
 
   test("expire: only an open session, only once its expiry has come", () => {

@@ -52,7 +52,14 @@ describe("the upload workflow", () => {
     expect(first.status).toBe(201);
     const created = await json<{ message: string; task: Json }>(first);
     expect(created.message).toBeString();
-    expect(created.task).toEqual({ id: expect.any(Number), name: "Team call", path: session.path, size: tone.byteLength, status: "pending", speaker_diarization: false });
+    expect(created.task).toEqual({
+      id: expect.any(Number),
+      name: "Team call",
+      path: session.path,
+      size: tone.byteLength,
+      status: "pending",
+      speaker_diarization: false,
+    });
 
     const again = await complete(app, user, body);
     expect(again.status).toBe(201);
@@ -77,7 +84,11 @@ describe("the upload workflow", () => {
       const { url } = await signPart(app, user, session, n);
       expect((await putSigned(app, url, data.subarray((n - 1) * session.part_size, n * session.part_size))).status).toBe(200);
     }
-    const response = await complete(app, user, completeBody(session, "lecture.wav", "audio/x-wav", data.byteLength, { name: "Lecture 1", speaker_diarization: true, duration: 60 }));
+    const response = await complete(
+      app,
+      user,
+      completeBody(session, "lecture.wav", "audio/x-wav", data.byteLength, { name: "Lecture 1", speaker_diarization: true, duration: 60 }),
+    );
     expect(response.status).toBe(201);
     expect((await json<{ task: Json }>(response)).task).toMatchObject({ name: "Lecture 1", speaker_diarization: true, size: data.byteLength });
     const read = await app.adapters.blobs.get(session.path);
@@ -102,8 +113,12 @@ describe("the upload workflow", () => {
 
   test("the supported formats are published", async () => {
     const user = await app.register();
-    const body = await json<{ formats: { extension: string; content_types: string[] }[]; max_size: number }>(await app.request("GET", "/api/uploads/formats", { token: user.token }));
-    expect(body.formats.map((f) => f.extension)).toEqual(expect.arrayContaining(["mp3", "m4a", "aac", "wav", "flac", "ogg", "opus", "webm", "mp4", "mov", "mkv"]));
+    const body = await json<{ formats: { extension: string; content_types: string[] }[]; max_size: number }>(
+      await app.request("GET", "/api/uploads/formats", { token: user.token }),
+    );
+    expect(body.formats.map((f) => f.extension)).toEqual(
+      expect.arrayContaining(["mp3", "m4a", "aac", "wav", "flac", "ogg", "opus", "webm", "mp4", "mov", "mkv"]),
+    );
     expect(body.max_size).toBe(2_147_483_648);
   });
 });
@@ -138,7 +153,8 @@ describe("bad input is a clear 4xx, never a task or an object", () => {
     const owner = await app.register();
     const other = await app.register();
     const session = await sign(app, owner, { file: "a.mp3", content_type: "audio/mpeg", size: tone.byteLength });
-    const ask = (user: { token: string }, body: Json) => app.request("POST", "/api/uploads/sign-part", { token: user.token, json: { path: session.path, upload_id: session.upload_id, part_number: 1, ...body } });
+    const ask = (user: { token: string }, body: Json) =>
+      app.request("POST", "/api/uploads/sign-part", { token: user.token, json: { path: session.path, upload_id: session.upload_id, part_number: 1, ...body } });
 
     for (const part_number of [0, 10_001, 1.5]) expect((await ask(owner, { part_number })).status).toBe(422);
     const beyond = await ask(owner, { part_number: 2 });
@@ -152,7 +168,9 @@ describe("bad input is a clear 4xx, never a task or an object", () => {
     // Another user's session does not exist for them, at any step.
     expect((await ask(other, {})).status).toBe(404);
     expect((await complete(app, other, completeBody(session, "a.mp3", "audio/mpeg", tone.byteLength))).status).toBe(404);
-    expect((await app.request("POST", "/api/uploads/abort", { token: other.token, json: { path: session.path, upload_id: session.upload_id } })).status).toBe(404);
+    expect((await app.request("POST", "/api/uploads/abort", { token: other.token, json: { path: session.path, upload_id: session.upload_id } })).status).toBe(
+      404,
+    );
     expect((await ask(owner, {})).status).toBe(200);
   });
 
@@ -229,7 +247,10 @@ describe("bad input is a clear 4xx, never a task or an object", () => {
     expect((await json<{ message: string }>(aborted)).message).toBeString();
     await expect(app.adapters.blobs.listParts(session.path, await storageUploadId(session))).rejects.toBeInstanceOf(NoSuchUploadError);
 
-    const part = await app.request("POST", "/api/uploads/sign-part", { token: user.token, json: { path: session.path, upload_id: session.upload_id, part_number: 1 } });
+    const part = await app.request("POST", "/api/uploads/sign-part", {
+      token: user.token,
+      json: { path: session.path, upload_id: session.upload_id, part_number: 1 },
+    });
     expect(part.status).toBe(422);
     expect((await json<{ message: string }>(part)).message).toMatch(/aborted/);
     expect((await putSigned(app, url, tone)).status).toBe(404);
@@ -245,7 +266,9 @@ describe("bad input is a clear 4xx, never a task or an object", () => {
     const session = await sign(app, user, { file: "a.ogg", content_type: "audio/ogg", size: tone.byteLength });
     await uploadParts(app, user, session, tone);
     expect((await complete(app, user, completeBody(session, "a.ogg", "audio/ogg", tone.byteLength))).status).toBe(201);
-    expect((await app.request("POST", "/api/uploads/abort", { token: user.token, json: { path: session.path, upload_id: session.upload_id } })).status).toBe(422);
+    expect((await app.request("POST", "/api/uploads/abort", { token: user.token, json: { path: session.path, upload_id: session.upload_id } })).status).toBe(
+      422,
+    );
     expect(await app.adapters.blobs.head(session.path)).not.toBeNull();
   });
 });
@@ -253,7 +276,10 @@ describe("bad input is a clear 4xx, never a task or an object", () => {
 describe("API access and plan limits", () => {
   test("403 when the balance has no time left or less than the duration; the session survives a top-up", async () => {
     const user = await app.register(); // Free: 1,800 s
-    expect((await app.request("POST", "/api/uploads/sign", { token: user.token, json: { file: "a.mp3", content_type: "audio/mpeg", size: 10, duration: 1801 } })).status).toBe(403);
+    expect(
+      (await app.request("POST", "/api/uploads/sign", { token: user.token, json: { file: "a.mp3", content_type: "audio/mpeg", size: 10, duration: 1801 } }))
+        .status,
+    ).toBe(403);
     const session = await sign(app, user, { file: "a.mp3", content_type: "audio/mpeg", size: tone.byteLength });
     await uploadParts(app, user, session, tone);
     const body = completeBody(session, "a.mp3", "audio/mpeg", tone.byteLength);
@@ -265,7 +291,9 @@ describe("API access and plan limits", () => {
     const empty = await complete(app, user, body);
     expect(empty.status).toBe(403);
     expect((await json<{ message: string }>(empty)).message).toMatch(/no transcription time left/);
-    expect((await app.request("POST", "/api/uploads/sign", { token: user.token, json: { file: "b.mp3", content_type: "audio/mpeg", size: 10 } })).status).toBe(403);
+    expect((await app.request("POST", "/api/uploads/sign", { token: user.token, json: { file: "b.mp3", content_type: "audio/mpeg", size: 10 } })).status).toBe(
+      403,
+    );
     expect(await taskCount(user.token)).toBe(0);
 
     await app.setPlan(user.id, "pro");
@@ -348,7 +376,10 @@ describe("GET /api/tasks/{id}/audio", () => {
     const other = await app.register();
     expect((await audio(taskId, {}, other.token)).status).toBe(404);
     // A hand-made task naming someone else's upload does not get to read it.
-    const borrowed = await createTask(app, other, { disk: "objstore", path: (await json<{ path: string }>(await app.request("GET", `/api/tasks/${taskId}`, { token: user.token }))).path });
+    const borrowed = await createTask(app, other, {
+      disk: "objstore",
+      path: (await json<{ path: string }>(await app.request("GET", `/api/tasks/${taskId}`, { token: user.token }))).path,
+    });
     expect((await audio(borrowed, {}, other.token)).status).toBe(404);
     await app.setPlan(other.id, "pro");
     const remote = await createTask(app, other, { disk: "remote", path: "https://media.example/a.mp3" });

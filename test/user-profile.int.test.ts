@@ -44,7 +44,9 @@ describe("PUT /api/user", () => {
   test("a released email can be registered again", async () => {
     const { token, email } = await app.register();
     await app.request("PUT", "/api/user", { token, json: { email: `moved-${email}` } });
-    expect((await app.request("POST", "/api/register", { json: { name: "Next", email, password: "password123", password_confirmation: "password123" } })).status).toBe(201);
+    expect(
+      (await app.request("POST", "/api/register", { json: { name: "Next", email, password: "password123", password_confirmation: "password123" } })).status,
+    ).toBe(201);
   });
 
   test("an avatar image is stored and served back at the returned URL", async () => {
@@ -79,7 +81,7 @@ describe("PUT /api/user", () => {
     const { token } = await app.register();
     const broken = await app.request("PUT", "/api/user", {
       token,
-      body: "--xyz\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nunterminated",
+      body: '--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nunterminated',
       headers: { "content-type": "multipart/form-data; boundary=xyz" },
     });
     expect(broken.status).toBeGreaterThanOrEqual(400);

@@ -48,7 +48,12 @@ describe("whisper engine (@fugood/whisper.node)", () => {
     await writeWavSlice(pcm, 0, 10_000, join(dir, "clip.wav"));
     const engine = new WhisperEngine({ model: model!, accelerator: (process.env.WHISPER_GPU as "none") ?? "none", language: "en", threads: 2 });
     const result = await engine.recognize(join(dir, "clip.wav"), { durationMs: 2085 });
-    expect(result.words.map((w) => w.text).join(" ").toLowerCase()).toContain("wait no longer");
+    expect(
+      result.words
+        .map((w) => w.text)
+        .join(" ")
+        .toLowerCase(),
+    ).toContain("wait no longer");
     await engine.close();
   });
 });

@@ -15,7 +15,13 @@ export type Relay = { stop(): Promise<void>; readonly done: Promise<void> };
  * event once it and everything before it have settled, so after a crash nothing unsettled is lost:
  * it is published again and the workers, who check state first, shrug off the repeat.
  */
-export async function startRelay(options: { store: EventStore; bus: Bus; checkpoints: Checkpoints; maxInFlight?: number; mayPublish?: () => boolean }): Promise<Relay> {
+export async function startRelay(options: {
+  store: EventStore;
+  bus: Bus;
+  checkpoints: Checkpoints;
+  maxInFlight?: number;
+  mayPublish?: () => boolean;
+}): Promise<Relay> {
   const { store, bus, checkpoints } = options;
   const maxInFlight = options.maxInFlight ?? 10_000;
   const pending: Pending[] = [];
@@ -30,9 +36,11 @@ export async function startRelay(options: { store: EventStore; bus: Bus; checkpo
     if (pending.length < maxInFlight) wakeWhenRoom?.();
     if (floor === saved) return;
     saved = floor;
-    saving = saving.then(() => checkpoints.save(relayCheckpoint, floor)).catch((error: unknown) => {
-      console.error("relay: checkpoint not saved:", error);
-    });
+    saving = saving
+      .then(() => checkpoints.save(relayCheckpoint, floor))
+      .catch((error: unknown) => {
+        console.error("relay: checkpoint not saved:", error);
+      });
   };
 
   const mayPublish = options.mayPublish ?? (() => true);

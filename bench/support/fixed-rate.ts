@@ -10,7 +10,10 @@ export type FixedRateResult = { sent: number; achievedPerSecond: number; p50Ms: 
  * `timeoutMs`, so a server that cannot keep up shows a p99 at the timeout instead of a backlog that
  * takes minutes to drain.
  */
-export async function fixedRate(url: string, options: { rate: number; seconds: number; headers?: Record<string, string>; timeoutMs?: number }): Promise<FixedRateResult> {
+export async function fixedRate(
+  url: string,
+  options: { rate: number; seconds: number; headers?: Record<string, string>; timeoutMs?: number },
+): Promise<FixedRateResult> {
   const timeoutMs = options.timeoutMs ?? 2000;
   const total = Math.round(options.rate * options.seconds);
   const interval = 1000 / options.rate;

@@ -9,10 +9,20 @@ export const librispeechDir = join(import.meta.dir, "..", "..", "..", "shared", 
  * one after another with a short pause between, encoded as MP3 at `out`.
  */
 export async function longRecording(work: string, seconds: number, out: string): Promise<void> {
-  let clips = existsSync(librispeechDir) ? readdirSync(librispeechDir).filter((f) => f.endsWith(".flac")).sort().map((f) => join(librispeechDir, f)) : [];
+  let clips = existsSync(librispeechDir)
+    ? readdirSync(librispeechDir)
+        .filter((f) => f.endsWith(".flac"))
+        .sort()
+        .map((f) => join(librispeechDir, f))
+    : [];
   if (clips.length === 0) {
     const spoken = join(work, "spoken.wav");
-    const child = Bun.spawn(["espeak-ng", "-w", spoken, "The meeting starts with the budget. We spend too much on travel and too little on training. Next quarter we will change that."]);
+    const child = Bun.spawn([
+      "espeak-ng",
+      "-w",
+      spoken,
+      "The meeting starts with the budget. We spend too much on travel and too little on training. Next quarter we will change that.",
+    ]);
     if ((await child.exited) !== 0) throw new Error("neither the LibriSpeech clips nor espeak-ng are available");
     clips = [spoken];
   }

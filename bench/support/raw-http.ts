@@ -127,7 +127,8 @@ export function rawRequest(
       }
     }
 
-    const frame = (data: Uint8Array) => (options.chunked ? Buffer.concat([Buffer.from(`${data.byteLength.toString(16)}\r\n`), data, Buffer.from("\r\n")]) : data);
+    const frame = (data: Uint8Array) =>
+      options.chunked ? Buffer.concat([Buffer.from(`${data.byteLength.toString(16)}\r\n`), data, Buffer.from("\r\n")]) : data;
 
     async function send() {
       t0 = performance.now();

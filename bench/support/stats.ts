@@ -13,7 +13,10 @@ function toMs(value: string): number {
 }
 
 /** Runs wrk (Debian package `wrk`) against a URL and reads its figures. */
-export async function wrk(url: string, options: { connections?: number; seconds?: number; threads?: number; headers?: Record<string, string>; rate?: number } = {}): Promise<WrkResult> {
+export async function wrk(
+  url: string,
+  options: { connections?: number; seconds?: number; threads?: number; headers?: Record<string, string>; rate?: number } = {},
+): Promise<WrkResult> {
   const args = ["wrk", `-t${options.threads ?? 2}`, `-c${options.connections ?? 64}`, `-d${options.seconds ?? 10}s`, "--latency"];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
   args.push(url);

@@ -11,9 +11,15 @@ export type BenchUser = { token: string; id: number };
 export async function benchApp(env: Record<string, string> = {}): Promise<{ app: TestApp; user: BenchUser }> {
   const app = await startTestApp(env);
   const user = await app.register();
-  const { position } = await handleCommand(app.adapters.eventStore, userStream(user.id), userDecider, { type: "TopUpSeconds", seconds: 1_000_000, source: "operator", now: new Date().toISOString() }, {
-    metadata: { correlationId: "bench", causationId: null, userId: null },
-  });
+  const { position } = await handleCommand(
+    app.adapters.eventStore,
+    userStream(user.id),
+    userDecider,
+    { type: "TopUpSeconds", seconds: 1_000_000, source: "operator", now: new Date().toISOString() },
+    {
+      metadata: { correlationId: "bench", causationId: null, userId: null },
+    },
+  );
   if (position !== null) await app.service.waitForProjections(position);
   return { app, user };
 }
@@ -24,7 +30,12 @@ export type Transcribed = { id: number; ms: number; task: Record<string, unknown
  * Stores `media` as an upload would, creates the task over HTTP and waits until the read model shows it
  * finished (or failed): `ms` runs from the create request to that moment.
  */
-export async function transcribe(app: TestApp, user: BenchUser, media: Uint8Array, options: { name?: string; contentType?: string; diarization?: boolean } = {}): Promise<Transcribed> {
+export async function transcribe(
+  app: TestApp,
+  user: BenchUser,
+  media: Uint8Array,
+  options: { name?: string; contentType?: string; diarization?: boolean } = {},
+): Promise<Transcribed> {
   const key = `uploads/${user.id}/${crypto.randomUUID().replaceAll("-", "")}/bench`;
   await app.adapters.blobs.put(key, media, { contentType: options.contentType ?? "application/octet-stream" });
   let timings: PipelineTimings | null = null;
@@ -42,7 +53,10 @@ export async function transcribe(app: TestApp, user: BenchUser, media: Uint8Arra
     });
   });
   const started = performance.now();
-  const response = await app.request("POST", "/api/tasks", { token: user.token, json: { disk: "objstore", name: options.name ?? "Bench", path: key, speaker_diarization: options.diarization ?? false } });
+  const response = await app.request("POST", "/api/tasks", {
+    token: user.token,
+    json: { disk: "objstore", name: options.name ?? "Bench", path: key, speaker_diarization: options.diarization ?? false },
+  });
   if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
   taskId = ((await response.json()) as { id: number }).id;
   await app.service.waitForProjections(await ended);

@@ -17,18 +17,17 @@ export function bearerSecret(header: string | undefined | null): string | null {
  * request learns it must authenticate before anything else.
  */
 export function authentication(accounts: Accounts, limiter: RateLimiter) {
-  return new Elysia({ name: "authentication" })
-    .derive({ as: "scoped" }, async ({ headers, set }): Promise<{ caller: Caller; user: UserDocument }> => {
-      const secret = bearerSecret(headers.authorization);
-      if (!secret) throw new UnauthenticatedError();
-      const found = await accounts.authenticate(secret);
-      if (!found) throw new UnauthenticatedError();
-      if (found.caller.kind === "api_key" && !accounts.hasApiAccess(found.user)) {
-        throw new ForbiddenError("API access needs a Pro, Max or pay-as-you-go plan.");
-      }
-      const rate = await limiter.hit(found.caller.credentialId);
-      if (!rate.allowed) throw new TooManyRequestsError("Too many requests. Slow down and retry after the time in Retry-After.", rate.retryAfterSeconds);
-      set.headers["x-ratelimit-remaining"] = String(rate.remaining);
-      return found;
-    });
+  return new Elysia({ name: "authentication" }).derive({ as: "scoped" }, async ({ headers, set }): Promise<{ caller: Caller; user: UserDocument }> => {
+    const secret = bearerSecret(headers.authorization);
+    if (!secret) throw new UnauthenticatedError();
+    const found = await accounts.authenticate(secret);
+    if (!found) throw new UnauthenticatedError();
+    if (found.caller.kind === "api_key" && !accounts.hasApiAccess(found.user)) {
+      throw new ForbiddenError("API access needs a Pro, Max or pay-as-you-go plan.");
+    }
+    const rate = await limiter.hit(found.caller.credentialId);
+    if (!rate.allowed) throw new TooManyRequestsError("Too many requests. Slow down and retry after the time in Retry-After.", rate.retryAfterSeconds);
+    set.headers["x-ratelimit-remaining"] = String(rate.remaining);
+    return found;
+  });
 }

@@ -12,7 +12,8 @@ import type { UserDocument } from "./users-projection.ts";
 export function balanceRefusal(ledger: BalanceLedger, duration: number | null | undefined): string | null {
   const remaining = remainingSeconds(ledger);
   if (remaining <= 0) return "Your balance has no transcription time left; top up or upgrade your plan.";
-  if (duration !== null && duration !== undefined && duration > remaining) return `This media is ${duration} s long but your balance has ${remaining} s left; top up or upgrade your plan.`;
+  if (duration !== null && duration !== undefined && duration > remaining)
+    return `This media is ${duration} s long but your balance has ${remaining} s left; top up or upgrade your plan.`;
   return null;
 }
 

@@ -14,8 +14,7 @@ export type ClaimCommand =
    * `abandonedBy` names an owner the caller checked has no account: a registration that claimed the
    * key and died before creating the account leaves such a claim, which may be taken over.
    */
-  | { type: "Claim"; userId: number; abandonedBy: number | null; field: string; message: string }
-  | { type: "Release"; userId: number };
+  { type: "Claim"; userId: number; abandonedBy: number | null; field: string; message: string } | { type: "Release"; userId: number };
 
 export type ClaimState = { owner: number | null };
 

@@ -40,7 +40,15 @@ export const credentialsProjection: Projection = {
       case "ApiKeyCreated":
         await credentials.replaceOne(
           { _id: event.data.keyHash },
-          { _id: event.data.keyHash, userId, kind: "api_key", credentialId: event.data.keyId, name: event.data.name, prefix: event.data.prefix, createdAt: event.data.createdAt },
+          {
+            _id: event.data.keyHash,
+            userId,
+            kind: "api_key",
+            credentialId: event.data.keyId,
+            name: event.data.name,
+            prefix: event.data.prefix,
+            createdAt: event.data.createdAt,
+          },
           { upsert: true },
         );
         return;

@@ -26,7 +26,12 @@ type Json = Record<string, unknown>;
 const clockSkewSeconds = 60;
 const requestTimeoutMs = 10_000;
 
-type Scheme = { alg: string; kty: "RSA" | "EC"; key: webcrypto.RsaHashedImportParams | webcrypto.EcKeyImportParams; verify: webcrypto.Algorithm | webcrypto.RsaPssParams | webcrypto.EcdsaParams };
+type Scheme = {
+  alg: string;
+  kty: "RSA" | "EC";
+  key: webcrypto.RsaHashedImportParams | webcrypto.EcKeyImportParams;
+  verify: webcrypto.Algorithm | webcrypto.RsaPssParams | webcrypto.EcdsaParams;
+};
 
 /** Signature schemes an ID token may use (RFC 7518 3.3-3.5); `none` and HMAC are refused. */
 function scheme(alg: string): Scheme | null {
@@ -77,7 +82,9 @@ export class OidcClient {
     let profile: Json = claims;
     // Providers may keep the ID token minimal for the code flow and hand email and name out at userinfo.
     if (typeof claims.email !== "string" && discovery.userinfo_endpoint && typeof tokens.access_token === "string") {
-      const userinfo = await this.request(discovery.userinfo_endpoint, { headers: { authorization: `Bearer ${tokens.access_token}`, accept: "application/json" } });
+      const userinfo = await this.request(discovery.userinfo_endpoint, {
+        headers: { authorization: `Bearer ${tokens.access_token}`, accept: "application/json" },
+      });
       // Core 5.3.2: a userinfo answer about someone else must not be mixed into this login.
       if (userinfo.status !== 200 || userinfo.body.sub !== sub) throw new IdentityProviderError("its userinfo answer does not match the ID token");
       profile = { email: userinfo.body.email, email_verified: userinfo.body.email_verified, name: claims.name ?? userinfo.body.name };
@@ -160,14 +167,16 @@ export class OidcClient {
     // RFC 7515 4.1.11: extensions we do not understand must make the token invalid.
     if (header.crit !== undefined) throw new IdentityProviderError("its ID token uses critical JWS extensions");
     const signed = new TextEncoder().encode(`${headerPart}.${payloadPart}`);
-    if (!(await this.signedByIssuer(discovery, header, algorithm, signed, base64url(signaturePart)))) throw new IdentityProviderError("its ID token signature does not verify");
+    if (!(await this.signedByIssuer(discovery, header, algorithm, signed, base64url(signaturePart))))
+      throw new IdentityProviderError("its ID token signature does not verify");
 
     const now = this.now() / 1000;
     const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
     if (claims.iss !== discovery.issuer) throw new IdentityProviderError("its ID token names another issuer");
     if (!audience.includes(this.settings.clientId)) throw new IdentityProviderError("its ID token is for another client");
     if (typeof claims.exp !== "number" || claims.exp + clockSkewSeconds <= now) throw new IdentityProviderError("its ID token has expired");
-    if (typeof claims.iat !== "number" || claims.iat - clockSkewSeconds > now || claims.iat > claims.exp) throw new IdentityProviderError("its ID token has an implausible issue time");
+    if (typeof claims.iat !== "number" || claims.iat - clockSkewSeconds > now || claims.iat > claims.exp)
+      throw new IdentityProviderError("its ID token has an implausible issue time");
     if (typeof claims.sub !== "string" || claims.sub === "" || claims.sub.length > 255) throw new IdentityProviderError("its ID token has no valid subject");
     return { ...claims, sub: claims.sub };
   }
@@ -185,7 +194,8 @@ export class OidcClient {
 
   /** Keys that may have signed the token; an unknown `kid` refetches the JWKS once, since providers rotate keys. */
   private async keysFor(discovery: Discovery, kid: string | undefined, alg: string, kty: string): Promise<Jwk[]> {
-    const pick = (keys: Jwk[]) => keys.filter((k) => k.kty === kty && (k.use ?? "sig") === "sig" && (k.alg ?? alg) === alg && (kid === undefined || k.kid === kid));
+    const pick = (keys: Jwk[]) =>
+      keys.filter((k) => k.kty === kty && (k.use ?? "sig") === "sig" && (k.alg ?? alg) === alg && (kid === undefined || k.kid === kid));
     const cached = this.jwks ? pick(await this.jwks.catch(() => [])) : [];
     if (cached.length > 0) return cached;
     this.jwks = this.fetchJwks(discovery.jwks_uri);

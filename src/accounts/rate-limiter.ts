@@ -41,11 +41,9 @@ export class RateLimiter {
     }
     if (lease.unused === 0 && lease.reservedByAll < this.limitPerMinute) {
       const wanted = Math.max(1, Math.floor((this.limitPerMinute - lease.reservedByAll) * RESERVE_FRACTION));
-      const counter = await this.db.collection<CounterDocument>("rate_limits").findOneAndUpdate(
-        { _id: `${key}@${windowStart}` },
-        { $inc: { count: wanted }, $set: { expiresAt: windowStart + 60_000 } },
-        { upsert: true },
-      );
+      const counter = await this.db
+        .collection<CounterDocument>("rate_limits")
+        .findOneAndUpdate({ _id: `${key}@${windowStart}` }, { $inc: { count: wanted }, $set: { expiresAt: windowStart + 60_000 } }, { upsert: true });
       const reservedByAll = counter?.count ?? wanted;
       // The window may have turned, or another request of this process reserved, while this one waited.
       const current = this.leases.get(key);

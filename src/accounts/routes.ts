@@ -36,7 +36,16 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
         set.status = 201;
         return response;
       },
-      { body: registerBody, response: { 201: tokenResponse }, detail: { tags, summary: "Create an account", description: "201 with a token. 422 when a field is invalid, the email is taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE registrations from one client address (default 5)." } },
+      {
+        body: registerBody,
+        response: { 201: tokenResponse },
+        detail: {
+          tags,
+          summary: "Create an account",
+          description:
+            "201 with a token. 422 when a field is invalid, the email is taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE registrations from one client address (default 5).",
+        },
+      },
     )
     .post(
       "/api/login",
@@ -49,7 +58,12 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
       {
         body: loginBody,
         response: { 200: tokenResponse },
-        detail: { tags, summary: "Log in with email and password", description: "401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE (5) attempts per minute per email, with Retry-After." },
+        detail: {
+          tags,
+          summary: "Log in with email and password",
+          description:
+            "401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE (5) attempts per minute per email, with Retry-After.",
+        },
       },
     )
     .post(
@@ -62,7 +76,11 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
       {
         body: socialLoginBody,
         response: { 200: tokenResponse },
-        detail: { tags, summary: "Log in through the identity provider", description: "Exchanges an OAuth 2.0 / OpenID Connect authorization code with the configured issuer; creates the account on first login." },
+        detail: {
+          tags,
+          summary: "Log in through the identity provider",
+          description: "Exchanges an OAuth 2.0 / OpenID Connect authorization code with the configured issuer; creates the account on first login.",
+        },
       },
     );
 

@@ -63,7 +63,8 @@ export class Accounts {
   async claimEmail(email: string, userId: number, metadata: EventMetadata): Promise<void> {
     const stream = emailClaimStream(email);
     const claim = fold(claimDecider, (await this.store.readStream(stream)) as unknown as ClaimEvent[]);
-    const abandonedBy = claim.owner !== null && claim.owner !== userId && (await this.store.readStream(userStream(claim.owner))).length === 0 ? claim.owner : null;
+    const abandonedBy =
+      claim.owner !== null && claim.owner !== userId && (await this.store.readStream(userStream(claim.owner))).length === 0 ? claim.owner : null;
     await handleCommand(this.store, stream, claimDecider, { type: "Claim", userId, abandonedBy, field: "email", message: emailTaken }, { metadata });
   }
 
@@ -84,7 +85,16 @@ export class Accounts {
     const { tokenId, token, tokenHash } = newAccessToken();
     await this.execute(
       userId,
-      { type: "RegisterUser", userId, name: input.name, email: input.email.trim(), passwordHash, identity: input.identity, token: { tokenId, tokenHash, method: input.method }, now: this.now().toISOString() },
+      {
+        type: "RegisterUser",
+        userId,
+        name: input.name,
+        email: input.email.trim(),
+        passwordHash,
+        identity: input.identity,
+        token: { tokenId, tokenHash, method: input.method },
+        now: this.now().toISOString(),
+      },
       metadata,
     );
     return { token, user: { id: userId, name: input.name, email: input.email.trim() } };
@@ -100,21 +110,29 @@ export class Accounts {
 
   async issueToken(user: UserDocument, method: "password" | "social", correlationId: string): Promise<TokenResponse> {
     const { tokenId, token, tokenHash } = newAccessToken();
-    await this.execute(user.id, { type: "IssueAccessToken", tokenId, tokenHash, method, now: this.now().toISOString() }, {
-      correlationId,
-      causationId: null,
-      userId: String(user.id),
-    });
+    await this.execute(
+      user.id,
+      { type: "IssueAccessToken", tokenId, tokenHash, method, now: this.now().toISOString() },
+      {
+        correlationId,
+        causationId: null,
+        userId: String(user.id),
+      },
+    );
     return { token, user: { id: user.id, name: user.name, email: user.email } };
   }
 
   async logout(caller: Caller, correlationId: string): Promise<void> {
     if (caller.kind !== "token") throw new ForbiddenError("Log out revokes access tokens; revoke API keys in account settings.");
-    await this.execute(caller.userId, { type: "RevokeAccessToken", tokenId: caller.credentialId, now: this.now().toISOString() }, {
-      correlationId,
-      causationId: null,
-      userId: String(caller.userId),
-    });
+    await this.execute(
+      caller.userId,
+      { type: "RevokeAccessToken", tokenId: caller.credentialId, now: this.now().toISOString() },
+      {
+        correlationId,
+        causationId: null,
+        userId: String(caller.userId),
+      },
+    );
   }
 
   /**
@@ -148,7 +166,14 @@ export class Accounts {
     await this.execute(userId, { type: "RevokeApiKey", keyId, now: this.now().toISOString() }, { correlationId, causationId: null, userId: actingUserId });
   }
 
-  async changePlan(userId: number, plan: PlanKey, interval: BillingInterval, source: "operator" | "checkout", reference: string | null, metadata: EventMetadata) {
+  async changePlan(
+    userId: number,
+    plan: PlanKey,
+    interval: BillingInterval,
+    source: "operator" | "checkout",
+    reference: string | null,
+    metadata: EventMetadata,
+  ) {
     await this.execute(userId, { type: "ChangePlan", plan, interval, source, reference, now: this.now().toISOString() }, metadata);
   }
 

@@ -25,7 +25,8 @@ const maxLength = 255;
 function emailOf(claims: OidcClaims): string {
   const email = claims.email?.trim() ?? "";
   if (email === "") throw new ValidationFailedError({ email: ["The identity provider did not share an email address; allow the `email` scope."] });
-  if (email.length > maxLength || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new ValidationFailedError({ email: ["The identity provider's email address is not a valid email address."] });
+  if (email.length > maxLength || !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw new ValidationFailedError({ email: ["The identity provider's email address is not a valid email address."] });
   return email;
 }
 
@@ -53,7 +54,9 @@ export class OidcSocialLogin implements SocialLogin {
       // An unverified address proves nothing: whoever controls an account at the provider could
       // type someone else's email there and walk into that person's account here.
       if (!claims.email_verified) {
-        throw new ValidationFailedError({ email: ["An account with this email already exists, and the identity provider has not verified the address. Log in with your password."] });
+        throw new ValidationFailedError({
+          email: ["An account with this email already exists, and the identity provider has not verified the address. Log in with your password."],
+        });
       }
       await this.claimIdentity(identity, existing.id, claim.abandonedBy, correlationId);
       await this.accounts.execute(existing.id, { type: "LinkIdentity", identity }, this.metadata(existing.id, correlationId));
@@ -89,7 +92,13 @@ export class OidcSocialLogin implements SocialLogin {
       this.store,
       identityClaimStream(identity.issuer, identity.subject),
       claimDecider,
-      { type: "Claim", userId, abandonedBy, field: "code", message: "This identity was just linked to another account by a parallel login. Please sign in again." },
+      {
+        type: "Claim",
+        userId,
+        abandonedBy,
+        field: "code",
+        message: "This identity was just linked to another account by a parallel login. Please sign in again.",
+      },
       { metadata: this.metadata(userId, correlationId) },
     );
   }

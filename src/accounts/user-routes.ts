@@ -1,5 +1,4 @@
 import { Elysia, t, type AnyElysia } from "elysia";
-import type { DocumentStore } from "../readmodels/port.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { correlationIdOf } from "../http/correlation.ts";
@@ -9,10 +8,10 @@ import { checkAvatar, initialsAvatar } from "./avatars.ts";
 import { profileResponse, updateUserBody, userResponse } from "./schemas.ts";
 import { profileView, userView, type QueueOf } from "./user-view.ts";
 
-export type UserRoutesDependencies = { accounts: Accounts; db: DocumentStore; blobs: BlobStore; publicUrl: string; queueOf: QueueOf; authenticated: AnyElysia };
+export type UserRoutesDependencies = { accounts: Accounts; blobs: BlobStore; publicUrl: string; queueOf: QueueOf; authenticated: AnyElysia };
 
 /** GET and PUT /api/user (spec 4.5), and the public avatar images their URLs point at. */
-export function userRoutes({ accounts, db, blobs, publicUrl, queueOf, authenticated }: UserRoutesDependencies) {
+export function userRoutes({ accounts, blobs, publicUrl, queueOf, authenticated }: UserRoutesDependencies) {
   const tags = ["User"];
   const security = [{ bearer: [] }];
 
@@ -71,7 +70,12 @@ export function userRoutes({ accounts, db, blobs, publicUrl, queueOf, authentica
       const blob = await blobs.get(`avatars/${params.userId}/${params.file}`);
       if (!blob) throw new NotFoundError();
       return new Response(blob.body, {
-        headers: { "content-type": blob.contentType, "content-length": String(blob.size), "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" },
+        headers: {
+          "content-type": blob.contentType,
+          "content-length": String(blob.size),
+          "cache-control": "public, max-age=31536000, immutable",
+          "x-content-type-options": "nosniff",
+        },
       });
     },
     { params: t.Object({ userId: t.String(), file: t.String() }), detail: { tags, summary: "Avatar image (public)" } },

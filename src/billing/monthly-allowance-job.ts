@@ -16,9 +16,15 @@ export async function grantMonthlyAllowances(store: EventStore, db: DocumentStor
   const due = await db.collection<UserDocument>("users").find({ "ledger.period": { $lt: period } }, { limit: 1000 });
   let granted = 0;
   for (const user of due) {
-    const result = await handleCommand(store, userStream(user.id), userDecider, { type: "GrantMonthlyAllowance", now: now.toISOString() }, {
-      metadata: { correlationId: `monthly-allowance-${period}`, causationId: null, userId: null },
-    });
+    const result = await handleCommand(
+      store,
+      userStream(user.id),
+      userDecider,
+      { type: "GrantMonthlyAllowance", now: now.toISOString() },
+      {
+        metadata: { correlationId: `monthly-allowance-${period}`, causationId: null, userId: null },
+      },
+    );
     if (result.events.length > 0) granted++;
   }
   return granted;

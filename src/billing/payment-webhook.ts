@@ -23,7 +23,8 @@ function parseEvent(raw: string): { type: string; data?: Partial<CheckoutComplet
   } catch {
     throw badRequest("The webhook body is not JSON.");
   }
-  if (typeof parsed !== "object" || parsed === null || typeof (parsed as { type?: unknown }).type !== "string") throw badRequest("The webhook body has no event type.");
+  if (typeof parsed !== "object" || parsed === null || typeof (parsed as { type?: unknown }).type !== "string")
+    throw badRequest("The webhook body has no event type.");
   return parsed as { type: string; data?: Partial<CheckoutCompleted["data"]> };
 }
 
@@ -53,7 +54,8 @@ export class PaymentWebhooks {
     const reference = typeof data.reference === "string" ? this.checkout.reference(data.reference, "any") : null;
     if (!reference) throw badRequest("Unknown checkout reference.");
     const offer = catalogue[reference.offer];
-    if (data.plan !== offer.key || data.amount !== offer.price || data.currency !== offer.currency) throw badRequest("The payment does not match the checkout it names.");
+    if (data.plan !== offer.key || data.amount !== offer.price || data.currency !== offer.currency)
+      throw badRequest("The payment does not match the checkout it names.");
     const metadata: EventMetadata = { correlationId, causationId: null, userId: null };
     await this.accounts.changePlan(reference.userId, offer.plan, offer.interval, "checkout", data.reference!, metadata);
     return { received: true };

@@ -35,7 +35,8 @@ export function billingRoutes({ checkout, webhooks, authenticated }: { checkout:
         tags: ["Checkout"],
         security: [{ bearer: [] }],
         summary: "Options for opening a subscription checkout",
-        description: "Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). Any other plan is a 404.",
+        description:
+          "Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). Any other plan is a 404.",
       },
     },
   );

@@ -8,10 +8,13 @@ import type { SandboxProvider } from "./sandbox-provider.ts";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const html = (body: string, status = 200) =>
-  new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sandbox checkout</title></head><body style="font-family:sans-serif;max-width:28rem;margin:3rem auto">${body}</body></html>`, {
-    status,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-  });
+  new Response(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sandbox checkout</title></head><body style="font-family:sans-serif;max-width:28rem;margin:3rem auto">${body}</body></html>`,
+    {
+      status,
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+    },
+  );
 
 function payPage(reference: string, offer: Offer, email: string): string {
   return `<h1>Sandbox checkout</h1>
@@ -55,7 +58,8 @@ export function sandboxRoutes({ checkout, sandbox, accounts }: { checkout: Check
           return Response.json({ message: `The sandbox sent the payment webhook to ${sandbox.webhookUrl} and ${reached}.` }, { status: 502 });
         }
         // A browser submitting the Pay form gets a page; scripts and tests get JSON.
-        if ((request.headers.get("accept") ?? "").includes("text/html")) return html(`<h1>Payment complete</h1><p>${escapeHtml(offer.description)} is active. You can close this window.</p>`);
+        if ((request.headers.get("accept") ?? "").includes("text/html"))
+          return html(`<h1>Payment complete</h1><p>${escapeHtml(offer.description)} is active. You can close this window.</p>`);
         return { success: true, webhook_status: delivery.status };
       },
       { params, parse: leaveBodyUnread, detail: detail("Pay in the sandbox: sends the signed checkout.completed webhook") },

@@ -153,7 +153,12 @@ export class FileBlobStore implements BlobStore {
     return { uploadId };
   }
 
-  async signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number; contentLength?: number }): Promise<SignedRequest> {
+  async signUploadPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    options: { expiresInSeconds: number; contentLength?: number },
+  ): Promise<SignedRequest> {
     this.objectPath(key);
     if (!uploadIdPattern.test(uploadId)) throw new NoSuchUploadError(uploadId);
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) throw new RangeError("partNumber must be 1 to 10000");
@@ -236,12 +241,19 @@ export class FileBlobStore implements BlobStore {
    * Streams one part to disk (never the whole part in memory). `declaredLength` (Content-Length)
    * both caps the body and must be met; without one the cap is maxPartBytes.
    */
-  async writePart(key: string, uploadId: string, partNumber: number, body: ReadableStream<Uint8Array>, declaredLength: number | null, framed = false): Promise<UploadedPart> {
+  async writePart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    body: ReadableStream<Uint8Array>,
+    declaredLength: number | null,
+    framed = false,
+  ): Promise<UploadedPart> {
     const upload = await this.readUpload(key, uploadId);
     const dir = this.uploadDir(uploadId);
     if (upload.partSize !== undefined) return this.writePartInPlace(uploadId, dir, upload.partSize, partNumber, body, declaredLength, framed);
     const tmp = join(dir, `${partNumber}~tmp-${randomBytes(8).toString("hex")}`);
-    let out;
+    let out: Awaited<ReturnType<typeof open>>;
     try {
       out = await open(tmp, "wx");
     } catch (error) {
@@ -278,7 +290,15 @@ export class FileBlobStore implements BlobStore {
    * being written. Such an upload completes only as parts 1..n, each but the last of partSize bytes.
    */
   /** `framed`: the request carried a Content-Length, so HTTP itself ends the body at `declaredLength`. */
-  private async writePartInPlace(uploadId: string, dir: string, partSize: number, partNumber: number, body: ReadableStream<Uint8Array>, declaredLength: number | null, framed: boolean): Promise<UploadedPart> {
+  private async writePartInPlace(
+    uploadId: string,
+    dir: string,
+    partSize: number,
+    partNumber: number,
+    body: ReadableStream<Uint8Array>,
+    declaredLength: number | null,
+    framed: boolean,
+  ): Promise<UploadedPart> {
     if (declaredLength !== null && declaredLength > partSize) throw new BodyTooLargeError(partSize);
     const lock = join(dir, `${partNumber}.lock`);
     await this.takeLock(lock, uploadId, partNumber);
@@ -424,9 +444,7 @@ export class FileBlobStore implements BlobStore {
       if (seen && seen.mtimeMs >= info.mtimeMs) continue;
       byNumber.set(partNumber, { partNumber, size: info.size, etag: `"${match[2]}"`, mtimeMs: info.mtimeMs });
     }
-    return [...byNumber.values()]
-      .sort((a, b) => a.partNumber - b.partNumber)
-      .map(({ partNumber, size, etag }) => ({ partNumber, size, etag }));
+    return [...byNumber.values()].sort((a, b) => a.partNumber - b.partNumber).map(({ partNumber, size, etag }) => ({ partNumber, size, etag }));
   }
 
   /** Makes the object visible: the sidecar first, then the bytes, each by an atomic rename. */
@@ -468,13 +486,12 @@ export class FileBlobStore implements BlobStore {
   }
 
   private ensureDirs(): Promise<unknown> {
-    this.ready ??= Promise.all([
-      mkdir(join(this.root, "~tmp"), { recursive: true }),
-      mkdir(join(this.root, "~uploads"), { recursive: true }),
-    ]).catch((error: unknown) => {
-      this.ready = undefined;
-      throw error;
-    });
+    this.ready ??= Promise.all([mkdir(join(this.root, "~tmp"), { recursive: true }), mkdir(join(this.root, "~uploads"), { recursive: true })]).catch(
+      (error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      },
+    );
     return this.ready;
   }
 }

@@ -65,7 +65,9 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, body: Uint8Array | ReadableStream<Uint8Array> | Blob, options: { contentType: string }): Promise<BlobInfo> {
     checkKey(key);
     if (body instanceof Uint8Array) {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.byteLength, ContentType: options.contentType }));
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.byteLength, ContentType: options.contentType }),
+      );
       return { size: body.byteLength, contentType: options.contentType };
     }
     return this.putStream(key, body instanceof Blob ? body.stream() : body, options.contentType);
@@ -76,7 +78,9 @@ export class S3BlobStore implements BlobStore {
     const range = options.range;
     if (range && (range.start < 0 || range.end < range.start)) throw new RangeError(`invalid byte range ${range.start}-${range.end}`);
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      );
       if (!out.Body) throw new Error(`GetObject ${key} returned no body`);
       const read: BlobRead = {
         size: out.ContentLength ?? 0,
@@ -133,7 +137,12 @@ export class S3BlobStore implements BlobStore {
     return { uploadId: out.UploadId };
   }
 
-  async signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number; contentLength?: number }): Promise<SignedRequest> {
+  async signUploadPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    options: { expiresInSeconds: number; contentLength?: number },
+  ): Promise<SignedRequest> {
     checkKey(key);
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) throw new RangeError("partNumber must be 1 to 10000");
     // With ContentLength the presigner signs the content-length header: S3 refuses any other length.
@@ -220,7 +229,9 @@ export class S3BlobStore implements BlobStore {
       let bytes: Uint8Array | undefined = firstBytes;
       while (bytes) {
         const partNumber = parts.length + 1;
-        const out = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: bytes, ContentLength: bytes.byteLength }));
+        const out = await this.client.send(
+          new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: bytes, ContentLength: bytes.byteLength }),
+        );
         parts.push({ partNumber, size: bytes.byteLength, etag: out.ETag ?? "" });
         const next = await chunks.next();
         bytes = next.done ? undefined : next.value;

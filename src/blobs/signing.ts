@@ -51,13 +51,7 @@ export function signedQuery(secret: string, grant: SignedGrant): URLSearchParams
  * The grant a request carries, or null when its signature is missing, malformed, tampered with or
  * expired. `nowMs` is a parameter so tests can move the clock.
  */
-export function verifySignedQuery(
-  secret: string,
-  method: "GET" | "PUT",
-  key: string,
-  query: URLSearchParams,
-  nowMs: number = Date.now(),
-): SignedGrant | null {
+export function verifySignedQuery(secret: string, method: "GET" | "PUT", key: string, query: URLSearchParams, nowMs: number = Date.now()): SignedGrant | null {
   const expires = Number(query.get("expires"));
   if (!Number.isSafeInteger(expires) || Math.floor(nowMs / 1000) > expires) return null;
   const grant: SignedGrant = { method, key, expires };

@@ -84,7 +84,13 @@ export class NatsBus implements Bus {
   async consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
     await ensureConsumer(this.jsm, this.stream, options);
     const source = await this.js.consumers.get(this.stream, options.durable);
-    const loop = new PullLoop(source, options, handler, () => this.nc.isClosed(), () => this.consumers.delete(loop));
+    const loop = new PullLoop(
+      source,
+      options,
+      handler,
+      () => this.nc.isClosed(),
+      () => this.consumers.delete(loop),
+    );
     this.consumers.add(loop);
     return loop;
   }

@@ -25,7 +25,10 @@ async function userByEmail(accounts: Accounts, email: string): Promise<UserDocum
 }
 
 function usersTable(users: UserDocument[]): string[] {
-  const rows = [["ID", "EMAIL", "NAME", "PLAN", "REMAINING_SECONDS"], ...users.map((u) => [String(u.id), u.email, u.name, u.plan, String(remainingSeconds(u.ledger))])];
+  const rows = [
+    ["ID", "EMAIL", "NAME", "PLAN", "REMAINING_SECONDS"],
+    ...users.map((u) => [String(u.id), u.email, u.name, u.plan, String(remainingSeconds(u.ledger))]),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  "));
 }
@@ -51,7 +54,8 @@ async function run(command: Exclude<AdminCommand, { type: "help" }>, { accounts,
       try {
         await accounts.execute(user.id, { type: "CreateApiKey", keyId, name: command.name, keyHash, prefix, now: new Date().toISOString() }, metadata);
       } catch (error) {
-        if (error instanceof ForbiddenError) throw new Refused(`cannot create an API key for ${user.email}: the ${plans[user.plan].name} plan has no API access`);
+        if (error instanceof ForbiddenError)
+          throw new Refused(`cannot create an API key for ${user.email}: the ${plans[user.plan].name} plan has no API access`);
         throw error;
       }
       return [`API key "${command.name}" created for ${user.email} (user ${user.id})`, `id: ${keyId}`, key];

@@ -12,7 +12,11 @@ function date(name: string, raw: string | undefined): Date | null {
 }
 
 export function eventFilter(options: Map<string, string[]>): EventFilter {
-  const types = options.get("type")?.flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean);
+  const types = options
+    .get("type")
+    ?.flatMap((t) => t.split(","))
+    .map((t) => t.trim())
+    .filter(Boolean);
   return {
     stream: options.get("stream")?.at(-1) ?? null,
     types: types && types.length > 0 ? new Set(types) : null,

@@ -67,7 +67,11 @@ async function main(): Promise<number> {
 async function replayBesideWriter(store: EventStore, documents: DocumentStore, projection: Projection, leases: Leases, leaseTtlMs: number): Promise<number> {
   const built = await buildShadow(store, documents, projection);
   const requests = replayRequests(documents);
-  await requests.replaceOne({ _id: projection.name }, { _id: projection.name, state: "ready", position: built.position, requestedAt: new Date().toISOString() }, { upsert: true });
+  await requests.replaceOne(
+    { _id: projection.name },
+    { _id: projection.name, state: "ready", position: built.position, requestedAt: new Date().toISOString() },
+    { upsert: true },
+  );
   const deadline = Date.now() + SWAP_TIMEOUT_MS;
   for (;;) {
     const request = await requests.findOne({ _id: projection.name });
@@ -86,13 +90,18 @@ async function replayBesideWriter(store: EventStore, documents: DocumentStore, p
     if (Date.now() > deadline) {
       await requests.deleteOne({ _id: projection.name, state: "ready" });
       for (const collection of projection.collections) await documents.dropCollection(shadowName(collection));
-      throw new Error(`the running server did not swap ${projection.name} in within ${SWAP_TIMEOUT_MS / 1000} s (is it an older version, or stopped without giving up its lease?); its live read model is unchanged`);
+      throw new Error(
+        `the running server did not swap ${projection.name} in within ${SWAP_TIMEOUT_MS / 1000} s (is it an older version, or stopped without giving up its lease?); its live read model is unchanged`,
+      );
     }
     await Bun.sleep(50);
   }
 }
 
-main().then((code) => process.exit(code), (error: unknown) => {
-  console.error(error instanceof Error ? `replay: ${error.message}` : error);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? `replay: ${error.message}` : error);
+    process.exit(1);
+  },
+);

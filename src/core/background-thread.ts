@@ -13,7 +13,10 @@ export class BackgroundThread<Job, Result> {
   private readonly waiting = new Map<number, Waiting<Result>>();
 
   /** `script` calls `serveOnThread`; `what` names the work in errors ("export rendering"). */
-  constructor(private readonly script: URL, private readonly what: string) {}
+  constructor(
+    private readonly script: URL,
+    private readonly what: string,
+  ) {}
 
   run(job: Job): Promise<Result> {
     const worker = (this.thread ??= this.start());
@@ -49,7 +52,10 @@ export class BackgroundThread<Job, Result> {
 
 /** The thread's side: answers each job with `work`'s result, handing over the buffers `transfer` names. */
 export function serveOnThread<Job, Result>(work: (job: Job) => Promise<Result> | Result, transfer: (result: Result) => ArrayBuffer[] = () => []): void {
-  const self = globalThis as unknown as { onmessage: ((event: MessageEvent<{ id: number; job: Job }>) => void) | null; postMessage(message: unknown, transfer?: ArrayBuffer[]): void };
+  const self = globalThis as unknown as {
+    onmessage: ((event: MessageEvent<{ id: number; job: Job }>) => void) | null;
+    postMessage(message: unknown, transfer?: ArrayBuffer[]): void;
+  };
   self.onmessage = async (event) => {
     const { id, job } = event.data;
     try {

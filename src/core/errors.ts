@@ -39,13 +39,19 @@ export class ConflictError extends DomainError {
 
 /** A rule on the input that only the domain can check (uniqueness, state). `errors` is keyed by field. */
 export class ValidationFailedError extends DomainError {
-  constructor(readonly errors: Record<string, string[]>, message?: string) {
+  constructor(
+    readonly errors: Record<string, string[]>,
+    message?: string,
+  ) {
     super(422, message ?? Object.values(errors)[0]?.[0] ?? "The given data was invalid.");
   }
 }
 
 export class TooManyRequestsError extends DomainError {
-  constructor(message: string, readonly retryAfterSeconds?: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
     super(429, message);
   }
 }

@@ -61,7 +61,8 @@ export class StateCache {
 
   async load<State, Event extends DomainEvent>(streamName: string, decider: Decider<State, never, Event>): Promise<LoadedState<State>> {
     const key = entryKey(streamName, decider);
-    const entry = this.entries.get(key) ?? (await this.fromSnapshot(streamName, decider)) ?? { state: decider.initialState(), revision: -1, eventId: null, savedRevision: -1 };
+    const entry = this.entries.get(key) ??
+      (await this.fromSnapshot(streamName, decider)) ?? { state: decider.initialState(), revision: -1, eventId: null, savedRevision: -1 };
     const newer = await this.store.readStream(streamName, { fromRevision: entry.revision + 1 });
     let state = entry.state as State;
     for (const event of newer) state = decider.evolve(state, event as unknown as Event);
@@ -126,6 +127,10 @@ export function stateCacheOf(store: EventStore): StateCache {
 }
 
 /** Folds a stream with a decider, reading only what this process has not folded yet. */
-export function loadState<State, Event extends DomainEvent>(store: EventStore, streamName: string, decider: Decider<State, never, Event>): Promise<LoadedState<State>> {
+export function loadState<State, Event extends DomainEvent>(
+  store: EventStore,
+  streamName: string,
+  decider: Decider<State, never, Event>,
+): Promise<LoadedState<State>> {
   return stateCacheOf(store).load(streamName, decider);
 }

@@ -7,7 +7,11 @@ export function encodeState(value: unknown): unknown {
   if (value instanceof Map) return { $map: [...value].map(([k, v]) => [encodeState(k), encodeState(v)]) };
   if (Array.isArray(value)) return value.map(encodeState);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, encodeState(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, encodeState(v)]),
+    );
   }
   return value;
 }

@@ -1,7 +1,6 @@
 import type { BusMessage } from "../bus/port.ts";
 import type { RecordedEvent } from "./event.ts";
 
-
 /**
  * A worker learns about work only from events on the bus and acts only through commands. Its handler
  * returns once the resulting command is appended: that is when the message is acknowledged; a throw
@@ -20,4 +19,3 @@ export type Worker = {
   /** Called when the service stops: long jobs give up, so their message is delivered again (elsewhere or after a restart). */
   abort?(): void;
 };
-

@@ -45,7 +45,7 @@ export class EventStoreDbEventStore implements EventStore {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events`);
     assertEventSizes(streamName, events);
     const expected = options.expectedRevision;
-    let result;
+    let result: Awaited<ReturnType<EventStoreDBClient["appendToStream"]>>;
     try {
       result = await this.client.appendToStream(
         streamName,

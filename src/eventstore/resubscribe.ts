@@ -22,7 +22,12 @@ class HandlerFailure {
  * finished, after a back-off that grows with failures in a row. Only the handler's own failure ends it
  * (`done` rejects with it), since that is the subscriber's to decide about.
  */
-export function resubscribing(open: (after: number | undefined) => FeedSource, after: number | undefined, handler: EventHandler, options: ResubscribeOptions): Subscription {
+export function resubscribing(
+  open: (after: number | undefined) => FeedSource,
+  after: number | undefined,
+  handler: EventHandler,
+  options: ResubscribeOptions,
+): Subscription {
   const delayMs = options.delayMs ?? backoffMs;
   const log = options.log ?? ((message: string) => console.error(message));
   let stopped = false;
@@ -53,7 +58,9 @@ export function resubscribing(open: (after: number | undefined) => FeedSource, a
         if (error instanceof HandlerFailure) throw error.cause;
         if (stopped) return;
         failures++;
-        log(`${options.name}: the feed failed (${error instanceof Error ? error.message : String(error)}); subscribing again after position ${last ?? "start"}`);
+        log(
+          `${options.name}: the feed failed (${error instanceof Error ? error.message : String(error)}); subscribing again after position ${last ?? "start"}`,
+        );
       } finally {
         current = null;
         await source.close().catch(() => undefined);

@@ -56,7 +56,8 @@ export class SqliteEventStore implements EventStore {
     this.db.exec("PRAGMA synchronous = NORMAL");
     // Switching to WAL does not wait on the busy handler: two processes creating the file at once must retry.
     retryWhileBusy(() => this.db.exec("PRAGMA journal_mode = WAL"));
-    retryWhileBusy(() => this.db.exec(`CREATE TABLE IF NOT EXISTS events (
+    retryWhileBusy(() =>
+      this.db.exec(`CREATE TABLE IF NOT EXISTS events (
       position INTEGER PRIMARY KEY AUTOINCREMENT,
       stream_name TEXT NOT NULL,
       revision INTEGER NOT NULL,
@@ -66,10 +67,9 @@ export class SqliteEventStore implements EventStore {
       metadata TEXT NOT NULL,
       time TEXT NOT NULL,
       UNIQUE (stream_name, revision)
-    )`));
-    this.insert = this.db.prepare(
-      "INSERT INTO events (stream_name, revision, event_id, type, data, metadata, time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )`),
     );
+    this.insert = this.db.prepare("INSERT INTO events (stream_name, revision, event_id, type, data, metadata, time) VALUES (?, ?, ?, ?, ?, ?, ?)");
     this.lastRevision = this.db.prepare("SELECT max(revision) AS revision FROM events WHERE stream_name = ?");
     this.byId = this.db.prepare("SELECT stream_name, revision, position FROM events WHERE event_id = ?");
     this.streamRows = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision LIMIT ?`);
@@ -102,9 +102,7 @@ export class SqliteEventStore implements EventStore {
     for (const event of events) {
       revision += 1;
       try {
-        const run = this.insert.run(
-          streamName, revision, event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), time,
-        );
+        const run = this.insert.run(streamName, revision, event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), time);
         position = Number(run.lastInsertRowid);
       } catch (error) {
         if (this.byId.get(event.id)) throw partialDuplicate(streamName);
@@ -212,7 +210,8 @@ function retryWhileBusy(run: () => void): void {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
     try {
-      return run();
+      run();
+      return;
     } catch (error) {
       const busy = error instanceof Error && "code" in error && String(error.code).startsWith("SQLITE_BUSY");
       if (!busy || Date.now() > deadline) throw error;

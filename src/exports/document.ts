@@ -17,10 +17,19 @@ export function exportSegments(segments: readonly unknown[] | null | undefined):
   return ((segments ?? []) as StoredSegment[]).map(({ start, end, text, speaker }) => ({ start, end, text, speaker: speaker ?? null }));
 }
 
-export function exportDocument(task: Pick<TaskDocument, "name" | "createdAt" | "duration">, transcript: Pick<TranscriptDocument, "segments" | "summary"> | null): ExportDocument {
+export function exportDocument(
+  task: Pick<TaskDocument, "name" | "createdAt" | "duration">,
+  transcript: Pick<TranscriptDocument, "segments" | "summary"> | null,
+): ExportDocument {
   const segments = exportSegments(transcript?.segments);
   const lastEnd = segments.reduce((end, s) => Math.max(end, s.end), 0);
-  return { name: task.name, createdAt: task.createdAt, durationSeconds: task.duration || Math.ceil(lastEnd / 1000), summary: transcript?.summary ?? null, segments };
+  return {
+    name: task.name,
+    createdAt: task.createdAt,
+    durationSeconds: task.duration || Math.ceil(lastEnd / 1000),
+    summary: transcript?.summary ?? null,
+    segments,
+  };
 }
 
 /** "23 November 2025, 09:30 UTC": unambiguous in every locale. */

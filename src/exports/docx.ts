@@ -19,7 +19,14 @@ export async function renderDocx(source: ExportDocument): Promise<Uint8Array> {
   const title = cleanText(source.name).replace(/\s+/g, " ");
   const children: Paragraph[] = [
     new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun({ text: title })] }),
-    new Paragraph({ children: [new TextRun({ text: `${documentDate(source.createdAt)}  ·  Duration ${documentDuration(source.durationSeconds)}  ·  ${source.segments.length} segments`, color: muted })] }),
+    new Paragraph({
+      children: [
+        new TextRun({
+          text: `${documentDate(source.createdAt)}  ·  Duration ${documentDuration(source.durationSeconds)}  ·  ${source.segments.length} segments`,
+          color: muted,
+        }),
+      ],
+    }),
   ];
   const summary = source.summary ? cleanText(source.summary).trim() : "";
   if (summary) {

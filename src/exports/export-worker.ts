@@ -38,23 +38,35 @@ export function exportWorker(store: EventStore, blobs: BlobStore, transcripts: T
     ackWaitMs: 120_000,
     async handle(recorded) {
       if (recorded.type === "TaskDeleted") return deleteAll(store, blobs, recorded);
-      const formats = recorded.type === "ExportRequested" ? heavy.filter((f) => f === (recorded.data as { format: string }).format) : ahead.has(recorded.type) ? heavy : [];
+      const formats =
+        recorded.type === "ExportRequested" ? heavy.filter((f) => f === (recorded.data as { format: string }).format) : ahead.has(recorded.type) ? heavy : [];
       for (const format of formats) await makeExport(store, blobs, transcripts, recorded, format);
     },
   };
 }
 
 async function makeExport(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore, cause: RecordedEvent, format: HeavyFormat): Promise<void> {
-  const plan = await planExport(await store.readStream(cause.streamName), format, transcripts, cause.type === "ExportRequested" ? {} : { largest: largestAheadOfTime });
+  const plan = await planExport(
+    await store.readStream(cause.streamName),
+    format,
+    transcripts,
+    cause.type === "ExportRequested" ? {} : { largest: largestAheadOfTime },
+  );
   if (!plan) return;
   const bytes = await renderHeavy(format, plan.document);
   const key = exportKey(plan.taskId, plan.version, format);
   await blobs.put(key, bytes, { contentType: contentTypes[format] });
   const requested = wasRequested(await store.readStream(cause.streamName), format, plan.version);
   try {
-    await handleCommand(store, cause.streamName, taskDecider, { type: "RecordExport", format, version: plan.version, key, size: bytes.length, requested }, {
-      metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, userId: null },
-    });
+    await handleCommand(
+      store,
+      cause.streamName,
+      taskDecider,
+      { type: "RecordExport", format, version: plan.version, key, size: bytes.length, requested },
+      {
+        metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, userId: null },
+      },
+    );
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     await blobs.delete(key); // deleted meanwhile

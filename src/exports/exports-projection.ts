@@ -30,7 +30,17 @@ const newer = (a: string, b: string | null) => b === null || BigInt(a) >= BigInt
 function evolveExport(doc: ExportFields | null, recorded: RecordedEvent): ExportFields {
   const event = recorded as unknown as ExportEvent;
   const taskId = taskIdOfStream(recorded.streamName)!;
-  const current: ExportFields = doc ?? { taskId, userId: event.data.userId, format: event.data.format, version: null, key: null, size: null, generatedAt: null, requestedVersion: null, requestedAt: null };
+  const current: ExportFields = doc ?? {
+    taskId,
+    userId: event.data.userId,
+    format: event.data.format,
+    version: null,
+    key: null,
+    size: null,
+    generatedAt: null,
+    requestedVersion: null,
+    requestedAt: null,
+  };
   if (event.type === "ExportRequested") return { ...current, requestedVersion: event.data.version, requestedAt: event.data.requestedAt };
   // A slow worker may finish an older version after a newer one: the newest version stays.
   if (!newer(event.data.version, current.version)) return current;

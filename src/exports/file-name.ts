@@ -7,6 +7,13 @@ import { cleanText } from "./formats/text.ts";
  * `filename*`, an ASCII `filename` for old clients (RFC 6266).
  */
 export function exportFileName(taskName: string, format: string): string {
-  const base = [...cleanText(taskName).replace(/[\n\t]/g, " ").replace(/[/\\:*?"<>|]/g, "_").replace(/^[\s.]+|[\s.]+$/g, "")].slice(0, 200).join("");
+  const base = [
+    ...cleanText(taskName)
+      .replace(/[\n\t]/g, " ")
+      .replace(/[/\\:*?"<>|]/g, "_")
+      .replace(/^[\s.]+|[\s.]+$/g, ""),
+  ]
+    .slice(0, 200)
+    .join("");
   return `${base || "transcript"}.${format}`;
 }

@@ -11,7 +11,8 @@ export type Span = { text: string; style: Style };
 export type Piece = { text: string; style: Style; font: 0 | 1; width: number };
 export type Line = { pieces: Piece[]; width: number };
 
-const breakUnits = /[\u2e80-\u2fff\u3000-\u9fff\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3ffff}]\s*|[^\s\u2e80-\u2fff\u3000-\u9fff\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3ffff}]+\s*|\s+/gu;
+const breakUnits =
+  /[\u2e80-\u2fff\u3000-\u9fff\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3ffff}]\s*|[^\s\u2e80-\u2fff\u3000-\u9fff\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3ffff}]+\s*|\s+/gu;
 
 export class Measure {
   constructor(private readonly fonts: [LoadedFont, LoadedFont | null]) {}

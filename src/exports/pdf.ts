@@ -31,7 +31,15 @@ export async function renderPdf(source: ExportDocument, fonts: ExportFonts = exp
 
   writer.paragraph([{ text: title, style: style.text }], { size: 18, leading: 24 });
   writer.gap(4);
-  writer.paragraph([{ text: `${documentDate(source.createdAt)}  ·  Duration ${documentDuration(source.durationSeconds)}  ·  ${source.segments.length} segments`, style: style.muted }], body);
+  writer.paragraph(
+    [
+      {
+        text: `${documentDate(source.createdAt)}  ·  Duration ${documentDuration(source.durationSeconds)}  ·  ${source.segments.length} segments`,
+        style: style.muted,
+      },
+    ],
+    body,
+  );
   if (source.summary && cleanText(source.summary).trim()) {
     writer.gap(14);
     writer.paragraph([{ text: "Summary", style: style.text }], { size: 13, leading: 18 });

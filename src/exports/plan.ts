@@ -41,7 +41,12 @@ export function foldTask(events: readonly RecordedEvent[]) {
  * The export to make now, or null: no task, no transcript, or an export of the current content exists.
  * `transcripts` reads the segments the stream refers to (see TranscriptStore).
  */
-export async function planExport(events: readonly RecordedEvent[], format: HeavyFormat, transcripts: Pick<TranscriptStore, "segmentsOf">, options: { largest?: { segments: number; bytes: number } } = {}): Promise<ExportPlan | null> {
+export async function planExport(
+  events: readonly RecordedEvent[],
+  format: HeavyFormat,
+  transcripts: Pick<TranscriptStore, "segmentsOf">,
+  options: { largest?: { segments: number; bytes: number } } = {},
+): Promise<ExportPlan | null> {
   const { task, transcript, contentRevision, generated } = foldTask(events);
   const count = transcript ? segmentCount(transcript) : null;
   if (!task || !transcript || !count) return null;

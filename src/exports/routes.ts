@@ -23,7 +23,10 @@ function answer(download: Download): Response {
     case "ready":
       return Response.json({ status: "ready", url: download.url, expires_in: download.expiresInSeconds });
     case "processing":
-      return Response.json({ status: "processing", message: download.message }, { status: 202, headers: { "retry-after": String(download.retryAfterSeconds), "cache-control": "no-store" } });
+      return Response.json(
+        { status: "processing", message: download.message },
+        { status: 202, headers: { "retry-after": String(download.retryAfterSeconds), "cache-control": "no-store" } },
+      );
     case "file": {
       const headers: Record<string, string> = {
         "content-type": download.contentType,
@@ -54,7 +57,7 @@ export function exportRoutes({ exports, authenticated }: { exports: Exports; aut
         security: [{ bearer: [] }],
         summary: "Export the transcript",
         description:
-          "txt, srt, vtt and csv: 200 with the file. pdf and docx: 200 with the file, or `{status: \"ready\", url}` (a signed URL valid 15 minutes) when `Accept` asks for JSON; 202 `{status: \"processing\", message}` while the export of the current transcript is being made. 409 when the task has no transcript yet; 422 for an unknown format.",
+          'txt, srt, vtt and csv: 200 with the file. pdf and docx: 200 with the file, or `{status: "ready", url}` (a signed URL valid 15 minutes) when `Accept` asks for JSON; 202 `{status: "processing", message}` while the export of the current transcript is being made. 409 when the task has no transcript yet; 422 for an unknown format.',
       },
     },
   );

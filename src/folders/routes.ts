@@ -4,7 +4,9 @@ import { correlationIdOf } from "../http/correlation.ts";
 import type { Folders } from "./service.ts";
 
 const folder = t.Object({ id: t.Integer(), name: t.String() });
-const nameBody = t.Object({ name: nameText({ maxLength: 255, description: "At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive)." }) });
+const nameBody = t.Object({
+  name: nameText({ maxLength: 255, description: "At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive)." }),
+});
 const nameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });
 
 /** Spec 4.4. */
@@ -14,7 +16,13 @@ export function folderRoutes({ folders, authenticated }: { folders: Folders; aut
   return new Elysia({ name: "folder-routes" })
     .use(authenticated)
     .get("/api/folders", ({ caller }) => folders.list(caller.userId), {
-      response: { 200: t.Object({ folders: t.Array(t.Object({ id: t.Integer(), name: t.String(), count: t.Integer() })), uncategorized_count: t.Integer(), total_count: t.Integer() }) },
+      response: {
+        200: t.Object({
+          folders: t.Array(t.Object({ id: t.Integer(), name: t.String(), count: t.Integer() })),
+          uncategorized_count: t.Integer(),
+          total_count: t.Integer(),
+        }),
+      },
       detail: detail("Folders with task counts"),
     })
     .post(
@@ -26,12 +34,16 @@ export function folderRoutes({ folders, authenticated }: { folders: Folders; aut
       },
       { body: nameBody, response: { 201: folder }, detail: detail("Create a folder") },
     )
-    .patch("/api/folders/:name", ({ params, body, caller, request }) => folders.rename(caller.userId, params.name, body.name, metadata(request, caller.userId)), {
-      params: nameParams,
-      body: nameBody,
-      response: { 200: folder },
-      detail: detail("Rename a folder (its tasks follow)"),
-    })
+    .patch(
+      "/api/folders/:name",
+      ({ params, body, caller, request }) => folders.rename(caller.userId, params.name, body.name, metadata(request, caller.userId)),
+      {
+        params: nameParams,
+        body: nameBody,
+        response: { 200: folder },
+        detail: detail("Rename a folder (its tasks follow)"),
+      },
+    )
     .delete(
       "/api/folders/:name",
       async ({ params, caller, request }) => {

@@ -23,8 +23,7 @@ export function createHttpApp(features: AnyElysia[] = [], limits: RequestLimits 
           info: {
             title: "Scribe transcription API",
             version: "0.1.0",
-            description:
-              "Timed transcripts, summaries and mind maps from audio and video. Errors are JSON with `message`; 422 adds `errors` keyed by field.",
+            description: "Timed transcripts, summaries and mind maps from audio and video. Errors are JSON with `message`; 422 adds `errors` keyed by field.",
           },
           components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "Access token or API key" } } },
         },

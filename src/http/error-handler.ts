@@ -1,4 +1,4 @@
-import { Elysia, ValidationError } from "elysia";
+import { Elysia, type ValidationError } from "elysia";
 import { DomainError, TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
 import { EventTooLargeError } from "../eventstore/event-size.ts";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";

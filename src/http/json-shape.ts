@@ -47,7 +47,8 @@ export class JsonShapeScanner {
       if (c === QUOTE) this.inString = true;
       else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
         items.push(c === OPEN_ARRAY ? 1 : -1);
-        if (items.length > limits.depth) return { rule: "depth", message: `The request body is nested too deeply: at most ${limits.depth} levels of arrays and objects.` };
+        if (items.length > limits.depth)
+          return { rule: "depth", message: `The request body is nested too deeply: at most ${limits.depth} levels of arrays and objects.` };
         if (++this.values > limits.values) return this.tooManyValues();
       } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) items.pop();
       else if (c === COMMA) {

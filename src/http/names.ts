@@ -8,5 +8,4 @@ import { t } from "elysia";
  */
 export const namePattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$";
 
-export const nameText = (options: { minLength?: number; maxLength: number; description?: string }) =>
-  t.String({ ...options, pattern: namePattern });
+export const nameText = (options: { minLength?: number; maxLength: number; description?: string }) => t.String({ ...options, pattern: namePattern });

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { errorJson } from "./error-handler.ts";
 import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
 import { keepRawBody } from "./raw-body.ts";
-import { Semaphore } from "../core/semaphore.ts";
+import type { Semaphore } from "../core/semaphore.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
 
 export type RequestLimits = {
@@ -16,7 +16,12 @@ export type RequestLimits = {
   transcriptJsonValues: number;
 };
 
-export const defaultRequestLimits: RequestLimits = { bodyBytes: 1024 * 1024, transcriptBodyBytes: 24 * 1024 * 1024, jsonDepth: 32, transcriptJsonValues: 2_000_000 };
+export const defaultRequestLimits: RequestLimits = {
+  bodyBytes: 1024 * 1024,
+  transcriptBodyBytes: 24 * 1024 * 1024,
+  jsonDepth: 32,
+  transcriptJsonValues: 2_000_000,
+};
 
 /** Every other JSON body is small: its largest array is a bulk request's 1,000 ids. */
 const ordinaryShape = { arrayItems: 1000, values: 20_000 };
@@ -27,7 +32,8 @@ const transcriptArrayItems = 100_000;
 const unlimited = (path: string) => path.startsWith("/storage/");
 /** `PUT /api/user` takes an avatar of up to 5 MB as a form: it gets that, plus room for the form around it. */
 const avatarBytes = 5 * 1024 * 1024 + 64 * 1024;
-const transcriptRoute = (method: string, path: string) => (method === "POST" && path === "/api/tasks") || (method === "PATCH" && /^\/api\/tasks\/[^/]+$/.test(path) && !path.endsWith("/bulk"));
+const transcriptRoute = (method: string, path: string) =>
+  (method === "POST" && path === "/api/tasks") || (method === "PATCH" && /^\/api\/tasks\/[^/]+$/.test(path) && !path.endsWith("/bulk"));
 
 /**
  * Bounds every request body before anything parses it. Over its route's byte limit is 413: by
@@ -46,9 +52,15 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
   /** Large bodies read whole: their garbage is worth collecting at once (see onAfterResponse). */
   const readWhole = new WeakSet<Request>();
   const limitOf = (method: string, path: string) =>
-    transcriptRoute(method, path) ? limits.transcriptBodyBytes : method === "PUT" && path === "/api/user" ? Math.max(limits.bodyBytes, avatarBytes) : limits.bodyBytes;
+    transcriptRoute(method, path)
+      ? limits.transcriptBodyBytes
+      : method === "PUT" && path === "/api/user"
+        ? Math.max(limits.bodyBytes, avatarBytes)
+        : limits.bodyBytes;
   const shapeOf = (method: string, path: string): JsonShapeLimits =>
-    transcriptRoute(method, path) ? { depth: limits.jsonDepth, arrayItems: transcriptArrayItems, values: limits.transcriptJsonValues } : { depth: limits.jsonDepth, ...ordinaryShape };
+    transcriptRoute(method, path)
+      ? { depth: limits.jsonDepth, arrayItems: transcriptArrayItems, values: limits.transcriptJsonValues }
+      : { depth: limits.jsonDepth, ...ordinaryShape };
   const tooLarge = (limit: number) => `The request body is too large: this endpoint takes at most ${limit} bytes.`;
 
   return new Elysia({ name: "request-limits" })

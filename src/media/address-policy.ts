@@ -68,7 +68,7 @@ const loopbackV4 = v4("127.0.0.0/8", "loopback");
 const loopbackV6 = v6("::1/128", "loopback");
 
 const blockedV4: Range[] = [
-  v4("0.0.0.0/8", "unspecified (\"this network\")"),
+  v4("0.0.0.0/8", 'unspecified ("this network")'),
   v4("10.0.0.0/8", "private"),
   v4("100.64.0.0/10", "shared address space (CGNAT)"),
   loopbackV4,
@@ -119,7 +119,8 @@ function checkV4(value: bigint, allowLoopback: boolean): AddressVerdict {
 /** Whether a fetch may connect to this IP address (a literal; host names must be resolved first). */
 export function checkAddress(address: string, options: Partial<AddressPolicy> = {}): AddressVerdict {
   const allowLoopback = options.allowLoopback ?? false;
-  if (options.forbiddenAddresses?.some((forbidden) => sameAddress(forbidden, address))) return { allowed: false, reason: "forbidden by MEDIA_FETCH_FORBIDDEN_ADDRESSES" };
+  if (options.forbiddenAddresses?.some((forbidden) => sameAddress(forbidden, address)))
+    return { allowed: false, reason: "forbidden by MEDIA_FETCH_FORBIDDEN_ADDRESSES" };
   const family = isIP(address.replace(/%.*$/, ""));
   if (family === 4) {
     const value = parseIPv4(address);

@@ -82,9 +82,15 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       const [method = "", target = "", version = ""] = requestLine.split(" ");
       if (!/^HTTP\/1\.[01]$/.test(version)) return reply(client, "400 Bad Request");
       if (method === "CONNECT") {
-        const authority = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/?#@\[\]]+):(\d{1,5})$/.exec(target);
+        const authority = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/?#@[\]]+):(\d{1,5})$/.exec(target);
         if (!authority || Number(authority[2]) > 65535) return reply(client, "400 Bad Request");
-        return void tunnel(client, authority[1]!, Number(authority[2]), (upstream) => rest.byteLength > 0 && upstream.write(rest), "HTTP/1.1 200 Connection Established\r\n\r\n");
+        return void tunnel(
+          client,
+          authority[1]!,
+          Number(authority[2]),
+          (upstream) => rest.byteLength > 0 && upstream.write(rest),
+          "HTTP/1.1 200 Connection Established\r\n\r\n",
+        );
       }
       let url: URL;
       try {
@@ -97,11 +103,19 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         refusals++;
         return reply(client, "403 Forbidden");
       }
-      const forwarded = [`${method} ${url.pathname}${url.search} HTTP/1.1`, ...headers.filter((h) => !HOP_BY_HOP.test(h)), "Connection: close", "", ""].join("\r\n");
-      void tunnel(client, url.hostname, Number(url.port || 80), (upstream) => {
-        upstream.write(forwarded, "latin1");
-        if (rest.byteLength > 0) upstream.write(rest);
-      }, null);
+      const forwarded = [`${method} ${url.pathname}${url.search} HTTP/1.1`, ...headers.filter((h) => !HOP_BY_HOP.test(h)), "Connection: close", "", ""].join(
+        "\r\n",
+      );
+      void tunnel(
+        client,
+        url.hostname,
+        Number(url.port || 80),
+        (upstream) => {
+          upstream.write(forwarded, "latin1");
+          if (rest.byteLength > 0) upstream.write(rest);
+        },
+        null,
+      );
     };
     client.on("data", onData);
   });

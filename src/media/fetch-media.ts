@@ -22,14 +22,25 @@ export type FetchedMedia = { key: string; size: number; contentType: string; fil
 
 /** Where a task's fetched media is kept; a retry overwrites it. */
 /** Under the user's prefix (see media/ownership.ts), with 128 random bits: a key nobody can guess. */
-export const mediaKey = (userId: number, taskId: number, fileName: string) => `media/${userId}/${taskId}-${crypto.randomUUID().replaceAll("-", "")}/${safeFileName(fileName)}`;
+export const mediaKey = (userId: number, taskId: number, fileName: string) =>
+  `media/${userId}/${taskId}-${crypto.randomUUID().replaceAll("-", "")}/${safeFileName(fileName)}`;
 
 /**
  * Downloads a task's media into the blob store: a direct file URL (`remote`) with the SSRF-safe
  * fetcher, a video page (`videolink`) with yt-dlp. Failures a user can act on are MediaFetchError.
  */
-export async function fetchTaskMedia(task: { disk: "remote" | "videolink"; url: string; userId: number; taskId: number }, blobs: BlobStore, settings: MediaFetchSettings): Promise<FetchedMedia> {
-  const options = { maxBytes: settings.maxBytes, timeoutMs: settings.timeoutSeconds * 1000, allowLoopback: settings.allowLoopback, forbiddenAddresses: settings.forbiddenAddresses, resolve: settings.resolve };
+export async function fetchTaskMedia(
+  task: { disk: "remote" | "videolink"; url: string; userId: number; taskId: number },
+  blobs: BlobStore,
+  settings: MediaFetchSettings,
+): Promise<FetchedMedia> {
+  const options = {
+    maxBytes: settings.maxBytes,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    allowLoopback: settings.allowLoopback,
+    forbiddenAddresses: settings.forbiddenAddresses,
+    resolve: settings.resolve,
+  };
   if (task.disk === "videolink") {
     const file = await downloadVideoLink(task.url, { ...options, ytDlp: settings.ytDlp });
     try {

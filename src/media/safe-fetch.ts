@@ -35,7 +35,8 @@ export type SafeResponse = {
   body: ReadableStream<Uint8Array>;
 };
 
-const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family }));
+const systemResolver: Resolver = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family }));
 
 /** The one reason given for any refused address: which address, range or port it was stays with us. */
 export const notPublicReason = "the URL leads into a private network; only public addresses are fetched";
@@ -45,14 +46,18 @@ export const notPublicReason = "the URL leads into a private network; only publi
  * host resolves to must be public (see address-policy.ts). Returns the vetted addresses; the
  * connection is then made to those, so a DNS answer that changes in between (rebinding) is not used.
  */
-export async function vetUrl(raw: string | URL, options: AddressPolicy & Pick<SafeFetchOptions, "resolve">): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
+export async function vetUrl(
+  raw: string | URL,
+  options: AddressPolicy & Pick<SafeFetchOptions, "resolve">,
+): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new MediaFetchError("the URL is not valid");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new MediaFetchError(`only http and https URLs can be fetched, not ${url.protocol.replace(":", "")}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new MediaFetchError(`only http and https URLs can be fetched, not ${url.protocol.replace(":", "")}`);
   if (url.username || url.password) throw new MediaFetchError("URLs with a user name or password are not fetched");
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: ResolvedAddress[];
@@ -172,7 +177,13 @@ function cappedBody(response: IncomingMessage, maxBytes: number, signal: AbortSi
       } catch (error) {
         done();
         response.destroy();
-        controller.error(signal.aborted ? signal.reason : error instanceof MediaFetchError ? error : new MediaFetchError(`the download broke off: ${describe(error as Error)}`));
+        controller.error(
+          signal.aborted
+            ? signal.reason
+            : error instanceof MediaFetchError
+              ? error
+              : new MediaFetchError(`the download broke off: ${describe(error as Error)}`),
+        );
       }
     },
     cancel() {

@@ -40,25 +40,40 @@ export async function downloadVideoLink(pageUrl: string, options: VideoLinkOptio
       options.ytDlp,
       "--ignore-config",
       "--no-playlist",
-      "--playlist-items", "1",
+      "--playlist-items",
+      "1",
       "--no-cache-dir",
       "--no-mtime",
       "--no-progress",
       "--no-color",
       "--restrict-filenames",
-      "--socket-timeout", "30",
-      "--retries", "2",
-      "--max-filesize", String(options.maxBytes),
-      "--format", "bestaudio[protocol^=http]/bestaudio[protocol^=m3u8]/best[protocol^=http]/best[protocol^=m3u8]",
-      "--downloader", "native",
-      "--output", join(dir, "media.%(ext)s"),
+      "--socket-timeout",
+      "30",
+      "--retries",
+      "2",
+      "--max-filesize",
+      String(options.maxBytes),
+      "--format",
+      "bestaudio[protocol^=http]/bestaudio[protocol^=m3u8]/best[protocol^=http]/best[protocol^=m3u8]",
+      "--downloader",
+      "native",
+      "--output",
+      join(dir, "media.%(ext)s"),
       "--",
       url.href,
     ];
     const child = Bun.spawn(diesWithParent(args), {
       cwd: dir,
       // Without --proxy, yt-dlp takes its proxies from these, ftp included (--proxy would cover http(s) only).
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", http_proxy: proxy.url, https_proxy: proxy.url, ftp_proxy: proxy.url, no_proxy: "" },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: dir,
+        LANG: "C.UTF-8",
+        http_proxy: proxy.url,
+        https_proxy: proxy.url,
+        ftp_proxy: proxy.url,
+        no_proxy: "",
+      },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -67,7 +82,9 @@ export async function downloadVideoLink(pageUrl: string, options: VideoLinkOptio
       timedOut = true;
       child.kill("SIGKILL");
     }, options.timeoutMs);
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]).finally(() => clearTimeout(timer));
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]).finally(() =>
+      clearTimeout(timer),
+    );
     if (timedOut) throw new MediaFetchError(`the download took longer than ${Math.round(options.timeoutMs / 1000)} s`);
     // What yt-dlp says about a refused hop would name it: the one reason says no more than that there was one.
     if (code !== 0 && proxy.refusals > 0) throw new MediaFetchError(notPublicReason);
@@ -91,9 +108,17 @@ export async function downloadVideoLink(pageUrl: string, options: VideoLinkOptio
 }
 
 function lastError(stderr: string): string | null {
-  const lines = stderr.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const error = lines.reverse().find((l) => l.startsWith("ERROR:")) ?? lines[0];
-  return error ? error.replace(/^ERROR:\s*/, "").replace(/;?\s*please report this issue.*$/i, "").slice(0, 300) : null;
+  return error
+    ? error
+        .replace(/^ERROR:\s*/, "")
+        .replace(/;?\s*please report this issue.*$/i, "")
+        .slice(0, 300)
+    : null;
 }
 
 /** A readable base name from the page URL ("watch", "my-talk"), for the task's `file`. */

@@ -37,7 +37,11 @@ export function isBalanceLow(ledger: BalanceLedger): boolean {
 export function balanceLowAfterCharge(before: BalanceLedger, after: BalanceLedger): NotificationContent | null {
   if (isBalanceLow(before) || !isBalanceLow(after)) return null;
   const remaining = balanceView(after).remaining_seconds;
-  return { kind: "balance_low", title: "Balance low", message: `You have ${formatDuration(remaining)} of transcription time left. Top up or change your plan to keep transcribing.` };
+  return {
+    kind: "balance_low",
+    title: "Balance low",
+    message: `You have ${formatDuration(remaining)} of transcription time left. Top up or change your plan to keep transcribing.`,
+  };
 }
 
 const billed: Record<BillingInterval, string> = { none: "", month: ", billed monthly", year: ", billed yearly" };
@@ -54,7 +58,11 @@ export function taskNotification(event: TaskNotificationEvent): NotificationCont
       return { kind: "task_failed", title: "Task failed", message: `"${event.data.name}" could not be transcribed: ${event.data.reason}` };
     case "ExportReady":
     case "ExportGenerated":
-      return { kind: "export_ready", title: "Export ready", message: `The ${event.data.format.toUpperCase()} export of task ${event.data.taskId} is ready to download.` };
+      return {
+        kind: "export_ready",
+        title: "Export ready",
+        message: `The ${event.data.format.toUpperCase()} export of task ${event.data.taskId} is ready to download.`,
+      };
     default:
       return assertNever(event);
   }

@@ -17,7 +17,10 @@ export function notificationRoutes({ notifications, authenticated }: { notificat
     .use(authenticated)
     .get("/api/notifications", ({ caller }) => notifications.recent(caller.userId), {
       response: { 200: t.Array(notificationView) },
-      detail: detail("The 10 most recent notifications, newest first", "Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready."),
+      detail: detail(
+        "The 10 most recent notifications, newest first",
+        "Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready.",
+      ),
     })
     .post(
       "/api/notifications/mark-all-as-read",

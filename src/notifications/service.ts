@@ -40,9 +40,15 @@ export class Notifications {
 
   /** Waits for the projection, so a GET right after the answer already shows them read. */
   async markAllRead(userId: number, correlationId: string): Promise<void> {
-    const result = await handleCommand(this.store, userStream(userId), userDecider, { type: "MarkNotificationsRead", now: this.now().toISOString() }, {
-      metadata: { correlationId, causationId: null, userId: String(userId) },
-    });
+    const result = await handleCommand(
+      this.store,
+      userStream(userId),
+      userDecider,
+      { type: "MarkNotificationsRead", now: this.now().toISOString() },
+      {
+        metadata: { correlationId, causationId: null, userId: String(userId) },
+      },
+    );
     if (result.position !== null) await this.waitFor(result.position, ["notifications"]);
   }
 }

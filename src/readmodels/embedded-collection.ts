@@ -41,7 +41,10 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   private readonly table: string;
   private readonly byIdSql: string;
 
-  constructor(private readonly name: string, private readonly store: SqliteSession) {
+  constructor(
+    private readonly name: string,
+    private readonly store: SqliteSession,
+  ) {
     this.table = `"${name}"`;
     this.byIdSql = `SELECT id, doc FROM ${this.table} WHERE id = ?`;
   }

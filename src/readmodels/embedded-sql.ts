@@ -40,7 +40,10 @@ export function translate(node: FilterNode): Translation {
   const visit = (n: FilterNode): string => {
     if (n.kind === "field") {
       const f = field(n.segments);
-      return joinAll(n.conditions.map((c) => condition(f, c)), " AND ");
+      return joinAll(
+        n.conditions.map((c) => condition(f, c)),
+        " AND ",
+      );
     }
     return joinAll(n.children.map(visit), n.kind === "and" ? " AND " : " OR ");
   };
@@ -56,7 +59,10 @@ export function translate(node: FilterNode): Translation {
         return oneOf(v, t, c.values);
       case "nin":
         return `NOT IFNULL(${oneOf(v, t, c.values)}, 0)`;
-      case "gt": case "gte": case "lt": case "lte":
+      case "gt":
+      case "gte":
+      case "lt":
+      case "lte":
         return range(v, t, c.op, c.value);
       case "exists":
         return c.value ? `${t} IS NOT NULL` : `${t} IS NULL`;
@@ -67,7 +73,10 @@ export function translate(node: FilterNode): Translation {
       case "elemMatch": {
         // json_each also iterates objects and scalars, hence the array check.
         const el = { value: "value", type: "type", jsonPath: f.jsonPath };
-        const inner = joinAll(c.conditions.map((ic) => condition(el, ic)), " AND ");
+        const inner = joinAll(
+          c.conditions.map((ic) => condition(el, ic)),
+          " AND ",
+        );
         return `(${t} = 'array' AND EXISTS (SELECT 1 FROM json_each(doc, '${f.jsonPath}') WHERE ${inner}))`;
       }
     }

@@ -79,7 +79,8 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
    */
   async replaceCollections(pairs: readonly { target: string; source: string }[]): Promise<void> {
     for (const { target, source } of pairs) {
-      for (const name of [target, source]) if (!COLLECTION_NAME.test(name) || name.startsWith("sqlite_")) throw new TypeError(`invalid collection name ${name}`);
+      for (const name of [target, source])
+        if (!COLLECTION_NAME.test(name) || name.startsWith("sqlite_")) throw new TypeError(`invalid collection name ${name}`);
       this.collection(source);
     }
     if (pairs.length === 0) return;
@@ -93,7 +94,10 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   private renameTable(source: string, target: string): void {
     this.db.exec(`DROP TABLE IF EXISTS "${target}"`);
     this.db.exec(`ALTER TABLE "${source}" RENAME TO "${target}"`);
-    const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).all(target) as { name: string; sql: string }[];
+    const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).all(target) as {
+      name: string;
+      sql: string;
+    }[];
     for (const { name, sql } of indexes) {
       const renamed = name.replace(`:${source}:`, `:${target}:`);
       if (renamed === name) continue;

@@ -14,9 +14,7 @@ export type Condition =
   | { op: "regex"; pattern: string; flags: string; regex: RegExp }
   | { op: "elemMatch"; conditions: Condition[] };
 
-export type FilterNode =
-  | { kind: "and" | "or"; children: FilterNode[] }
-  | { kind: "field"; path: string; segments: string[]; conditions: Condition[] };
+export type FilterNode = { kind: "and" | "or"; children: FilterNode[] } | { kind: "field"; path: string; segments: string[]; conditions: Condition[] };
 
 // Paths are spliced into SQL (as JSON path literals) and into index names, so only this shape is allowed.
 const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
@@ -78,10 +76,16 @@ function parseConditions(path: string, value: unknown): Condition[] {
   const conditions: Condition[] = [];
   for (const [op, operand] of Object.entries(value)) {
     switch (op) {
-      case "$eq": case "$ne": case "$gt": case "$gte": case "$lt": case "$lte":
+      case "$eq":
+      case "$ne":
+      case "$gt":
+      case "$gte":
+      case "$lt":
+      case "$lte":
         conditions.push({ op: op.slice(1) as "eq", value: scalar(path, operand) });
         break;
-      case "$in": case "$nin":
+      case "$in":
+      case "$nin":
         if (!Array.isArray(operand)) throw new TypeError(`${path}: ${op} needs an array`);
         conditions.push({ op: op === "$in" ? "in" : "nin", values: operand.map((v) => scalar(path, v)) });
         break;
@@ -132,7 +136,9 @@ export function parseFindOptions(options: FindOptions = {}): { sort: [string[], 
 /** An index's name, as MongoDB names one after its keys (`userId_1_id_-1`); the keys are checked as a sort. */
 export function indexName(keys: Sort): string {
   parseSort(keys);
-  return Object.entries(keys).map(([path, direction]) => `${path}_${direction}`).join("_");
+  return Object.entries(keys)
+    .map(([path, direction]) => `${path}_${direction}`)
+    .join("_");
 }
 
 export function parseSort(sort: Sort): [string[], 1 | -1][] {

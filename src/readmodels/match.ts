@@ -35,7 +35,10 @@ export function matchesCondition(value: unknown, condition: Condition): boolean 
       return equals(value, condition.value);
     case "ne":
       return !equals(value, condition.value);
-    case "gt": case "gte": case "lt": case "lte":
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte":
       return compareWith(value, condition.op, condition.value);
     case "in":
       return condition.values.some((v) => equals(value, v));
@@ -77,10 +80,14 @@ function compareWith(value: unknown, op: "gt" | "gte" | "lt" | "lte", operand: S
     order = Number(value) - Number(operand);
   }
   switch (op) {
-    case "gt": return order > 0;
-    case "gte": return order >= 0;
-    case "lt": return order < 0;
-    case "lte": return order <= 0;
+    case "gt":
+      return order > 0;
+    case "gte":
+      return order >= 0;
+    case "lt":
+      return order < 0;
+    case "lte":
+      return order <= 0;
   }
 }
 

@@ -52,7 +52,10 @@ export class MongoDocumentStore implements DocumentStore {
 }
 
 class MongoBackedCollection<T extends Document> implements Collection<T> {
-  constructor(private readonly name: string, private readonly inner: MongoCollection<MongoDocument>) {}
+  constructor(
+    private readonly name: string,
+    private readonly inner: MongoCollection<MongoDocument>,
+  ) {}
 
   async findOne(filter: Filter): Promise<T | null> {
     parseFilter(filter);
@@ -89,9 +92,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     parseUpdate(update);
     const upsert = options?.upsert === true;
     // Without an _id in the filter the server would insert an ObjectId; the port promises string ids.
-    const withId = upsert && typeof seedFromFilter(node)._id !== "string"
-      ? { ...update, $setOnInsert: { _id: crypto.randomUUID() } }
-      : update;
+    const withId = upsert && typeof seedFromFilter(node)._id !== "string" ? { ...update, $setOnInsert: { _id: crypto.randomUUID() } } : update;
     return counts(await this.guard(() => this.inner.updateOne(filter, withId, { upsert })));
   }
 

@@ -19,10 +19,7 @@ export type AdmissionEvent =
   | { type: "TaskSlotReleased"; data: { taskId: number; attempt: number } };
 
 type Charged = Extract<UserEvent, { type: "SecondsCharged" }>;
-type Folded =
-  | AdmissionEvent
-  | Charged
-  | Extract<UserEvent, { type: "UserRegistered" | "PlanChanged" | "AllowanceGranted" | "SecondsToppedUp" }>;
+type Folded = AdmissionEvent | Charged | Extract<UserEvent, { type: "UserRegistered" | "PlanChanged" | "AllowanceGranted" | "SecondsToppedUp" }>;
 
 export type AdmissionCommand =
   /**

@@ -14,13 +14,28 @@ const missing = () => new NotFoundError("The task has no stored audio.");
  * Only keys under the owner's own upload prefix are served, so a task created by hand with another
  * account's path cannot read that account's file.
  */
-export function audioRoutes({ tasks, blobs, fileBlobs, authenticated }: { tasks: Tasks; blobs: BlobStore; fileBlobs: FileBlobStore | null; authenticated: AnyElysia }) {
+export function audioRoutes({
+  tasks,
+  blobs,
+  fileBlobs,
+  authenticated,
+}: {
+  tasks: Tasks;
+  blobs: BlobStore;
+  fileBlobs: FileBlobStore | null;
+  authenticated: AnyElysia;
+}) {
   return new Elysia({ name: "audio-routes" }).use(authenticated).get(
     "/api/tasks/:id/audio",
     async ({ params, caller, request }) => {
       const task = await tasks.owned(caller.userId, params.id);
       if (task.disk !== "objstore" || !isValidBlobKey(task.path) || !ownsMediaKey(task.userId, task.path)) throw missing();
-      const headers = new Headers({ "accept-ranges": "bytes", "x-content-type-options": "nosniff", "content-security-policy": "sandbox", "cache-control": "private, no-store" });
+      const headers = new Headers({
+        "accept-ranges": "bytes",
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "sandbox",
+        "cache-control": "private, no-store",
+      });
 
       const info = fileBlobs ? await fileBlobs.locate(task.path) : await blobs.head(task.path);
       if (!info) throw missing();
@@ -46,6 +61,15 @@ export function audioRoutes({ tasks, blobs, fileBlobs, authenticated }: { tasks:
       if (!read) throw missing();
       return new Response(read.body, { status, headers });
     },
-    { params: taskParams, detail: { tags: ["Tasks"], security: [{ bearer: [] }], summary: "Stream the task's original file", description: "objstore tasks only; `Range: bytes=…` gives 206 with Content-Range (416 when unsatisfiable). 404 when the file is missing or the task is not on objstore." } },
+    {
+      params: taskParams,
+      detail: {
+        tags: ["Tasks"],
+        security: [{ bearer: [] }],
+        summary: "Stream the task's original file",
+        description:
+          "objstore tasks only; `Range: bytes=…` gives 206 with Content-Range (416 when unsatisfiable). 404 when the file is missing or the task is not on objstore.",
+      },
+    },
   );
 }

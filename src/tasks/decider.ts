@@ -24,14 +24,35 @@ export type TaskCommand =
   | { type: "RecordExport"; format: string; version: string; key: string; size: number; requested?: boolean }
   | { type: "RequestExport"; format: string; version: string; now: string }
   /** `attempt`: the attempt the worker worked on; a later attempt (after a retry) is left alone. */
-  | { type: "FinishTask"; transcript: TranscriptRef | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null; quality?: number | null; diarizationFailure?: string | null; attempt?: number }
+  | {
+      type: "FinishTask";
+      transcript: TranscriptRef | null;
+      duration: number | null;
+      cost: number | null;
+      summary: string | null;
+      mindmap: string | null;
+      quality?: number | null;
+      diarizationFailure?: string | null;
+      attempt?: number;
+    }
   | { type: "FailTask"; reason: string; attempt?: number };
 
 export type TaskState =
   | { status: "none" }
   | { status: "deleted" }
   /** `recognised`: the service transcribed it, so its `cost` is what was charged and is no client's to change. */
-  | { status: "live"; taskId: number; userId: number; name: string; disk: Disk; state: TaskStatus; attempts: number; folderId: number | null; shared: boolean; recognised: boolean };
+  | {
+      status: "live";
+      taskId: number;
+      userId: number;
+      name: string;
+      disk: Disk;
+      state: TaskStatus;
+      attempts: number;
+      folderId: number | null;
+      shared: boolean;
+      recognised: boolean;
+    };
 
 type Live = Extract<TaskState, { status: "live" }>;
 
@@ -46,7 +67,8 @@ const maxReasonLength = 2000;
 const shortReason = (reason: string) => (reason.length <= maxReasonLength ? reason : `${reason.slice(0, maxReasonLength - 1)}…`);
 
 /** Whether `attempt` of the task is the one being transcribed (not deleted, failed, finished or retried since). */
-export const isScribingAttempt = (state: TaskState, attempt: number): boolean => state.status === "live" && state.state === "scribing" && state.attempts === attempt;
+export const isScribingAttempt = (state: TaskState, attempt: number): boolean =>
+  state.status === "live" && state.state === "scribing" && state.attempts === attempt;
 
 /** The cost of a task the service transcribed is what it was charged: no client may change it. */
 export function assertCostCorrectable(state: TaskState): void {
@@ -120,7 +142,12 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
         const { duration, cost, index } = command;
         if (duration === undefined && cost === undefined && index === undefined) return [];
         if (cost !== undefined) assertCostCorrectable(task);
-        return [{ type: "TaskDetailsCorrected", data: { userId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) } }];
+        return [
+          {
+            type: "TaskDetailsCorrected",
+            data: { userId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) },
+          },
+        ];
       }
       case "RateTask":
         return [{ type: "TaskRated", data: { userId, quality: command.quality } }];
@@ -158,7 +185,24 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "FinishTask": {
         if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
         const { quality, diarizationFailure } = command;
-        return [{ type: "TaskFinished", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, transcript: command.transcript, duration: command.duration, cost: command.cost, summary: command.summary, mindmap: command.mindmap, ...(quality !== undefined && { quality }), ...(diarizationFailure && { diarizationFailure }) } }];
+        return [
+          {
+            type: "TaskFinished",
+            data: {
+              userId,
+              taskId: task.taskId,
+              attempt: task.attempts,
+              name: task.name,
+              transcript: command.transcript,
+              duration: command.duration,
+              cost: command.cost,
+              summary: command.summary,
+              mindmap: command.mindmap,
+              ...(quality !== undefined && { quality }),
+              ...(diarizationFailure && { diarizationFailure }),
+            },
+          },
+        ];
       }
       case "FailTask":
         if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];

@@ -55,7 +55,23 @@ export type TaskEvent =
   /** A download found no heavy export (pdf, docx) of the transcript at `version`: the export worker makes one. */
   | { type: "ExportRequested"; data: { userId: number; taskId: number; format: string; version: string; requestedAt: string } }
   /** `quality` (0-5) is the recogniser's confidence; `diarizationFailure` says why speakers could not be told apart (the transcript stands). */
-  | { type: "TaskFinished"; data: { userId: number; taskId: number; attempt: number; name: string; transcript: TranscriptRef | null; segments?: Segment[] | null; duration: number | null; cost: number | null; summary: string | null; mindmap: string | null; quality?: number | null; diarizationFailure?: string | null } }
+  | {
+      type: "TaskFinished";
+      data: {
+        userId: number;
+        taskId: number;
+        attempt: number;
+        name: string;
+        transcript: TranscriptRef | null;
+        segments?: Segment[] | null;
+        duration: number | null;
+        cost: number | null;
+        summary: string | null;
+        mindmap: string | null;
+        quality?: number | null;
+        diarizationFailure?: string | null;
+      };
+    }
   | { type: "TaskFailed"; data: { userId: number; taskId: number; attempt: number; name: string; reason: string } };
 
 export type TaskEventType = TaskEvent["type"];

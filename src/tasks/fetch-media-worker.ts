@@ -37,7 +37,7 @@ export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: 
       else if (state.state !== "waiting") return;
 
       const { taskId, userId, disk, path } = created.data;
-      let media;
+      let media: Awaited<ReturnType<typeof fetchTaskMedia>>;
       try {
         media = await fetchTaskMedia({ disk: disk as "remote" | "videolink", url: created.data.url ?? path, userId, taskId }, blobs, settings);
       } catch (error) {

@@ -11,7 +11,14 @@ export function historyRoutes({ tasks, db, authenticated }: { tasks: Tasks; db: 
     async ({ params, caller }) => {
       await tasks.owned(caller.userId, params.id);
       const events = await db.collection<TaskHistoryDocument>("task_history").find({ taskId: params.id }, { sort: { position: 1 } });
-      return events.map((e) => ({ id: e._id, type: e.type, time: e.time, position: e.position, user_id: e.actingUserId === null ? null : Number(e.actingUserId), data: e.summary }));
+      return events.map((e) => ({
+        id: e._id,
+        type: e.type,
+        time: e.time,
+        position: e.position,
+        user_id: e.actingUserId === null ? null : Number(e.actingUserId),
+        data: e.summary,
+      }));
     },
     {
       params: taskParams,
@@ -27,7 +34,12 @@ export function historyRoutes({ tasks, db, authenticated }: { tasks: Tasks; db: 
           }),
         ),
       },
-      detail: { tags: ["Tasks"], security: [{ bearer: [] }], summary: "The task's event history", description: "The same events `bun run events --stream task-<id>` prints." },
+      detail: {
+        tags: ["Tasks"],
+        security: [{ bearer: [] }],
+        summary: "The task's event history",
+        description: "The same events `bun run events --stream task-<id>` prints.",
+      },
     },
   );
 }

@@ -3,7 +3,18 @@ import { correlationIdOf } from "../http/correlation.ts";
 import type { Caller } from "../accounts/service.ts";
 import type { Tasks } from "./service.ts";
 import { CachedTaskReads } from "./cached-reads.ts";
-import { createdTask, createTaskBody, idsBody, listQuery, messageSchema, moveBody, taskDetailSchema, taskListSchema, taskParams, updateTaskBody } from "./schemas.ts";
+import {
+  createdTask,
+  createTaskBody,
+  idsBody,
+  listQuery,
+  messageSchema,
+  moveBody,
+  taskDetailSchema,
+  taskListSchema,
+  taskParams,
+  updateTaskBody,
+} from "./schemas.ts";
 
 const metadataOf = (request: Request, caller: Caller) => ({ correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
 
@@ -12,79 +23,98 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
   const detail = (summary: string, description?: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
   const reads = new CachedTaskReads(tasks);
 
-  return new Elysia({ name: "task-routes" })
-    .use(authenticated)
-    .post(
-      "/api/tasks",
-      async ({ body, caller, request, set }) => {
-        const task = await tasks.create(caller.userId, body, metadataOf(request, caller));
-        set.status = 201;
-        return { id: task.id, name: task.name, status: task.status, speaker_diarization: task.speakerDiarization, created_at: task.createdAt };
-      },
-      {
-        body: createTaskBody,
-        response: { 201: createdTask },
-        detail: detail("Create a transcription task", "At most 3 tasks in progress (pending, waiting or scribing) per user: 429 beyond. 403 for a video link on the Free plan. With `segments`, the transcript is taken as given and the task goes straight to summary and mind map."),
-      },
-    )
-    .get(
-      "/api/tasks",
-      ({ query, caller, set }) => reads.list(caller.userId, query, set),
-      { query: listQuery, response: { 200: taskListSchema }, detail: detail("List tasks", "Newest first. `folder` names a folder (422 when it does not exist) or `Uncategorized`.") },
-    )
-    // Registered before `/api/tasks/:id` so `bulk` is never read as an id.
-    .delete(
-      "/api/tasks/bulk",
-      async ({ body, caller, request }) => {
-        const deleted = await tasks.removeMany(caller.userId, body.ids, metadataOf(request, caller));
-        return { message: `${deleted} task${deleted === 1 ? "" : "s"} deleted.`, deleted_count: deleted };
-      },
-      { body: idsBody, response: { 200: t.Object({ message: t.String(), deleted_count: t.Integer() }) }, detail: detail("Delete several tasks", "Ids of other users' tasks are ignored.") },
-    )
-    .patch(
-      "/api/tasks/bulk/move",
-      async ({ body, caller, request }) => {
-        const moved = await tasks.moveMany(caller.userId, body.ids, body.folder, metadataOf(request, caller));
-        return { message: `${moved} task${moved === 1 ? "" : "s"} moved to ${body.folder}.`, moved_count: moved };
-      },
-      { body: moveBody, response: { 200: t.Object({ message: t.String(), moved_count: t.Integer() }) }, detail: detail("Move several tasks to a folder", "The folder must exist (422). Ids of other users' tasks are ignored.") },
-    )
-    .get("/api/tasks/:id", ({ params, caller, set }) => reads.detail(caller.userId, params.id, set), {
-      params: taskParams,
-      response: { 200: taskDetailSchema },
-      detail: detail("Task detail"),
-    })
-    .patch(
-      "/api/tasks/:id",
-      async ({ params, body, caller, request, set }) => {
-        await tasks.update(caller.userId, params.id, body, metadataOf(request, caller));
-        return reads.detail(caller.userId, params.id, set);
-      },
-      {
+  return (
+    new Elysia({ name: "task-routes" })
+      .use(authenticated)
+      .post(
+        "/api/tasks",
+        async ({ body, caller, request, set }) => {
+          const task = await tasks.create(caller.userId, body, metadataOf(request, caller));
+          set.status = 201;
+          return { id: task.id, name: task.name, status: task.status, speaker_diarization: task.speakerDiarization, created_at: task.createdAt };
+        },
+        {
+          body: createTaskBody,
+          response: { 201: createdTask },
+          detail: detail(
+            "Create a transcription task",
+            "At most 3 tasks in progress (pending, waiting or scribing) per user: 429 beyond. 403 for a video link on the Free plan. With `segments`, the transcript is taken as given and the task goes straight to summary and mind map.",
+          ),
+        },
+      )
+      .get("/api/tasks", ({ query, caller, set }) => reads.list(caller.userId, query, set), {
+        query: listQuery,
+        response: { 200: taskListSchema },
+        detail: detail("List tasks", "Newest first. `folder` names a folder (422 when it does not exist) or `Uncategorized`."),
+      })
+      // Registered before `/api/tasks/:id` so `bulk` is never read as an id.
+      .delete(
+        "/api/tasks/bulk",
+        async ({ body, caller, request }) => {
+          const deleted = await tasks.removeMany(caller.userId, body.ids, metadataOf(request, caller));
+          return { message: `${deleted} task${deleted === 1 ? "" : "s"} deleted.`, deleted_count: deleted };
+        },
+        {
+          body: idsBody,
+          response: { 200: t.Object({ message: t.String(), deleted_count: t.Integer() }) },
+          detail: detail("Delete several tasks", "Ids of other users' tasks are ignored."),
+        },
+      )
+      .patch(
+        "/api/tasks/bulk/move",
+        async ({ body, caller, request }) => {
+          const moved = await tasks.moveMany(caller.userId, body.ids, body.folder, metadataOf(request, caller));
+          return { message: `${moved} task${moved === 1 ? "" : "s"} moved to ${body.folder}.`, moved_count: moved };
+        },
+        {
+          body: moveBody,
+          response: { 200: t.Object({ message: t.String(), moved_count: t.Integer() }) },
+          detail: detail("Move several tasks to a folder", "The folder must exist (422). Ids of other users' tasks are ignored."),
+        },
+      )
+      .get("/api/tasks/:id", ({ params, caller, set }) => reads.detail(caller.userId, params.id, set), {
         params: taskParams,
-        body: updateTaskBody,
         response: { 200: taskDetailSchema },
-        detail: detail("Update a task", "`segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task out of its folder."),
-      },
-    )
-    .delete(
-      "/api/tasks/:id",
-      async ({ params, caller, request }) => {
-        await tasks.remove(caller.userId, params.id, metadataOf(request, caller));
-        return { message: "Task deleted." };
-      },
-      { params: taskParams, response: { 200: messageSchema }, detail: detail("Delete a task") },
-    )
-    .patch(
-      "/api/tasks/:id/retry",
-      async ({ params, caller, request }) => {
-        const task = await tasks.retry(caller.userId, params.id, metadataOf(request, caller));
-        return { id: task.id, status: task.status, attempts: task.attempts };
-      },
-      {
-        params: taskParams,
-        response: { 200: t.Object({ id: t.Integer(), status: t.String(), attempts: t.Integer() }) },
-        detail: detail("Retry a failed task", "objstore tasks go back to pending, remote and videolink to waiting. 422 when the task has not failed or was retried 3 times already; 429 when 3 tasks are in progress."),
-      },
-    );
+        detail: detail("Task detail"),
+      })
+      .patch(
+        "/api/tasks/:id",
+        async ({ params, body, caller, request, set }) => {
+          await tasks.update(caller.userId, params.id, body, metadataOf(request, caller));
+          return reads.detail(caller.userId, params.id, set);
+        },
+        {
+          params: taskParams,
+          body: updateTaskBody,
+          response: { 200: taskDetailSchema },
+          detail: detail(
+            "Update a task",
+            "`segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task out of its folder.",
+          ),
+        },
+      )
+      .delete(
+        "/api/tasks/:id",
+        async ({ params, caller, request }) => {
+          await tasks.remove(caller.userId, params.id, metadataOf(request, caller));
+          return { message: "Task deleted." };
+        },
+        { params: taskParams, response: { 200: messageSchema }, detail: detail("Delete a task") },
+      )
+      .patch(
+        "/api/tasks/:id/retry",
+        async ({ params, caller, request }) => {
+          const task = await tasks.retry(caller.userId, params.id, metadataOf(request, caller));
+          return { id: task.id, status: task.status, attempts: task.attempts };
+        },
+        {
+          params: taskParams,
+          response: { 200: t.Object({ id: t.Integer(), status: t.String(), attempts: t.Integer() }) },
+          detail: detail(
+            "Retry a failed task",
+            "objstore tasks go back to pending, remote and videolink to waiting. 422 when the task has not failed or was retried 3 times already; 429 when 3 tasks are in progress.",
+          ),
+        },
+      )
+  );
 }

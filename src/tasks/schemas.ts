@@ -6,7 +6,9 @@ const seconds = t.Integer({ minimum: 0, maximum: 2_147_483_647 });
 const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 export const createTaskBody = t.Object({
-  disk: t.Union([t.Literal("objstore"), t.Literal("remote"), t.Literal("videolink")], { description: "objstore: `path` is a storage path from an upload; remote: a direct file URL; videolink: a video page URL (paid plans)." }),
+  disk: t.Union([t.Literal("objstore"), t.Literal("remote"), t.Literal("videolink")], {
+    description: "objstore: `path` is a storage path from an upload; remote: a direct file URL; videolink: a video page URL (paid plans).",
+  }),
   name: nameText({ minLength: 1, maxLength: 255 }),
   path: t.String({ minLength: 1, maxLength: 2048, description: "Storage path, or the source URL for remote and videolink." }),
   file: t.Optional(nameText({ maxLength: 255 })),
@@ -33,7 +35,13 @@ export const statusFilter = t.Union(
 export const listQuery = t.Object({
   status: t.Optional(statusFilter),
   // No control characters: a NUL cannot be part of a name, and MongoDB refuses it inside a $regex.
-  search: t.Optional(t.String({ maxLength: 255, pattern: "^[^\\u0000-\\u001f\\u007f]*$", description: "Part of the task name, case-insensitive; control characters are refused (422)." })),
+  search: t.Optional(
+    t.String({
+      maxLength: 255,
+      pattern: "^[^\\u0000-\\u001f\\u007f]*$",
+      description: "Part of the task name, case-insensitive; control characters are refused (422).",
+    }),
+  ),
   folder: t.Optional(t.String({ maxLength: 255, description: "A folder name, or `Uncategorized` for tasks in no folder." })),
   // Ranges are checked in Tasks.list: Elysia's query decoder reports a range error without the field's
   // name (`errors.property`), and spec 7 wants errors keyed by field.

@@ -105,7 +105,13 @@ export class Tasks {
   /** Takes one of the user's concurrent-task slots, freeing slots of creations that died first. */
   async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata): Promise<void> {
     const admit = (abandoned: number[]) =>
-      handleCommand(this.store, userStream(userId), admissionDecider, { type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now: this.now().toISOString() }, { metadata });
+      handleCommand(
+        this.store,
+        userStream(userId),
+        admissionDecider,
+        { type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now: this.now().toISOString() },
+        { metadata },
+      );
     try {
       await admit([]);
     } catch (error) {
@@ -182,7 +188,8 @@ export class Tasks {
     const perPage = query.per_page ?? 25;
     const problems: Record<string, string[]> = {};
     if (page < 1 || page > 1_000_000) problems.page = [page < 1 ? "The page field must be at least 1." : "The page field must not be greater than 1000000."];
-    if (perPage < 1 || perPage > 100) problems.per_page = [perPage < 1 ? "The per page field must be at least 1." : "The per page field must not be greater than 100."];
+    if (perPage < 1 || perPage > 100)
+      problems.per_page = [perPage < 1 ? "The per page field must be at least 1." : "The per page field must not be greater than 100."];
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
     const [total, data] = await Promise.all([
       this.total(userId, filter),

@@ -20,7 +20,11 @@ export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Ta
         await tasks.share(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
         return { share_url: `${publicUrl}/share/tasks/${params.id}` };
       },
-      { params: taskParams, response: { 200: t.Object({ share_url: t.String() }) }, detail: detail("Get or create the public share URL", "The page stays public until the share is removed (DELETE) or the task is deleted.") },
+      {
+        params: taskParams,
+        response: { 200: t.Object({ share_url: t.String() }) },
+        detail: detail("Get or create the public share URL", "The page stays public until the share is removed (DELETE) or the task is deleted."),
+      },
     )
     .delete(
       "/api/tasks/:id/share-url",
@@ -35,14 +39,41 @@ export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Ta
     "/share/tasks/:id",
     async ({ params, headers }) => {
       const task = await db.collection<TaskDocument>("tasks").findOne({ _id: String(params.id) });
-      if (!task || !task.shared) throw new NotFoundError("This transcript is not shared.");
+      if (!task?.shared) throw new NotFoundError("This transcript is not shared.");
       const transcript = await tasks.transcript(params.id);
-      const segments = ((transcript?.segments ?? []) as SharedSegment[]).map(({ start, end, text, speaker }) => ({ start, end, text, speaker: speaker ?? null }));
-      const shared = { id: task.id, name: task.name, status: task.status, duration: task.duration, created_at: task.createdAt, summary: transcript?.summary ?? null, mindmap: transcript?.mindmap ?? null, segments };
+      const segments = ((transcript?.segments ?? []) as SharedSegment[]).map(({ start, end, text, speaker }) => ({
+        start,
+        end,
+        text,
+        speaker: speaker ?? null,
+      }));
+      const shared = {
+        id: task.id,
+        name: task.name,
+        status: task.status,
+        duration: task.duration,
+        created_at: task.createdAt,
+        summary: transcript?.summary ?? null,
+        mindmap: transcript?.mindmap ?? null,
+        segments,
+      };
       if ((headers.accept ?? "").includes("application/json")) return shared;
-      return new Response(sharePage(shared), { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" } });
+      return new Response(sharePage(shared), {
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+        },
+      });
     },
-    { params: taskParams, detail: { tags: ["Tasks"], summary: "Public page of a shared transcript", description: "HTML, or JSON for `Accept: application/json`. 404 when not shared." } },
+    {
+      params: taskParams,
+      detail: {
+        tags: ["Tasks"],
+        summary: "Public page of a shared transcript",
+        description: "HTML, or JSON for `Accept: application/json`. 404 when not shared.",
+      },
+    },
   );
 
   return new Elysia({ name: "share-feature" }).use(owner).use(page);

@@ -63,12 +63,19 @@ export function findTaskCounts(db: DocumentStore, userId: number): Promise<TaskC
  * Applies `change` to the user's counts at log `position`, once: the document remembers the last position
  * it took, so an event delivered again changes nothing. Marks them `changing` until `settleTaskCounts`.
  */
-export async function updateTaskCounts(db: DocumentStore, userId: number, position: number, change: (counts: TaskCountsFields) => TaskCountsFields): Promise<void> {
+export async function updateTaskCounts(
+  db: DocumentStore,
+  userId: number,
+  position: number,
+  change: (counts: TaskCountsFields) => TaskCountsFields,
+): Promise<void> {
   const id = String(userId);
   const current = await findTaskCounts(db, userId);
   if (current && current._position >= position) return;
   const { _id, _position, changing: _, ...fields } = current ?? { _id: id, _position: 0, changing: undefined, ...emptyCounts(userId) };
-  await db.collection<TaskCountsDocument>("task_counts").replaceOne({ _id: id }, { ...change(fields), _id: id, _position: position, changing: position }, { upsert: true });
+  await db
+    .collection<TaskCountsDocument>("task_counts")
+    .replaceOne({ _id: id }, { ...change(fields), _id: id, _position: position, changing: position }, { upsert: true });
 }
 
 /** The tasks changed at `position` are written: the user's task list is whole again at that version. */

@@ -19,7 +19,8 @@ function describeLarge(value: unknown): unknown {
   if (Array.isArray(value)) return `${value.length} segments`;
   if (typeof value === "string") return `${value.length} characters`;
   // A transcript stored as a blob: its reference says how many segments it holds.
-  if (value !== null && typeof value === "object" && typeof (value as { segments?: unknown }).segments === "number") return `${(value as { segments: number }).segments} segments`;
+  if (value !== null && typeof value === "object" && typeof (value as { segments?: unknown }).segments === "number")
+    return `${(value as { segments: number }).segments} segments`;
   return value;
 }
 

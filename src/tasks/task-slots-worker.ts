@@ -28,9 +28,15 @@ export function taskSlotWorker(store: EventStore, now: () => Date = () => new Da
         if (created?.type === "TaskCreated" && !hasTranscript(created.data)) charge = { seconds: event.data.cost, now: now().toISOString() };
       }
       // The slot of exactly this attempt: a late event about an earlier attempt frees nothing the retry holds.
-      await handleCommand(store, userStream(event.data.userId), admissionDecider, { type: "ReleaseTaskSlot", taskId, attempt: event.data.attempt, charge }, {
-        metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
-      });
+      await handleCommand(
+        store,
+        userStream(event.data.userId),
+        admissionDecider,
+        { type: "ReleaseTaskSlot", taskId, attempt: event.data.attempt, charge },
+        {
+          metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
+        },
+      );
     },
   };
 }

@@ -129,7 +129,10 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
 }
 
 /** An event's transcript as the read model keeps it: one of the two forms, the other null. */
-const transcriptOf = (data: TranscriptSource) => ({ transcript: data.transcript ?? null, segments: data.transcript ? null : ((data.segments ?? null) as unknown[] | null) });
+const transcriptOf = (data: TranscriptSource) => ({
+  transcript: data.transcript ?? null,
+  segments: data.transcript ? null : ((data.segments ?? null) as unknown[] | null),
+});
 
 export function evolveTranscript(doc: TranscriptFields | null, recorded: RecordedEvent): TranscriptFields | null {
   const event = recorded as unknown as TaskEvent;

@@ -15,7 +15,13 @@ export { transcriptionRoutes } from "./routes.ts";
 export { startStuckTaskSweeper } from "./stuck-tasks-job.ts";
 export { sweepTemporaryMedia, transcriptionTempRoot } from "./temp-sweep.ts";
 
-export type TranscriptionWorkerDependencies = { eventStore: EventStore; blobs: BlobStore; transcripts: TranscriptStore; transcription?: TranscriptionConfig; heavyWork?: Semaphore };
+export type TranscriptionWorkerDependencies = {
+  eventStore: EventStore;
+  blobs: BlobStore;
+  transcripts: TranscriptStore;
+  transcription?: TranscriptionConfig;
+  heavyWork?: Semaphore;
+};
 
 export function workers({ eventStore, blobs, transcripts, transcription, heavyWork }: TranscriptionWorkerDependencies): Worker[] {
   const pipeline = transcriptionWorkers(eventStore, blobs, transcripts, transcription ?? loadTranscriptionConfig({}, (m) => new Error(m)));

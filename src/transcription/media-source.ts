@@ -32,7 +32,16 @@ export function taskFacts(events: RecordedEvent[]): TaskFacts | null {
     if (event.type === "TaskCreated") {
       const d = event.data;
       // Only media of the task's own user is ever read: another account's key is "not found", like a missing one.
-      facts = { userId: d.userId, name: d.name, disk: d.disk, mediaKey: d.disk === "objstore" && ownsMediaKey(d.userId, d.path) ? d.path : null, speakerDiarization: d.speakerDiarization, supplied: hasTranscript(d), attempts: 1, scribingSince: null };
+      facts = {
+        userId: d.userId,
+        name: d.name,
+        disk: d.disk,
+        mediaKey: d.disk === "objstore" && ownsMediaKey(d.userId, d.path) ? d.path : null,
+        speakerDiarization: d.speakerDiarization,
+        supplied: hasTranscript(d),
+        attempts: 1,
+        scribingSince: null,
+      };
       continue;
     }
     if (!facts) continue;
@@ -54,7 +63,8 @@ export async function mediaSize(blobs: BlobStore, key: string | null): Promise<n
   const info = await blobs.head(key);
   if (!info) throw new MediaError("media not found in storage");
   if (info.size === 0) throw new MediaError("The file is empty (0 bytes).");
-  if (info.size > maxMediaBytes) throw new MediaError(`The file is ${(info.size / 2 ** 30).toFixed(1)} GiB; files above 2 GB (2,147,483,648 bytes) are not transcribed.`);
+  if (info.size > maxMediaBytes)
+    throw new MediaError(`The file is ${(info.size / 2 ** 30).toFixed(1)} GiB; files above 2 GB (2,147,483,648 bytes) are not transcribed.`);
   return info.size;
 }
 

@@ -15,7 +15,7 @@ export class MediaError extends Error {
 }
 
 async function run(command: string[], signal?: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }> {
-  let child;
+  let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
   try {
     child = Bun.spawn(diesWithParent(command), { stdin: "ignore", stdout: "pipe", stderr: "pipe", signal });
   } catch (error) {
@@ -29,13 +29,18 @@ async function run(command: string[], signal?: AbortSignal): Promise<{ code: num
 /** The last line ffmpeg wrote, without its "[component @ 0x...]" prefix or our temp path: enough to say what went wrong. */
 function lastLine(stderr: string, path: string): string {
   const lines = stderr.trim().split("\n").filter(Boolean);
-  return (lines[lines.length - 1] ?? "").replace(/^\[[^\]]*\]\s*/, "").replaceAll(`${path}: `, "").replaceAll(path, "the file").slice(0, 200);
+  return (lines[lines.length - 1] ?? "")
+    .replace(/^\[[^\]]*\]\s*/, "")
+    .replaceAll(`${path}: `, "")
+    .replaceAll(path, "the file")
+    .slice(0, 200);
 }
 
 export type MediaInfo = { durationSeconds: number | null; hasAudio: boolean; hasVideo: boolean; format: string };
 
 const probeCommand = (path: string) => ["ffprobe", "-v", "error", "-show_entries", "format=duration,format_name:stream=codec_type", "-of", "json", path];
-const notMedia = (stderr: string, path: string) => new MediaError(`The file is not audio or video that can be read (${lastLine(stderr, path) || "unknown format"}).`);
+const notMedia = (stderr: string, path: string) =>
+  new MediaError(`The file is not audio or video that can be read (${lastLine(stderr, path) || "unknown format"}).`);
 
 /**
  * For the first bytes of a large file: refuses it when ffprobe recognises no format at all there
@@ -47,7 +52,8 @@ export async function assertRecognisable(prefixPath: string, signal?: AbortSigna
   // When a demuxer took the file, its complaints carry its name ("[mov,mp4,... @ 0x...] moov atom not found").
   const noDemuxer = !/\[[^\]]+ @ 0x[0-9a-f]+\]/.test(stderr);
   if (code !== 0 && noDemuxer && /Invalid data found when processing input/.test(stderr)) throw notMedia(stderr, prefixPath);
-  if (code === 0 && (JSON.parse(stdout) as { format?: { format_name?: string } }).format?.format_name === "tty") throw new MediaError("The file is not audio or video (it looks like text).");
+  if (code === 0 && (JSON.parse(stdout) as { format?: { format_name?: string } }).format?.format_name === "tty")
+    throw new MediaError("The file is not audio or video (it looks like text).");
 }
 
 export async function probe(path: string, signal?: AbortSignal): Promise<MediaInfo> {
@@ -71,9 +77,39 @@ export async function probe(path: string, signal?: AbortSignal): Promise<MediaIn
  * Decodes the first audio track to raw 16 kHz mono signed 16-bit PCM, at most `maxSeconds` (one more
  * second is decoded so that a longer file can be told apart). Returns the length in milliseconds.
  */
-export async function decodeToPcm(input: string, output: string, maxSeconds: number, signal?: AbortSignal, expectedSeconds: number | null = null): Promise<number> {
+export async function decodeToPcm(
+  input: string,
+  output: string,
+  maxSeconds: number,
+  signal?: AbortSignal,
+  expectedSeconds: number | null = null,
+): Promise<number> {
   const { code, stderr } = await run(
-    ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", input, "-map", "0:a:0", "-vn", "-sn", "-dn", "-t", String(maxSeconds + 1), "-ac", "1", "-ar", String(sampleRate), "-f", "s16le", "-acodec", "pcm_s16le", output],
+    [
+      "ffmpeg",
+      "-nostdin",
+      "-v",
+      "error",
+      "-y",
+      "-i",
+      input,
+      "-map",
+      "0:a:0",
+      "-vn",
+      "-sn",
+      "-dn",
+      "-t",
+      String(maxSeconds + 1),
+      "-ac",
+      "1",
+      "-ar",
+      String(sampleRate),
+      "-f",
+      "s16le",
+      "-acodec",
+      "pcm_s16le",
+      output,
+    ],
     signal,
   );
   const size = (await Bun.file(output).exists()) ? Bun.file(output).size : 0;
@@ -82,7 +118,9 @@ export async function decodeToPcm(input: string, output: string, maxSeconds: num
   const decodedMs = Math.floor(size / bytesPerMs);
   // Damaged files decode partly, with errors: refuse when most of what the container announces is lost.
   if (stderr.trim() && expectedSeconds !== null && decodedMs < expectedSeconds * 500 && expectedSeconds - decodedMs / 1000 > 1) {
-    throw new MediaError(`The file is damaged: only ${(decodedMs / 1000).toFixed(1)} s of its ${expectedSeconds.toFixed(1)} s could be decoded (${lastLine(stderr, input)}).`);
+    throw new MediaError(
+      `The file is damaged: only ${(decodedMs / 1000).toFixed(1)} s of its ${expectedSeconds.toFixed(1)} s could be decoded (${lastLine(stderr, input)}).`,
+    );
   }
   return decodedMs;
 }

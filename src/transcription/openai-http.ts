@@ -29,7 +29,12 @@ async function describeFailure(response: Response): Promise<string> {
  * POSTs to an OpenAI-compatible endpoint and returns the JSON answer. Network errors, 429 and 5xx are
  * tried again (3 attempts, 1 s then 2 s apart); `body` is rebuilt for each attempt.
  */
-export async function postOpenAi<T>(endpoint: OpenAiEndpoint, path: string, body: () => string | FormData, options: { json?: boolean; signal?: AbortSignal; timeoutMs?: number; service: string }): Promise<T> {
+export async function postOpenAi<T>(
+  endpoint: OpenAiEndpoint,
+  path: string,
+  body: () => string | FormData,
+  options: { json?: boolean; signal?: AbortSignal; timeoutMs?: number; service: string },
+): Promise<T> {
   const headers: Record<string, string> = {};
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
   if (options.json) headers["content-type"] = "application/json";

@@ -29,7 +29,7 @@ import { transcriptionTempRoot } from "./temp-sweep.ts";
 import { MediaError, assertRecognisable, decodeToPcm, measureLevels, probe } from "./media.ts";
 import { fetchMedia, mediaSize, prefixProbeBytes, type TaskFacts } from "./media-source.ts";
 import { findSilences, planChunks } from "./chunking.ts";
-import { qualityOf, stitch, type ChunkResult } from "./stitching.ts";
+import { qualityOf, stitch } from "./stitching.ts";
 import { segmentWords } from "./segmenting.ts";
 import { diarize } from "./diarization.ts";
 import { readSamples, writeWavSlice } from "./wav.ts";
@@ -47,7 +47,8 @@ export class TaskCancelled extends Error {
 export class BalanceError extends Error {}
 
 /** Problems with the task's media, engine or balance: the task fails with the message as its reason. */
-export const isTaskFailure = (error: unknown): error is Error => error instanceof MediaError || error instanceof RecognitionError || error instanceof BalanceError;
+export const isTaskFailure = (error: unknown): error is Error =>
+  error instanceof MediaError || error instanceof RecognitionError || error instanceof BalanceError;
 
 export type PipelineDependencies = {
   store: EventStore;
@@ -85,7 +86,9 @@ export class TranscriptionPipeline {
     if (user.status !== "registered") return;
     const remaining = remainingSeconds(user.ledger);
     if (seconds > remaining) {
-      throw new BalanceError(`Not enough transcription time: the media is ${formatDuration(seconds)} long and the balance has ${formatDuration(remaining)} left. Top up or change your plan, then retry the task.`);
+      throw new BalanceError(
+        `Not enough transcription time: the media is ${formatDuration(seconds)} long and the balance has ${formatDuration(remaining)} left. Top up or change your plan, then retry the task.`,
+      );
     }
   }
 
@@ -126,7 +129,8 @@ export class TranscriptionPipeline {
         await time("fetch", () => fetchMedia(this.deps.blobs, facts.mediaKey!, media, signal));
         const info = await time("probe", () => probe(media, signal));
         if (!info.hasAudio && /^image2|_pipe$/.test(info.format)) throw new MediaError("The file is a picture, not audio or video.");
-        if (!info.hasAudio) throw new MediaError(info.hasVideo ? "The video has no audio track: there is nothing to transcribe." : "The file has no audio to transcribe.");
+        if (!info.hasAudio)
+          throw new MediaError(info.hasVideo ? "The video has no audio track: there is nothing to transcribe." : "The file has no audio to transcribe.");
         const tooLong = new MediaError(`The media is longer than ${formatDuration(config.maxMediaSeconds)}, the most that is transcribed (MAX_MEDIA_SECONDS).`);
         if (info.durationSeconds !== null && info.durationSeconds > config.maxMediaSeconds + 1) throw tooLong;
         durationMs = await time("decode", () => decodeToPcm(media, pcm, config.maxMediaSeconds, signal, info.durationSeconds));
@@ -159,7 +163,12 @@ export class TranscriptionPipeline {
         ended = true;
         return;
       }
-      let segments = await time("segment", () => segmentWords(words, results.some((r) => r.punctuated)));
+      let segments = await time("segment", () =>
+        segmentWords(
+          words,
+          results.some((r) => r.punctuated),
+        ),
+      );
       let diarizationFailure: string | null = null;
       if (facts.speakerDiarization) {
         await time("diarize", async () => {
@@ -184,12 +193,30 @@ export class TranscriptionPipeline {
       const seconds = Math.max(1, Math.ceil(durationMs / 1000));
       await time("finish", async () => {
         const transcript = await this.deps.transcripts.save(segments);
-        const finish: TaskCommand = { type: "FinishTask", transcript, duration: seconds, cost: seconds, summary, mindmap, quality: qualityOf(words), diarizationFailure, attempt };
+        const finish: TaskCommand = {
+          type: "FinishTask",
+          transcript,
+          duration: seconds,
+          cost: seconds,
+          summary,
+          mindmap,
+          quality: qualityOf(words),
+          diarizationFailure,
+          attempt,
+        };
         const finished = await this.command(taskId, finish, metadata).catch(async (error: unknown) => {
           // Only a summary or mind map from an outside model can make it this large: the task fails saying so, once.
           if (!(error instanceof EventTooLargeError)) throw error;
           console.error(`transcription: task ${taskId}: ${error.message}`);
-          await this.command(taskId, { type: "FailTask", reason: `The result could not be recorded: it is ${Math.ceil(error.bytes / 1024)} KiB, over the ${maxEventBytes / 1024} KiB limit on one change.`, attempt }, metadata);
+          await this.command(
+            taskId,
+            {
+              type: "FailTask",
+              reason: `The result could not be recorded: it is ${Math.ceil(error.bytes / 1024)} KiB, over the ${maxEventBytes / 1024} KiB limit on one change.`,
+              attempt,
+            },
+            metadata,
+          );
           return { events: [] };
         });
         if (finished.events.length > 0 && summaryFailure) await this.command(taskId, { type: "RecordSummaryFailure", reason: summaryFailure }, metadata);
@@ -209,7 +236,13 @@ export class TranscriptionPipeline {
    * keeps each chunk's words as it is done (see ChunkResults): chunks a previous delivery of this
    * attempt already recognised are read back instead.
    */
-  private async recognize(job: { taskId: number; attempt: number; userId: number }, pcm: string, dir: string, chunks: { start: number; end: number }[], signal?: AbortSignal) {
+  private async recognize(
+    job: { taskId: number; attempt: number; userId: number },
+    pcm: string,
+    dir: string,
+    chunks: { start: number; end: number }[],
+    signal?: AbortSignal,
+  ) {
     const stop = new AbortController();
     const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     let firstError: unknown = null;

@@ -8,13 +8,26 @@ import type { Summaries } from "./summaries.ts";
 import { taskStatusStream, type StatusStreamOptions } from "./status-stream.ts";
 
 /** Spec 4.2's refresh-summary, and live status as Server-Sent Events. */
-export function transcriptionRoutes({ tasks, db, summaries, authenticated, stream }: { tasks: Tasks; db: DocumentStore; summaries: Summaries; authenticated: AnyElysia; stream?: StatusStreamOptions }) {
+export function transcriptionRoutes({
+  tasks,
+  db,
+  summaries,
+  authenticated,
+  stream,
+}: {
+  tasks: Tasks;
+  db: DocumentStore;
+  summaries: Summaries;
+  authenticated: AnyElysia;
+  stream?: StatusStreamOptions;
+}) {
   const detail = (summary: string, description: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
   return new Elysia({ name: "transcription-routes" })
     .use(authenticated)
     .get(
       "/api/tasks/:id/refresh-summary",
-      ({ params, caller, request }) => summaries.refresh(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) }),
+      ({ params, caller, request }) =>
+        summaries.refresh(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) }),
       {
         params: taskParams,
         response: { 200: t.Object({ summary: t.String(), mindmap: t.String({ description: "Markdown outline: `# title`, `## topic`, `- key point`" }) }) },

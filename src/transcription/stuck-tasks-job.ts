@@ -21,9 +21,15 @@ export async function failStuckTasks(store: EventStore, db: DocumentStore, now: 
     const facts = taskFacts(await store.readStream(taskStream(task.id)));
     if (!facts?.scribingSince || now.getTime() - Date.parse(facts.scribingSince) < deadlineSeconds * 1000) continue;
     const reason = `Transcription did not finish within ${formatDuration(deadlineSeconds)}; retry the task to try again.`;
-    const result = await handleCommand(store, taskStream(task.id), taskDecider, { type: "FailTask", reason, attempt: facts.attempts }, {
-      metadata: { correlationId: `stuck-task-${task.id}-${facts.attempts}`, causationId: null, userId: null },
-    });
+    const result = await handleCommand(
+      store,
+      taskStream(task.id),
+      taskDecider,
+      { type: "FailTask", reason, attempt: facts.attempts },
+      {
+        metadata: { correlationId: `stuck-task-${task.id}-${facts.attempts}`, causationId: null, userId: null },
+      },
+    );
     if (result.events.length > 0) failed.push(task.id);
   }
   return failed;

@@ -27,7 +27,7 @@ export class Summaries {
     const segments = ((await this.tasks.transcript(taskId))?.segments ?? []) as Segment[];
     if (segments.length === 0) throw new ValidationFailedError({ segments: ["The task has no transcript to summarise yet."] });
     const record = (command: Parameters<typeof taskDecider.decide>[0]) => handleCommand(this.store, taskStream(taskId), taskDecider, command, { metadata });
-    let result;
+    let result: Awaited<ReturnType<Summarizer["summarize"]>>;
     try {
       result = await this.summarizer.summarize({ title: task.name, segments });
     } catch (error) {

@@ -6,7 +6,7 @@ import type { TaskEvent } from "../tasks/events.ts";
 import { hasTranscript, type TranscriptStore } from "../tasks/transcripts.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 import type { Worker } from "../core/worker.ts";
-import { Semaphore } from "../core/semaphore.ts";
+import type { Semaphore } from "../core/semaphore.ts";
 
 /**
  * A task created with `segments` already has its transcript: it skips recognition and goes straight
@@ -43,8 +43,15 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
         if (large) Bun.gc(true);
         release();
       }
-      const finished = await handleCommand(store, recorded.streamName, taskDecider, { type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts }, { metadata });
-      if (finished.events.length > 0 && failure) await handleCommand(store, recorded.streamName, taskDecider, { type: "RecordSummaryFailure", reason: failure }, { metadata });
+      const finished = await handleCommand(
+        store,
+        recorded.streamName,
+        taskDecider,
+        { type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts },
+        { metadata },
+      );
+      if (finished.events.length > 0 && failure)
+        await handleCommand(store, recorded.streamName, taskDecider, { type: "RecordSummaryFailure", reason: failure }, { metadata });
     },
   };
 }

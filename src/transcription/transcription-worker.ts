@@ -38,7 +38,11 @@ export function isTranscriptionTrigger(event: TaskEvent): boolean {
  * FinishTask only finishes the attempt in flight). The heartbeat of the worker base keeps the
  * message ours while the work runs.
  */
-export function transcriptionWorker(store: EventStore, pipeline: TranscriptionPipeline, options: { ackWaitMs: number; tasksAtOnce: number; cancelCheckMs?: number }): Worker {
+export function transcriptionWorker(
+  store: EventStore,
+  pipeline: TranscriptionPipeline,
+  options: { ackWaitMs: number; tasksAtOnce: number; cancelCheckMs?: number },
+): Worker {
   const running = new Set<AbortController>();
   return {
     name: "transcription",
@@ -80,7 +84,13 @@ export function transcriptionWorker(store: EventStore, pipeline: TranscriptionPi
         if (controller.signal.reason instanceof TaskCancelled) return; // deleted, failed or retried meanwhile: nothing left to do
         if (controller.signal.aborted || message.deliveryCount < failAfterDeliveries) throw error;
         console.error(`transcription: task ${taskId} failed unexpectedly`, error);
-        await handleCommand(store, recorded.streamName, taskDecider, { type: "FailTask", reason: `Transcription failed: ${(error as Error).message}`, attempt: state.attempts }, { metadata });
+        await handleCommand(
+          store,
+          recorded.streamName,
+          taskDecider,
+          { type: "FailTask", reason: `Transcription failed: ${(error as Error).message}`, attempt: state.attempts },
+          { metadata },
+        );
       } finally {
         clearInterval(watch);
         running.delete(controller);

@@ -7,7 +7,9 @@ export const wavHeaderBytes = 44;
 export function wavHeader(dataBytes: number): Uint8Array {
   const header = new ArrayBuffer(wavHeaderBytes);
   const view = new DataView(header);
-  const ascii = (offset: number, text: string) => [...text].forEach((c, i) => view.setUint8(offset + i, c.charCodeAt(0)));
+  const ascii = (offset: number, text: string) => {
+    for (let i = 0; i < text.length; i++) view.setUint8(offset + i, text.charCodeAt(i));
+  };
   ascii(0, "RIFF");
   view.setUint32(4, 36 + dataBytes, true);
   ascii(8, "WAVE");

@@ -10,9 +10,16 @@ import { transcriptionWorker } from "./transcription-worker.ts";
 import type { Worker } from "../core/worker.ts";
 
 /** The transcription pipeline's worker: recognition, engine chosen by configuration, unless TRANSCRIPTION_WORKER=off (charging is task-slots.ts). */
-export function transcriptionWorkers(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore, config: TranscriptionConfig): { workers: Worker[]; summarizer: Summarizer } {
+export function transcriptionWorkers(
+  store: EventStore,
+  blobs: BlobStore,
+  transcripts: TranscriptStore,
+  config: TranscriptionConfig,
+): { workers: Worker[]; summarizer: Summarizer } {
   const summarizer = createSummarizer(config);
   const pipeline = new TranscriptionPipeline({ store, blobs, transcripts, engine: createEngine(config), summarizer, config });
-  const transcription = config.worker ? [transcriptionWorker(store, pipeline, { ackWaitMs: config.ackWaitSeconds * 1000, tasksAtOnce: config.tasksPerWorker })] : [];
+  const transcription = config.worker
+    ? [transcriptionWorker(store, pipeline, { ackWaitMs: config.ackWaitSeconds * 1000, tasksAtOnce: config.tasksPerWorker })]
+    : [];
   return { workers: transcription, summarizer };
 }

@@ -44,7 +44,7 @@ export function assertOpen(state: Existing, now: string): void {
     case "expired":
       throw refuse(`This upload session expired at ${state.session.expiresAt}; sign the upload again.`);
     default:
-      return assertNever(state);
+      assertNever(state);
   }
 }
 
@@ -76,7 +76,11 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
         const session = ownSession(state, command.userId, command.key);
         assertOpen(session, command.now);
         if (command.partNumber > session.session.partCount) {
-          throw new ValidationFailedError({ part_number: [`This upload has ${session.session.partCount} part${session.session.partCount === 1 ? "" : "s"}; part_number must be 1 to ${session.session.partCount}.`] });
+          throw new ValidationFailedError({
+            part_number: [
+              `This upload has ${session.session.partCount} part${session.session.partCount === 1 ? "" : "s"}; part_number must be 1 to ${session.session.partCount}.`,
+            ],
+          });
         }
         return [];
       }

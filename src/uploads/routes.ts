@@ -31,15 +31,14 @@ export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; aut
         ),
       },
     )
-    .post(
-      "/api/uploads/sign-part",
-      ({ body, caller, request }) => uploads.signPart((caller as Caller).userId, body, metadataOf(request, caller as Caller)),
-      {
-        body: signPartBody,
-        response: { 200: signedPartSchema },
-        detail: detail("Sign the upload of one part", "404 for an unknown upload or another user's; 422 when the part number is beyond `part_count` or the upload is complete, aborted or expired."),
-      },
-    )
+    .post("/api/uploads/sign-part", ({ body, caller, request }) => uploads.signPart((caller as Caller).userId, body, metadataOf(request, caller as Caller)), {
+      body: signPartBody,
+      response: { 200: signedPartSchema },
+      detail: detail(
+        "Sign the upload of one part",
+        "404 for an unknown upload or another user's; 422 when the part number is beyond `part_count` or the upload is complete, aborted or expired.",
+      ),
+    })
     .post(
       "/api/uploads/complete",
       async ({ body, caller, user, request, set }) => {
@@ -65,6 +64,10 @@ export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; aut
         await uploads.abort((caller as Caller).userId, body, metadataOf(request, caller as Caller));
         return { message: "Upload aborted." };
       },
-      { body: abortBody, response: { 200: t.Object({ message: t.String() }) }, detail: detail("Abort an upload", "Discards the parts; later sign-part and complete are refused.") },
+      {
+        body: abortBody,
+        response: { 200: t.Object({ message: t.String() }) },
+        detail: detail("Abort an upload", "Discards the parts; later sign-part and complete are refused."),
+      },
     );
 }

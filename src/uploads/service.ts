@@ -86,7 +86,11 @@ export class Uploads {
   async signPart(userId: number, input: PartInput, metadata: EventMetadata): Promise<{ url: string; headers: Record<string, string>; expires_at: string }> {
     if (!uploadIdPattern.test(input.upload_id)) throw notFound();
     const now = this.now();
-    const { state } = await this.run(input.upload_id, { type: "AuthorizePart", userId, key: input.path, partNumber: input.part_number, now: now.toISOString() }, metadata);
+    const { state } = await this.run(
+      input.upload_id,
+      { type: "AuthorizePart", userId, key: input.path, partNumber: input.part_number, now: now.toISOString() },
+      metadata,
+    );
     const session = (state as Exclude<UploadState, { status: "none" }>).session;
     const untilExpiry = Math.floor((Date.parse(session.expiresAt) - now.getTime()) / 1000);
     const seconds = Math.max(1, Math.min(partUrlSeconds, untilExpiry));
@@ -146,7 +150,13 @@ export class Uploads {
     };
     let recorded: UploadState;
     try {
-      recorded = (await this.run(input.upload_id, { type: "CompleteUpload", userId: caller.userId, key: session.key, completion, now: this.now().toISOString() }, metadata)).state;
+      recorded = (
+        await this.run(
+          input.upload_id,
+          { type: "CompleteUpload", userId: caller.userId, key: session.key, completion, now: this.now().toISOString() },
+          metadata,
+        )
+      ).state;
     } catch (error) {
       await this.tasks.releaseSlot(caller.userId, taskId, 1, metadata);
       throw error;
@@ -181,7 +191,15 @@ export class Uploads {
 
     return this.tasks.create(
       session.userId,
-      { disk: "objstore", name: completion.name, path: session.key, file: completion.file, size: session.size, duration: completion.duration ?? undefined, speaker_diarization: completion.speakerDiarization },
+      {
+        disk: "objstore",
+        name: completion.name,
+        path: session.key,
+        file: completion.file,
+        size: session.size,
+        duration: completion.duration ?? undefined,
+        speaker_diarization: completion.speakerDiarization,
+      },
       metadata,
       { taskId: completion.taskId },
     );

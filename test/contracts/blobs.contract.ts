@@ -134,7 +134,10 @@ export function blobStoreContract(adapterName: string, open: OpenBlobStore): voi
       const first = bytes(MIN_PART, 1);
       const second = bytes(1234, 2);
       // Part 2 first: the order parts arrive in must not matter.
-      for (const [partNumber, body] of [[2, second], [1, first]] as const) {
+      for (const [partNumber, body] of [
+        [2, second],
+        [1, first],
+      ] as const) {
         const signed = await store().signUploadPart(key, uploadId, partNumber, { expiresInSeconds: 60 });
         expect(signed.method).toBe("PUT");
         const response = await send(signed, body);
@@ -142,7 +145,10 @@ export function blobStoreContract(adapterName: string, open: OpenBlobStore): voi
         await response.arrayBuffer();
       }
       const parts = await store().listParts(key, uploadId);
-      expect(parts.map((p) => [p.partNumber, p.size])).toEqual([[1, MIN_PART], [2, 1234]]);
+      expect(parts.map((p) => [p.partNumber, p.size])).toEqual([
+        [1, MIN_PART],
+        [2, 1234],
+      ]);
       for (const part of parts) expect(part.etag.length).toBeGreaterThan(0);
 
       expect(await store().completeMultipartUpload(key, uploadId, parts)).toEqual({ size: MIN_PART + 1234, contentType: "audio/wav" });

@@ -25,7 +25,10 @@ async function waitUntil(condition: () => boolean, what: string, timeoutMs = 500
 }
 
 async function conflictOf(promise: Promise<unknown>): Promise<WrongExpectedRevisionError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(WrongExpectedRevisionError);
   return error as WrongExpectedRevisionError;
 }
@@ -47,7 +50,10 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
       const result = await store.append(s, [event("A"), event("B")], { expectedRevision: "no_stream" });
       expect(result.nextRevision).toBe(1);
       const read = await store.readStream(s);
-      expect(read.map((e) => [e.type, e.revision, e.streamName])).toEqual([["A", 0, s], ["B", 1, s]]);
+      expect(read.map((e) => [e.type, e.revision, e.streamName])).toEqual([
+        ["A", 0, s],
+        ["B", 1, s],
+      ]);
       expect(read[1]!.position).toBe(result.position);
     });
 
@@ -56,7 +62,10 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
       const fits = event("Fits", { text: "x".repeat(maxEventBytes - 200) });
       await store.append(s, [fits], { expectedRevision: "no_stream" });
       const big = event("Big", { text: "é".repeat(maxEventBytes / 2) });
-      const error = await store.append(s, [event("Small"), big], { expectedRevision: 0 }).then(() => null, (e: unknown) => e);
+      const error = await store.append(s, [event("Small"), big], { expectedRevision: 0 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(EventTooLargeError);
       expect((error as EventTooLargeError).message).toMatch(/Big .* is \d+ bytes; events are limited to 65536 bytes/);
       expect((await store.readStream(s)).map((e) => e.type)).toEqual(["Fits"]);
@@ -64,7 +73,11 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
 
     test("readStream reads a window: from a revision, at most maxCount", async () => {
       const s = streamName();
-      await store.append(s, ["A", "B", "C", "D"].map((t) => event(t)), { expectedRevision: "no_stream" });
+      await store.append(
+        s,
+        ["A", "B", "C", "D"].map((t) => event(t)),
+        { expectedRevision: "no_stream" },
+      );
       expect((await store.readStream(s, { fromRevision: 1, maxCount: 2 })).map((e) => e.type)).toEqual(["B", "C"]);
       expect((await store.readStream(s, { fromRevision: 3 })).map((e) => e.type)).toEqual(["D"]);
       expect(await store.readStream(s, { fromRevision: 4 })).toEqual([]);
@@ -107,9 +120,16 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
 
     test("readStream keeps order and honours fromRevision; a missing stream reads []", async () => {
       const s = streamName();
-      await store.append(s, ["A", "B", "C", "D"].map((t) => event(t)), { expectedRevision: "no_stream" });
+      await store.append(
+        s,
+        ["A", "B", "C", "D"].map((t) => event(t)),
+        { expectedRevision: "no_stream" },
+      );
       expect((await store.readStream(s)).map((e) => e.type)).toEqual(["A", "B", "C", "D"]);
-      expect((await store.readStream(s, { fromRevision: 2 })).map((e) => [e.type, e.revision])).toEqual([["C", 2], ["D", 3]]);
+      expect((await store.readStream(s, { fromRevision: 2 })).map((e) => [e.type, e.revision])).toEqual([
+        ["C", 2],
+        ["D", 3],
+      ]);
       expect(await store.readStream(s, { fromRevision: 9 })).toEqual([]);
       expect(await store.readStream(streamName("missing"))).toEqual([]);
     });
@@ -137,7 +157,7 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
       await store.append(streamName(), [event("E")], { expectedRevision: "no_stream" });
       const positions = (await store.readAll({ after: mark.position })).map((e) => e.position);
       expect(positions.length).toBeGreaterThanOrEqual(4);
-      positions.forEach((p, i) => expect(p).toBeGreaterThan(i === 0 ? mark.position : positions[i - 1]!));
+      for (const [i, p] of positions.entries()) expect(p).toBeGreaterThan(i === 0 ? mark.position : positions[i - 1]!);
       const inStream = (await store.readStream(s)).map((e) => e.position);
       expect([...inStream].sort((x, y) => x - y)).toEqual(inStream);
       expect(new Set(inStream).size).toBe(4);
@@ -172,8 +192,13 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
       await store.append(s, [event("E3")], { expectedRevision: 2 });
       await store.append(s, [event("E4")], { expectedRevision: 3 });
       await waitUntil(() => seen.length === 4, "live events");
-      expect(seen.map((e) => [e.type, e.revision])).toEqual([["E1", 1], ["E2", 2], ["E3", 3], ["E4", 4]]);
-      allPositions.forEach((p, i) => expect(p).toBeGreaterThan(i === 0 ? mark.position : allPositions[i - 1]!));
+      expect(seen.map((e) => [e.type, e.revision])).toEqual([
+        ["E1", 1],
+        ["E2", 2],
+        ["E3", 3],
+        ["E4", 4],
+      ]);
+      for (const [i, p] of allPositions.entries()) expect(p).toBeGreaterThan(i === 0 ? mark.position : allPositions[i - 1]!);
       await subscription.stop();
       await subscription.done;
       await store.append(s, [event("E5")], { expectedRevision: 4 });
@@ -228,9 +253,7 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
     test("parallel appends with the same expected revision: exactly one wins", async () => {
       const s = streamName();
       await store.append(s, [event("Created")], { expectedRevision: "no_stream" });
-      const attempts = await Promise.allSettled(
-        Array.from({ length: 10 }, (_, i) => store.append(s, [event(`Try${i}`)], { expectedRevision: 0 })),
-      );
+      const attempts = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.append(s, [event(`Try${i}`)], { expectedRevision: 0 })));
       const won = attempts.filter((a) => a.status === "fulfilled");
       const lost = attempts.filter((a): a is PromiseRejectedResult => a.status === "rejected");
       expect(won.length).toBe(1);

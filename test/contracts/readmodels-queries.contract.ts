@@ -154,7 +154,12 @@ export function readModelQueryContract(context: ContractContext): void {
 
     test("strings sort by code point, as UTF-8 bytes do", async () => {
       const s = context.fresh();
-      for (const [id, name] of [["emoji", "😀"], ["fullwidth", "\uff21"], ["ascii", "Z"], ["accent", "é"]]) {
+      for (const [id, name] of [
+        ["emoji", "😀"],
+        ["fullwidth", "\uff21"],
+        ["ascii", "Z"],
+        ["accent", "é"],
+      ]) {
         await s.insertOne({ _id: id!, name: name! });
       }
       expect(await ids(s, {}, { sort: { name: 1 } })).toEqual(["ascii", "accent", "fullwidth", "emoji"]);

@@ -92,7 +92,11 @@ export function readModelWriteContract(context: ContractContext): void {
     test("$set, $unset and $inc on nested paths", async () => {
       const c = context.fresh();
       await c.insertOne({ _id: "n1", address: { city: "Paris", zip: "75001" }, stats: { views: 1 }, tags: ["a"] });
-      expect(await c.updateOne({ _id: "n1" }, { $set: { "a.b.c": 1, "address.city": "Lyon" } })).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
+      expect(await c.updateOne({ _id: "n1" }, { $set: { "a.b.c": 1, "address.city": "Lyon" } })).toEqual({
+        matchedCount: 1,
+        modifiedCount: 1,
+        upsertedCount: 0,
+      });
       await c.updateOne({ _id: "n1" }, { $unset: { "address.zip": "", missing: 1, "nowhere.deep": true } });
       await c.updateOne({ _id: "n1" }, { $inc: { "stats.views": 2, "stats.likes": 1, total: -1.5 } });
       await c.updateOne({ _id: "n1" }, { $inc: { "stats.likes": 1 } });
@@ -189,7 +193,12 @@ export function readModelWriteContract(context: ContractContext): void {
       const c = context.fresh();
       await c.createIndex({ userId: 1, createdAt: -1 });
       for (let i = 0; i < 20; i++) {
-        await c.insertOne({ _id: `t${i}`, userId: `u${i % 2}`, status: i % 3 === 0 ? "finished" : "queued", createdAt: `2024-01-${String(i + 1).padStart(2, "0")}` });
+        await c.insertOne({
+          _id: `t${i}`,
+          userId: `u${i % 2}`,
+          status: i % 3 === 0 ? "finished" : "queued",
+          createdAt: `2024-01-${String(i + 1).padStart(2, "0")}`,
+        });
       }
       const page = await ids(c, { userId: "u0", status: "finished" }, { sort: { createdAt: -1 }, skip: 1, limit: 2 });
       expect(page).toEqual(["t12", "t6"]);

@@ -10,7 +10,19 @@ import { userStream } from "../../src/accounts/events.ts";
 export async function chargeSeconds(store: EventStore, userId: number, seconds: number, taskId = -Math.floor(Math.random() * 1e9)): Promise<number | null> {
   const context = { metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null } };
   const now = new Date().toISOString();
-  await handleCommand(store, userStream(userId), admissionDecider, { type: "AdmitTask", taskId, attempt: 1, disk: "objstore", limit: 1_000_000, abandoned: [], now }, context);
-  const { position } = await handleCommand(store, userStream(userId), admissionDecider, { type: "ReleaseTaskSlot", taskId, attempt: 1, charge: { seconds, now } }, context);
+  await handleCommand(
+    store,
+    userStream(userId),
+    admissionDecider,
+    { type: "AdmitTask", taskId, attempt: 1, disk: "objstore", limit: 1_000_000, abandoned: [], now },
+    context,
+  );
+  const { position } = await handleCommand(
+    store,
+    userStream(userId),
+    admissionDecider,
+    { type: "ReleaseTaskSlot", taskId, attempt: 1, charge: { seconds, now } },
+    context,
+  );
   return position;
 }

@@ -2,9 +2,7 @@ import { assertNever, type Decider } from "../../src/core/decider.ts";
 import { ConflictError } from "../../src/core/errors.ts";
 
 /** A tiny decider that exercises the plumbing (command handling, projections) without a feature's rules. */
-export type CounterEvent =
-  | { type: "CounterOpened"; data: { limit: number } }
-  | { type: "CounterIncremented"; data: { by: number } };
+export type CounterEvent = { type: "CounterOpened"; data: { limit: number } } | { type: "CounterIncremented"; data: { by: number } };
 
 export type CounterCommand = { type: "OpenCounter"; limit: number } | { type: "Increment"; by: number };
 

@@ -16,9 +16,15 @@ export function counterWorker(store: EventStore, options: { gate?: (streamName: 
       await options.gate?.(event.streamName);
       const current = await store.readStream(event.streamName);
       if (current.some((e) => e.type === "CounterIncremented")) return;
-      await handleCommand(store, event.streamName, counterDecider, { type: "Increment", by: 1 }, {
-        metadata: { correlationId: event.metadata.correlationId, causationId: event.id, userId: null },
-      });
+      await handleCommand(
+        store,
+        event.streamName,
+        counterDecider,
+        { type: "Increment", by: 1 },
+        {
+          metadata: { correlationId: event.metadata.correlationId, causationId: event.id, userId: null },
+        },
+      );
     },
   };
 }

@@ -23,7 +23,9 @@ export function librispeech(id: string): { bytes: Uint8Array; reference: string 
     console.log(`SKIPPED: ${file} is absent (../shared/testdata), the test that needs it does not run`);
     return null;
   }
-  const line = readFileSync(join(librispeechDir, "transcripts.txt"), "utf8").split("\n").find((l) => l.startsWith(`${id} `))!;
+  const line = readFileSync(join(librispeechDir, "transcripts.txt"), "utf8")
+    .split("\n")
+    .find((l) => l.startsWith(`${id} `))!;
   return { bytes: readFileSync(file), reference: line.slice(id.length + 1) };
 }
 
@@ -66,7 +68,18 @@ export async function joinedMp3(files: string[], pauseSeconds: number): Promise<
   const out = temp("mp3");
   const inputs = files.flatMap((f) => ["-i", f]);
   const padded = files.map((_, i) => `[${i}:a]aresample=16000,apad=pad_dur=${pauseSeconds}[a${i}]`).join(";");
-  await ffmpeg(...inputs, "-filter_complex", `${padded};${files.map((_, i) => `[a${i}]`).join("")}concat=n=${files.length}:v=0:a=1`, "-ac", "1", "-c:a", "libmp3lame", "-b:a", "64k", out);
+  await ffmpeg(
+    ...inputs,
+    "-filter_complex",
+    `${padded};${files.map((_, i) => `[a${i}]`).join("")}concat=n=${files.length}:v=0:a=1`,
+    "-ac",
+    "1",
+    "-c:a",
+    "libmp3lame",
+    "-b:a",
+    "64k",
+    out,
+  );
   return { bytes: readFileSync(out), parts };
 }
 

@@ -70,7 +70,12 @@ export async function startOidcProvider(options: { idTokenCarriesProfile?: boole
 
   const provider = new Provider(issuer, {
     clients: [client(rs256Client, "RS256"), client(es256Client, "ES256")],
-    jwks: { keys: [await signingKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, "rsa-1"), await signingKey({ name: "ECDSA", namedCurve: "P-256" }, "ec-1")] },
+    jwks: {
+      keys: [
+        await signingKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, "rsa-1"),
+        await signingKey({ name: "ECDSA", namedCurve: "P-256" }, "ec-1"),
+      ],
+    },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     // By default (true) the code flow's ID token holds only `sub` and the profile comes from userinfo.
     conformIdTokenClaims: !options.idTokenCarriesProfile,
@@ -99,7 +104,14 @@ export async function startOidcProvider(options: { idTokenCarriesProfile?: boole
   });
 
   async function authorize(sub: string, { id } = rs256Client): Promise<string> {
-    const query = new URLSearchParams({ client_id: id, response_type: "code", scope: "openid email profile", redirect_uri: redirectUri, login_hint: sub, state: crypto.randomUUID() });
+    const query = new URLSearchParams({
+      client_id: id,
+      response_type: "code",
+      scope: "openid email profile",
+      redirect_uri: redirectUri,
+      login_hint: sub,
+      state: crypto.randomUUID(),
+    });
     let url = `${issuer}/auth?${query}`;
     const cookies = new Map<string, string>();
     // The browser's part: follow redirects by hand, keeping the provider's session cookies, until it sends us back.

@@ -32,7 +32,9 @@ export async function startS3Server(): Promise<S3TestServer> {
 
   const dir = await mkdtemp(join(tmpdir(), "scribe-rgw-"));
   const daemons: Array<Subprocess & { name: string }> = [];
-  const killAll = () => daemons.forEach((d) => d.kill("SIGKILL"));
+  const killAll = () => {
+    for (const d of daemons) d.kill("SIGKILL");
+  };
   // Daemons must not outlive a test run that dies without calling stop().
   process.on("exit", killAll);
   const stop = async (keep = false) => {
@@ -72,15 +74,43 @@ export async function startS3Server(): Promise<S3TestServer> {
       if (!(await fetch(endpoint)).ok) throw new Error("radosgw not ready");
     }, 60_000);
 
-    const server = { endpoint, bucket: "scribe-test", accessKeyId: "SCRIBETESTKEY", secretAccessKey: "scribe-test-secret", region: "us-east-1", stop: () => stop() };
-    await run(["radosgw-admin", ...c, "user", "create", "--uid=scribe", "--display-name=scribe", `--access-key=${server.accessKeyId}`, `--secret-key=${server.secretAccessKey}`]);
-    const client = new S3Client({ endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+    const server = {
+      endpoint,
+      bucket: "scribe-test",
+      accessKeyId: "SCRIBETESTKEY",
+      secretAccessKey: "scribe-test-secret",
+      region: "us-east-1",
+      stop: () => stop(),
+    };
+    await run([
+      "radosgw-admin",
+      ...c,
+      "user",
+      "create",
+      "--uid=scribe",
+      "--display-name=scribe",
+      `--access-key=${server.accessKeyId}`,
+      `--secret-key=${server.secretAccessKey}`,
+    ]);
+    const client = new S3Client({
+      endpoint,
+      region: server.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    });
     await client.send(new CreateBucketCommand({ Bucket: server.bucket }));
     client.destroy();
     return server;
   } catch (error) {
     const files = ["mon.err", "osd.err", "rgw.err", "mon.a.log", "osd.0.log", "client.rgw.log"];
-    const logs = await Promise.all(files.map((f) => readFile(join(dir, f), "utf8").then((t) => `--- ${f}\n${t.slice(-1500)}`, () => "")));
+    const logs = await Promise.all(
+      files.map((f) =>
+        readFile(join(dir, f), "utf8").then(
+          (t) => `--- ${f}\n${t.slice(-1500)}`,
+          () => "",
+        ),
+      ),
+    );
     // S3_TEST_KEEP_DIR=1 keeps the cluster's directory (logs, config) for a post-mortem.
     const keep = process.env.S3_TEST_KEEP_DIR === "1";
     await stop(keep);

@@ -26,7 +26,10 @@ export type RunningService = {
  * Starts the real service (`bun src/main.ts`) the way `npm start` does, on a free port and a temp
  * DATA_DIR. `env` may be a function of the service's URL, for settings that must name it (PUBLIC_URL).
  */
-export async function startServiceProcess(env: Record<string, string> | ((url: string) => Record<string, string>) = {}, dataDir?: string): Promise<RunningService> {
+export async function startServiceProcess(
+  env: Record<string, string> | ((url: string) => Record<string, string>) = {},
+  dataDir?: string,
+): Promise<RunningService> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "scribe-service-"));
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;

@@ -21,7 +21,10 @@ export async function json<T = Json>(response: Response): Promise<T> {
 
 /** POSTs a task and expects 201; returns its id. */
 export async function createTask(app: TestApp, user: User, body: Json = {}): Promise<number> {
-  const response = await app.request("POST", "/api/tasks", { token: user.token, json: { disk: "objstore", name: "Interview", path: "uploads/a.mp3", ...body } });
+  const response = await app.request("POST", "/api/tasks", {
+    token: user.token,
+    json: { disk: "objstore", name: "Interview", path: "uploads/a.mp3", ...body },
+  });
   if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
   return (await json<{ id: number }>(response)).id;
 }
@@ -72,8 +75,27 @@ export async function seedTasks(app: TestApp, userId: number, names: string[], d
   let last: number | null = null;
   for (const name of names) {
     const taskId = await nextId(app.adapters.eventStore, "task", "seed");
-    const task = { taskId, userId, name, file: `${name}.mp3`, path: `uploads/${taskId}.mp3`, disk, size: 1000, duration: 60, cost: null, url: null, speakerDiarization: false, transcript: null };
-    const { position } = await handleCommand(app.adapters.eventStore, taskStream(taskId), taskDecider, { type: "CreateTask", task, now: new Date().toISOString() }, { metadata: system() });
+    const task = {
+      taskId,
+      userId,
+      name,
+      file: `${name}.mp3`,
+      path: `uploads/${taskId}.mp3`,
+      disk,
+      size: 1000,
+      duration: 60,
+      cost: null,
+      url: null,
+      speakerDiarization: false,
+      transcript: null,
+    };
+    const { position } = await handleCommand(
+      app.adapters.eventStore,
+      taskStream(taskId),
+      taskDecider,
+      { type: "CreateTask", task, now: new Date().toISOString() },
+      { metadata: system() },
+    );
     last = position ?? last;
     ids.push(taskId);
   }

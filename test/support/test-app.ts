@@ -14,7 +14,11 @@ export type TestApp = {
   adapters: Adapters;
   service: Service;
   /** Calls the API in process: `request("POST", "/api/login", { json: {...}, token })`. */
-  request(method: string, path: string, options?: { json?: unknown; body?: RequestInit["body"]; token?: string; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    options?: { json?: unknown; body?: RequestInit["body"]; token?: string; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** Registers a fresh account and returns its token and id. */
   register(overrides?: { name?: string; email?: string; password?: string }): Promise<{ token: string; id: number; email: string; password: string }>;
   /** Changes an account's plan the way the operator CLI does (a command), and waits for the read models. */
@@ -28,7 +32,14 @@ export type TestApp = {
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "scribe-app-"));
-  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", REGISTRATIONS_PER_MINUTE: "100000", ...env, DATA_DIR: dataDir, PUBLIC_URL: env.PUBLIC_URL ?? "http://localhost:3000" });
+  const config = loadConfig({
+    RATE_LIMIT_PER_MINUTE: "100000",
+    LOGIN_ATTEMPTS_PER_MINUTE: "100000",
+    REGISTRATIONS_PER_MINUTE: "100000",
+    ...env,
+    DATA_DIR: dataDir,
+    PUBLIC_URL: env.PUBLIC_URL ?? "http://localhost:3000",
+  });
   const adapters = await openAdapters(config);
   const service = await startService(config, adapters);
   const app = service.app!;
@@ -62,9 +73,15 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       return { token: body.token, id: body.user.id, email, password };
     },
     async setPlan(userId, plan, interval = plan === "free" || plan === "payg" ? "none" : "month") {
-      const result = await handleCommand(adapters.eventStore, userStream(userId), userDecider, { type: "ChangePlan", plan, interval, source: "operator", reference: null, now: new Date().toISOString() }, {
-        metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null },
-      });
+      const result = await handleCommand(
+        adapters.eventStore,
+        userStream(userId),
+        userDecider,
+        { type: "ChangePlan", plan, interval, source: "operator", reference: null, now: new Date().toISOString() },
+        {
+          metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null },
+        },
+      );
       if (result.position !== null) await service.waitForProjections(result.position);
     },
     async close() {

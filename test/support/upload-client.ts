@@ -60,6 +60,13 @@ export class UploadClient {
   }
 
   complete(session: Session, originalName: string, contentType: string, size: number, extra: Record<string, unknown> = {}): Promise<Response> {
-    return this.call("POST", "/api/uploads/complete", { path: session.path, upload_id: session.upload_id, original_name: originalName, content_type: contentType, size, ...extra });
+    return this.call("POST", "/api/uploads/complete", {
+      path: session.path,
+      upload_id: session.upload_id,
+      original_name: originalName,
+      content_type: contentType,
+      size,
+      ...extra,
+    });
   }
 }

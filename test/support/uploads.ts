@@ -15,7 +15,10 @@ export async function sign(app: TestApp, user: User, body: Record<string, unknow
 }
 
 export async function signPart(app: TestApp, user: User, session: Session, partNumber: number): Promise<{ url: string; headers: Record<string, string> }> {
-  const response = await app.request("POST", "/api/uploads/sign-part", { token: user.token, json: { path: session.path, upload_id: session.upload_id, part_number: partNumber } });
+  const response = await app.request("POST", "/api/uploads/sign-part", {
+    token: user.token,
+    json: { path: session.path, upload_id: session.upload_id, part_number: partNumber },
+  });
   if (response.status !== 200) throw new Error(`sign-part failed: ${response.status} ${await response.text()}`);
   return (await response.json()) as { url: string; headers: Record<string, string> };
 }
@@ -59,7 +62,10 @@ export async function toneFile(format: string, seconds = 2): Promise<Uint8Array>
   const dir = mkdtempSync(join(tmpdir(), "scribe-tone-"));
   try {
     const out = join(dir, `tone.${format}`);
-    const child = Bun.spawn(["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", `sine=frequency=440:duration=${seconds}`, out], { stdout: "ignore", stderr: "pipe" });
+    const child = Bun.spawn(["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", `sine=frequency=440:duration=${seconds}`, out], {
+      stdout: "ignore",
+      stderr: "pipe",
+    });
     if ((await child.exited) !== 0) throw new Error(`ffmpeg failed: ${await new Response(child.stderr).text()}`);
     return new Uint8Array(readFileSync(out));
   } finally {

@@ -7,7 +7,10 @@ import { byStart, clock, cueLines, speakerLabel, type ExportSegment } from "./te
  * not decoded by SubRip readers, so they are no way out.)
  */
 export function neutralizeSrt(line: string): string {
-  return line.replace(/-->/g, "->").replace(/<(?=\s*[A-Za-z/])/g, "<\u200b").replace(/\{(?=\\)/g, "{\u200b");
+  return line
+    .replace(/-->/g, "->")
+    .replace(/<(?=\s*[A-Za-z/])/g, "<\u200b")
+    .replace(/\{(?=\\)/g, "{\u200b");
 }
 
 /**

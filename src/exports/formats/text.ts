@@ -14,7 +14,10 @@ const unsafe = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff
 
 /** The text with unsafe characters removed, lone surrogates replaced (U+FFFD) and line breaks as `\n`. */
 export function cleanText(text: string): string {
-  return text.toWellFormed().replace(/\r\n?|[\u2028\u2029\u0085]/g, "\n").replace(unsafe, "");
+  return text
+    .toWellFormed()
+    .replace(/\r\n?|[\u2028\u2029\u0085]/g, "\n")
+    .replace(unsafe, "");
 }
 
 /** One line: every run of whitespace (line breaks and tabs included) becomes one space. */
@@ -76,7 +79,10 @@ const pad = (value: number, width: number) => String(value).padStart(width, "0")
 
 /** Segments in time order (stable: equal starts keep the transcript's order), as players expect cues. */
 export function byStart(segments: readonly ExportSegment[]): ExportSegment[] {
-  return segments.map((segment, i) => ({ segment, i })).sort((a, b) => a.segment.start - b.segment.start || a.i - b.i).map(({ segment }) => segment);
+  return segments
+    .map((segment, i) => ({ segment, i }))
+    .sort((a, b) => a.segment.start - b.segment.start || a.i - b.i)
+    .map(({ segment }) => segment);
 }
 
 /** The speaker as one clean line, or null when there is none. */

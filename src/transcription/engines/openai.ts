@@ -28,7 +28,7 @@ export function wordsOfAnswer(answer: TranscriptionAnswer, durationMs: number): 
       const inside: { word: string; start: number; end: number }[] = [];
       while (next < apiWords.length && apiWords[next]!.start < segment.end + 0.01) inside.push(apiWords[next++]!);
       const aligned = inside.length === tokens.length && tokens.every((t, i) => bare(t) === bare(inside[i]!.word));
-      if (aligned) tokens.forEach((text, i) => words.push({ text, start: ms(inside[i]!.start), end: ms(inside[i]!.end), confidence }));
+      if (aligned) for (const [i, text] of tokens.entries()) words.push({ text, start: ms(inside[i]!.start), end: ms(inside[i]!.end), confidence });
       else words.push(...wordsOfPhrase(segment.text.trim(), ms(segment.start), ms(segment.end), confidence));
     }
     return { words, punctuated: true };

@@ -40,14 +40,17 @@ export class SphinxEngine implements SpeechEngine {
 
   async recognize(wavPath: string, { signal }: RecognizeOptions): Promise<Recognition> {
     const { binary, hmm, lm, dict } = this.options;
-    let child;
+    let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
-      child = Bun.spawn(diesWithParent([binary, "-infile", wavPath, "-time", "yes", "-hmm", hmm, "-lm", lm, "-dict", dict, "-samprate", "16000", "-logfn", "/dev/null"]), {
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-        signal,
-      });
+      child = Bun.spawn(
+        diesWithParent([binary, "-infile", wavPath, "-time", "yes", "-hmm", hmm, "-lm", lm, "-dict", dict, "-samprate", "16000", "-logfn", "/dev/null"]),
+        {
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+          signal,
+        },
+      );
     } catch (error) {
       throw new RecognitionError(`Speech recognition is not available: ${binary} could not be started (${(error as Error).message}).`);
     }

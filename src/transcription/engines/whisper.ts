@@ -5,7 +5,10 @@ import { wavHeaderBytes } from "../wav.ts";
 export type WhisperOptions = { model: string; accelerator: WhisperAccelerator; language: string | null; threads: number };
 
 type WhisperContext = {
-  transcribeData(audio: ArrayBuffer, options: { language?: string; maxThreads?: number }): { stop(): Promise<void>; promise: Promise<{ segments: { text: string; t0: number; t1: number }[]; isAborted: boolean }> };
+  transcribeData(
+    audio: ArrayBuffer,
+    options: { language?: string; maxThreads?: number },
+  ): { stop(): Promise<void>; promise: Promise<{ segments: { text: string; t0: number; t1: number }[]; isAborted: boolean }> };
   release(): Promise<void>;
 };
 

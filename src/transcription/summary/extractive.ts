@@ -29,11 +29,13 @@ export function rankSentences(sentences: Sentence[]): number[] {
     const frequency = wordFrequency(sentences.map((s) => s.text));
     scores = sets.map((set) => [...set].reduce((sum, w) => sum + (frequency.get(w) ?? 0), 0) / Math.sqrt(set.size + 1));
   } else {
-    const weights = sets.map((a) => sets.map((b, j) => (a === b ? 0 : similarity(a, b))));
+    const weights = sets.map((a) => sets.map((b, _j) => (a === b ? 0 : similarity(a, b))));
     const outgoing = weights.map((row) => row.reduce((x, y) => x + y, 0));
     scores = new Array<number>(n).fill(1 / n);
     for (let round = 0; round < 40; round++) {
-      scores = scores.map((_, i) => 0.15 / n + 0.85 * weights.reduce((sum, row, j) => (outgoing[j]! > 0 ? sum + (row[i]! / outgoing[j]!) * scores[j]! : sum), 0));
+      scores = scores.map(
+        (_, i) => 0.15 / n + 0.85 * weights.reduce((sum, row, j) => (outgoing[j]! > 0 ? sum + (row[i]! / outgoing[j]!) * scores[j]! : sum), 0),
+      );
     }
   }
   // Fragments ("Yes.", "Thank you.") are rarely the point.
@@ -105,7 +107,10 @@ const shorten = (text: string, words = 24) => {
 export function buildMindMap(title: string, sentences: Sentence[], scores: number[]): string | null {
   if (sentences.length === 0) return null;
   const frequency = wordFrequency(sentences.map((s) => s.text));
-  const phrases = keyPhrases(sentences.map((s) => s.text), frequency);
+  const phrases = keyPhrases(
+    sentences.map((s) => s.text),
+    frequency,
+  );
   const heading = title.trim() || capitalise(phrases[0]?.phrase ?? "Transcript");
   const sectionCount = Math.max(1, Math.min(5, Math.round(sentences.length / 8)));
   const cuts = [0, ...sectionBoundaries(sentences, sectionCount), sentences.length];
@@ -113,7 +118,10 @@ export function buildMindMap(title: string, sentences: Sentence[], scores: numbe
   const lines = [`# ${heading}`];
   for (let s = 0; s + 1 < cuts.length; s++) {
     const section = sentences.slice(cuts[s], cuts[s + 1]);
-    const topic = keyPhrases(section.map((x) => x.text), frequency).find((p) => !used.has(p.phrase) && ![...used].some((u) => u.includes(p.phrase) || p.phrase.includes(u)));
+    const topic = keyPhrases(
+      section.map((x) => x.text),
+      frequency,
+    ).find((p) => !used.has(p.phrase) && ![...used].some((u) => u.includes(p.phrase) || p.phrase.includes(u)));
     if (topic) used.add(topic.phrase);
     lines.push("", `## ${capitalise(topic?.phrase ?? `Part ${s + 1}`)}`);
     const points = Math.min(3, Math.max(1, Math.ceil(section.length / 4)));
@@ -125,7 +133,10 @@ export function buildMindMap(title: string, sentences: Sentence[], scores: numbe
     for (const i of best) lines.push(`- ${shorten(sentences[i]!.text)}`);
     const related: string[] = [];
     const overlaps = (a: string, b: string) => a.includes(b) || b.includes(a);
-    for (const { phrase } of keyPhrases(section.map((x) => x.text), frequency)) {
+    for (const { phrase } of keyPhrases(
+      section.map((x) => x.text),
+      frequency,
+    )) {
       if (related.length >= 3) break;
       if (!phrase.includes(" ") || (topic && overlaps(phrase, topic.phrase)) || related.some((r) => overlaps(r, phrase))) continue;
       related.push(phrase);
@@ -165,6 +176,9 @@ export class ExtractiveSummarizer implements Summarizer {
   async summarize(input: SummaryInput): Promise<SummaryResult> {
     // Short transcripts (most) cost less than the trip to the thread.
     if (input.segments.length <= 200) return summarizeExtractively(input);
-    return this.thread.run({ title: input.title, segments: evenlySpaced(input.segments, maxSummarySegments).map(({ start, end, text }) => ({ start, end, text })) });
+    return this.thread.run({
+      title: input.title,
+      segments: evenlySpaced(input.segments, maxSummarySegments).map(({ start, end, text }) => ({ start, end, text })),
+    });
   }
 }

@@ -24,9 +24,22 @@ export class OpenAiSummarizer implements Summarizer {
   constructor(private readonly endpoint: OpenAiEndpoint) {}
 
   private async ask(system: string, transcript: string, signal?: AbortSignal): Promise<string> {
-    const body = () => JSON.stringify({ model: this.endpoint.model, temperature: 0.2, messages: [{ role: "system", content: system }, { role: "user", content: transcript }] });
+    const body = () =>
+      JSON.stringify({
+        model: this.endpoint.model,
+        temperature: 0.2,
+        messages: [
+          { role: "system", content: system },
+          { role: "user", content: transcript },
+        ],
+      });
     try {
-      const answer = await postOpenAi<ChatAnswer>(this.endpoint, "chat/completions", body, { json: true, signal, timeoutMs: 120_000, service: "summary service" });
+      const answer = await postOpenAi<ChatAnswer>(this.endpoint, "chat/completions", body, {
+        json: true,
+        signal,
+        timeoutMs: 120_000,
+        service: "summary service",
+      });
       const content = answer.choices?.[0]?.message?.content;
       if (typeof content !== "string" || content.trim() === "") throw new SummaryError("The summary service answered without any text.");
       return unfence(content);

@@ -19,7 +19,12 @@ export type Sentence = { text: string; index: number; start: number; end: number
 
 /** Lower-case words of a text, apostrophes kept inside words. */
 export function wordsOf(text: string): string[] {
-  return (text.toLowerCase().replace(/[’‘]/g, "'").match(/[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu) ?? []).filter(Boolean);
+  return (
+    text
+      .toLowerCase()
+      .replace(/[’‘]/g, "'")
+      .match(/[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu) ?? []
+  ).filter(Boolean);
 }
 
 /** A light stem so that "topic", "topics" and "topic's" count as one word. */
@@ -32,7 +37,10 @@ export function stem(word: string): string {
   return w;
 }
 
-export const contentWords = (text: string) => wordsOf(text).filter((w) => !stopwords.has(w) && w.length > 2 && !/^\d+$/.test(w)).map(stem);
+export const contentWords = (text: string) =>
+  wordsOf(text)
+    .filter((w) => !stopwords.has(w) && w.length > 2 && !/^\d+$/.test(w))
+    .map(stem);
 
 /** The transcript as sentences: each segment, cut again at sentence punctuation inside it. */
 export function splitSentences(segments: { start: number; end: number; text: string }[]): Sentence[] {
@@ -56,7 +64,7 @@ export function keyPhrases(texts: string[], globalFrequency?: Map<string, number
   const frequency = globalFrequency ?? wordFrequency(texts);
   const counts = new Map<string, { phrase: string; count: number; stems: string[] }>();
   for (const text of texts) {
-    for (const piece of text.split(/[.,;:!?…()"“”\[\]{}\n]+/)) {
+    for (const piece of text.split(/[.,;:!?…()"“”[\]{}\n]+/)) {
       let run: string[] = [];
       const flush = () => {
         for (let size = Math.min(3, run.length); size >= 1; size--) {
