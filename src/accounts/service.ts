@@ -1,4 +1,5 @@
 import type { EventStore } from "../core/event-store.ts";
+import { loadState } from "../core/state-cache.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
 import type { EventMetadata } from "../core/event.ts";
@@ -10,8 +11,7 @@ import type { UserDocument } from "./users-projection.ts";
 import type { CredentialDocument } from "./credentials-projection.ts";
 import { plans, type BillingInterval, type PlanKey } from "./plans.ts";
 import { userDecider, type UserCommand } from "./decider.ts";
-import { claimDecider, emailClaimStream, normalizeEmail, type ClaimEvent } from "./claims.ts";
-import { fold } from "../core/decider.ts";
+import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
 import { userStream, type Identity } from "./events.ts";
 import { hashPassword, hashSecret, newAccessToken, newApiKey, verifyPassword } from "./secrets.ts";
 
@@ -62,7 +62,7 @@ export class Accounts {
    */
   async claimEmail(email: string, userId: number, metadata: EventMetadata): Promise<void> {
     const stream = emailClaimStream(email);
-    const claim = fold(claimDecider, (await this.store.readStream(stream)) as unknown as ClaimEvent[]);
+    const { state: claim } = await loadState(this.store, stream, claimDecider);
     const abandonedBy =
       claim.owner !== null && claim.owner !== userId && (await this.store.readStream(userStream(claim.owner))).length === 0 ? claim.owner : null;
     await handleCommand(this.store, stream, claimDecider, { type: "Claim", userId, abandonedBy, field: "email", message: emailTaken }, { metadata });

@@ -1,10 +1,10 @@
 import type { EventStore } from "../core/event-store.ts";
+import { loadState } from "../core/state-cache.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handleCommand } from "../core/command-handler.ts";
-import { fold } from "../core/decider.ts";
 import { nextId } from "../core/sequence.ts";
 import { ConflictError, ValidationFailedError } from "../core/errors.ts";
-import { claimDecider, identityClaimStream, type ClaimEvent } from "./claims.ts";
+import { claimDecider, identityClaimStream } from "./claims.ts";
 import { userStream, type Identity } from "./events.ts";
 import type { OidcClaims, OidcClient } from "./oidc-client.ts";
 import type { Accounts, TokenResponse } from "./service.ts";
@@ -80,8 +80,7 @@ export class OidcSocialLogin implements SocialLogin {
 
   /** Who holds the identity: a live owner, or (`abandonedBy`) a first login that died before its account existed. */
   private async identityClaim(identity: Identity): Promise<IdentityClaim> {
-    const events = await this.store.readStream(identityClaimStream(identity.issuer, identity.subject));
-    const { owner } = fold(claimDecider, events as unknown as ClaimEvent[]);
+    const { owner } = (await loadState(this.store, identityClaimStream(identity.issuer, identity.subject), claimDecider)).state;
     if (owner === null) return { owner: null, abandonedBy: null };
     const live = (await this.store.readStream(userStream(owner))).length > 0;
     return live ? { owner, abandonedBy: null } : { owner: null, abandonedBy: owner };

@@ -1,6 +1,6 @@
 import type { EventStore } from "../core/event-store.ts";
+import { loadState } from "../core/state-cache.ts";
 import { handleCommand } from "../core/command-handler.ts";
-import { fold } from "../core/decider.ts";
 import { taskDecider } from "../tasks/decider.ts";
 import type { TaskEvent } from "../tasks/events.ts";
 import { hasTranscript, type TranscriptStore } from "../tasks/transcripts.ts";
@@ -21,7 +21,7 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
     async handle(recorded) {
       const event = recorded as unknown as Extract<TaskEvent, { type: "TaskCreated" }>;
       if (!hasTranscript(event.data)) return;
-      const state = fold(taskDecider, (await store.readStream(recorded.streamName)) as never);
+      const { state } = await loadState(store, recorded.streamName, taskDecider);
       if (state.status !== "live" || (state.state !== "pending" && state.state !== "scribing")) return;
       const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null };
       let duration = event.data.duration;

@@ -1,19 +1,19 @@
 import { randomBytes } from "node:crypto";
+import { loadState } from "../core/state-cache.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { NoSuchUploadError, type BlobStore, type UploadedPart } from "../blobs/port.ts";
 import { handleCommand } from "../core/command-handler.ts";
-import { fold } from "../core/decider.ts";
 import { nextId } from "../core/sequence.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
 import type { Tasks } from "../tasks/service.ts";
-import { taskDecider, type TaskState } from "../tasks/decider.ts";
+import { taskDecider } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
 import { assertOpen, ownSession, uploadDecider, type Completion, type UploadCommand, type UploadState } from "./decider.ts";
-import { partUrlSeconds, uploadIdPattern, uploadSessionSeconds, uploadStream, type UploadEvent, type UploadSession } from "./events.ts";
+import { partUrlSeconds, uploadIdPattern, uploadSessionSeconds, uploadStream, type UploadSession } from "./events.ts";
 import { extensionOf, formatErrors, mediaTypeEssence, nameWithoutExtension, safeFileName } from "../media/formats.ts";
 import { expectedPartSize, partPlan, partProblem } from "./parts.ts";
 import { uploadRefusal } from "./access.ts";
@@ -169,7 +169,7 @@ export class Uploads {
 
   /** Assembles the object unless it is there already, then creates the task unless it exists. Idempotent. */
   async finish(session: UploadSession, completion: Completion, metadata: EventMetadata, parts?: UploadedPart[]): Promise<TaskDocument> {
-    const task = fold(taskDecider, (await this.store.readStream(taskStream(completion.taskId))) as never) as TaskState;
+    const { state: task } = await loadState(this.store, taskStream(completion.taskId), taskDecider);
     if (task.status === "live") return this.tasks.owned(session.userId, completion.taskId);
     if (task.status === "deleted") throw new NotFoundError("The task this upload created has been deleted.");
 
@@ -228,7 +228,7 @@ export class Uploads {
   }
 
   private async load(uploadId: string): Promise<UploadState> {
-    return fold(uploadDecider, (await this.store.readStream(uploadStream(uploadId))) as unknown as UploadEvent[]);
+    return (await loadState(this.store, uploadStream(uploadId), uploadDecider)).state;
   }
 
   private run(uploadId: string, command: UploadCommand, metadata: EventMetadata) {
