@@ -1,7 +1,6 @@
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { BlobStore } from "../blobs/port.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { correlationIdOf } from "../http/correlation.ts";
 import type { UserDocument } from "./users-projection.ts";
 import type { Accounts } from "./service.ts";
 import { checkAvatar, initialsAvatar } from "./avatars.ts";
@@ -23,9 +22,7 @@ export function userRoutes({ accounts, blobs, publicUrl, queueOf, authenticated 
     })
     .put(
       "/api/user",
-      async ({ body, caller, request }) => {
-        const correlationId = correlationIdOf(request);
-        const metadata = { correlationId, causationId: null, userId: String(caller.userId) };
+      async ({ body, caller, metadata }) => {
         const current = (await accounts.findById(caller.userId))!;
         // Check everything before changing anything, so a bad avatar leaves the name as it was.
         const avatar = body.avatar ? await checkAvatar(body.avatar) : null;

@@ -1,5 +1,4 @@
 import { Elysia, t, type AnyElysia } from "elysia";
-import { correlationIdOf } from "../http/correlation.ts";
 import { taskParams } from "../tasks/schemas.ts";
 import { attachmentDisposition } from "../blobs/content-disposition.ts";
 import { chunkStream, exportFormats } from "./formats/index.ts";
@@ -45,8 +44,7 @@ function answer(download: Download): Response {
 export function exportRoutes({ exports, authenticated }: { exports: Exports; authenticated: AnyElysia }) {
   return new Elysia({ name: "export-routes" }).use(authenticated).get(
     "/api/tasks/:id/download/:format",
-    async ({ params, caller, request }) => {
-      const metadata = { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) };
+    async ({ params, caller, request, metadata }) => {
       const download = await exports.download(caller.userId, params.id, params.format, asksForJson(request.headers.get("accept")), metadata);
       return answer(download);
     },

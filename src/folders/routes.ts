@@ -1,6 +1,5 @@
 import { nameText } from "../http/names.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
-import { correlationIdOf } from "../http/correlation.ts";
 import type { Folders } from "./service.ts";
 
 const folder = t.Object({ id: t.Integer(), name: t.String() });
@@ -12,7 +11,6 @@ const nameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) }
 /** Spec 4.4. */
 export function folderRoutes({ folders, authenticated }: { folders: Folders; authenticated: AnyElysia }) {
   const detail = (summary: string) => ({ tags: ["Folders"], security: [{ bearer: [] }], summary });
-  const metadata = (request: Request, userId: number) => ({ correlationId: correlationIdOf(request), causationId: null, userId: String(userId) });
   return new Elysia({ name: "folder-routes" })
     .use(authenticated)
     .get("/api/folders", ({ caller }) => folders.list(caller.userId), {
@@ -27,27 +25,23 @@ export function folderRoutes({ folders, authenticated }: { folders: Folders; aut
     })
     .post(
       "/api/folders",
-      async ({ body, caller, request, set }) => {
-        const created = await folders.create(caller.userId, body.name, metadata(request, caller.userId));
+      async ({ body, caller, set, metadata }) => {
+        const created = await folders.create(caller.userId, body.name, metadata);
         set.status = 201;
         return created;
       },
       { body: nameBody, response: { 201: folder }, detail: detail("Create a folder") },
     )
-    .patch(
-      "/api/folders/:name",
-      ({ params, body, caller, request }) => folders.rename(caller.userId, params.name, body.name, metadata(request, caller.userId)),
-      {
-        params: nameParams,
-        body: nameBody,
-        response: { 200: folder },
-        detail: detail("Rename a folder (its tasks follow)"),
-      },
-    )
+    .patch("/api/folders/:name", ({ params, body, caller, metadata }) => folders.rename(caller.userId, params.name, body.name, metadata), {
+      params: nameParams,
+      body: nameBody,
+      response: { 200: folder },
+      detail: detail("Rename a folder (its tasks follow)"),
+    })
     .delete(
       "/api/folders/:name",
-      async ({ params, caller, request }) => {
-        await folders.remove(caller.userId, params.name, metadata(request, caller.userId));
+      async ({ params, caller, metadata }) => {
+        await folders.remove(caller.userId, params.name, metadata);
         return { message: "Folder deleted; its tasks are now uncategorized." };
       },
       { params: nameParams, response: { 200: t.Object({ message: t.String() }) }, detail: detail("Delete a folder (its tasks become uncategorized)") },

@@ -1,6 +1,4 @@
 import { Elysia, t, type AnyElysia } from "elysia";
-import { correlationIdOf } from "../http/correlation.ts";
-import type { Caller } from "../accounts/service.ts";
 import type { Tasks } from "./service.ts";
 import { CachedTaskReads } from "./cached-reads.ts";
 import {
@@ -16,8 +14,6 @@ import {
   updateTaskBody,
 } from "./schemas.ts";
 
-const metadataOf = (request: Request, caller: Caller) => ({ correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
-
 /** Spec 4.2: create, list, detail, edit, delete, bulk delete and move, retry. */
 export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticated: AnyElysia }) {
   const detail = (summary: string, description?: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
@@ -28,8 +24,8 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
       .use(authenticated)
       .post(
         "/api/tasks",
-        async ({ body, caller, request, set }) => {
-          const task = await tasks.create(caller.userId, body, metadataOf(request, caller));
+        async ({ body, caller, set, metadata }) => {
+          const task = await tasks.create(caller.userId, body, metadata);
           set.status = 201;
           return { id: task.id, name: task.name, status: task.status, speaker_diarization: task.speakerDiarization, created_at: task.createdAt };
         },
@@ -50,8 +46,8 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
       // Registered before `/api/tasks/:id` so `bulk` is never read as an id.
       .delete(
         "/api/tasks/bulk",
-        async ({ body, caller, request }) => {
-          const deleted = await tasks.removeMany(caller.userId, body.ids, metadataOf(request, caller));
+        async ({ body, caller, metadata }) => {
+          const deleted = await tasks.removeMany(caller.userId, body.ids, metadata);
           return { message: `${deleted} task${deleted === 1 ? "" : "s"} deleted.`, deleted_count: deleted };
         },
         {
@@ -62,8 +58,8 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
       )
       .patch(
         "/api/tasks/bulk/move",
-        async ({ body, caller, request }) => {
-          const moved = await tasks.moveMany(caller.userId, body.ids, body.folder, metadataOf(request, caller));
+        async ({ body, caller, metadata }) => {
+          const moved = await tasks.moveMany(caller.userId, body.ids, body.folder, metadata);
           return { message: `${moved} task${moved === 1 ? "" : "s"} moved to ${body.folder}.`, moved_count: moved };
         },
         {
@@ -79,8 +75,8 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
       })
       .patch(
         "/api/tasks/:id",
-        async ({ params, body, caller, request, set }) => {
-          await tasks.update(caller.userId, params.id, body, metadataOf(request, caller));
+        async ({ params, body, caller, set, metadata }) => {
+          await tasks.update(caller.userId, params.id, body, metadata);
           return reads.detail(caller.userId, params.id, set);
         },
         {
@@ -95,16 +91,16 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
       )
       .delete(
         "/api/tasks/:id",
-        async ({ params, caller, request }) => {
-          await tasks.remove(caller.userId, params.id, metadataOf(request, caller));
+        async ({ params, caller, metadata }) => {
+          await tasks.remove(caller.userId, params.id, metadata);
           return { message: "Task deleted." };
         },
         { params: taskParams, response: { 200: messageSchema }, detail: detail("Delete a task") },
       )
       .patch(
         "/api/tasks/:id/retry",
-        async ({ params, caller, request }) => {
-          const task = await tasks.retry(caller.userId, params.id, metadataOf(request, caller));
+        async ({ params, caller, metadata }) => {
+          const task = await tasks.retry(caller.userId, params.id, metadata);
           return { id: task.id, status: task.status, attempts: task.attempts };
         },
         {

@@ -1,7 +1,6 @@
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { correlationIdOf } from "../http/correlation.ts";
 import type { TaskDocument } from "./tasks-projection.ts";
 import type { Tasks } from "./service.ts";
 import { sharePage } from "./share-page.ts";
@@ -16,8 +15,8 @@ export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Ta
     .use(authenticated)
     .get(
       "/api/tasks/:id/share-url",
-      async ({ params, caller, request }) => {
-        await tasks.share(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
+      async ({ params, caller, metadata }) => {
+        await tasks.share(caller.userId, params.id, metadata);
         return { share_url: `${publicUrl}/share/tasks/${params.id}` };
       },
       {
@@ -28,8 +27,8 @@ export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Ta
     )
     .delete(
       "/api/tasks/:id/share-url",
-      async ({ params, caller, request }) => {
-        await tasks.unshare(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
+      async ({ params, caller, metadata }) => {
+        await tasks.unshare(caller.userId, params.id, metadata);
         return { message: "The task is no longer shared." };
       },
       { params: taskParams, response: { 200: t.Object({ message: t.String() }) }, detail: detail("Stop sharing a task") },

@@ -1,5 +1,4 @@
 import { Elysia, t, type AnyElysia } from "elysia";
-import { correlationIdOf } from "../http/correlation.ts";
 import type { Tasks } from "../tasks/service.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
@@ -24,19 +23,14 @@ export function transcriptionRoutes({
   const detail = (summary: string, description: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
   return new Elysia({ name: "transcription-routes" })
     .use(authenticated)
-    .get(
-      "/api/tasks/:id/refresh-summary",
-      ({ params, caller, request }) =>
-        summaries.refresh(caller.userId, params.id, { correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) }),
-      {
-        params: taskParams,
-        response: { 200: t.Object({ summary: t.String(), mindmap: t.String({ description: "Markdown outline: `# title`, `## topic`, `- key point`" }) }) },
-        detail: detail(
-          "Regenerate the summary and mind map",
-          "Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint. 422 when the task has no transcript yet; 502 when the summariser fails (the failure is recorded and the task keeps its previous summary).",
-        ),
-      },
-    )
+    .get("/api/tasks/:id/refresh-summary", ({ params, caller, metadata }) => summaries.refresh(caller.userId, params.id, metadata), {
+      params: taskParams,
+      response: { 200: t.Object({ summary: t.String(), mindmap: t.String({ description: "Markdown outline: `# title`, `## topic`, `- key point`" }) }) },
+      detail: detail(
+        "Regenerate the summary and mind map",
+        "Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint. 422 when the task has no transcript yet; 502 when the summariser fails (the failure is recorded and the task keeps its previous summary).",
+      ),
+    })
     .get(
       "/api/tasks/:id/events",
       async ({ params, caller, request, server }) => {

@@ -1,13 +1,10 @@
 import { Elysia, t, type AnyElysia } from "elysia";
-import { correlationIdOf } from "../http/correlation.ts";
 import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Uploads } from "./service.ts";
 import { maxUploadBytes } from "./events.ts";
 import { supportedFormats } from "../media/formats.ts";
 import { abortBody, completeBody, completedSchema, formatsSchema, sessionSchema, signBody, signedPartSchema, signPartBody } from "./schemas.ts";
-
-const metadataOf = (request: Request, caller: Caller) => ({ correlationId: correlationIdOf(request), causationId: null, userId: String(caller.userId) });
 
 /** Spec 4.3: sign, sign-part, complete, abort; and the list of formats an upload may have. */
 export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; authenticated: AnyElysia }) {
@@ -19,19 +16,15 @@ export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; aut
       () => ({ formats: Object.entries(supportedFormats).map(([extension, types]) => ({ extension, content_types: [...types] })), max_size: maxUploadBytes }),
       { response: { 200: formatsSchema }, detail: detail("Supported file formats", "Each extension and the content types that may go with it.") },
     )
-    .post(
-      "/api/uploads/sign",
-      ({ body, caller, user, request }) => uploads.sign(caller as Caller, user as UserDocument, body, metadataOf(request, caller as Caller)),
-      {
-        body: signBody,
-        response: { 200: sessionSchema },
-        detail: detail(
-          "Start a multipart upload",
-          "The session lasts 24 hours. Parts are at least 8 MiB (except the last), at most 8 per file. 422 for an unsupported format, a content type that does not go with the extension, or a size over 2,147,483,648 bytes; 403 when the account's balance has no time left (or less than `duration`), or its API key has no API access.",
-        ),
-      },
-    )
-    .post("/api/uploads/sign-part", ({ body, caller, request }) => uploads.signPart((caller as Caller).userId, body, metadataOf(request, caller as Caller)), {
+    .post("/api/uploads/sign", ({ body, caller, user, metadata }) => uploads.sign(caller as Caller, user as UserDocument, body, metadata), {
+      body: signBody,
+      response: { 200: sessionSchema },
+      detail: detail(
+        "Start a multipart upload",
+        "The session lasts 24 hours. Parts are at least 8 MiB (except the last), at most 8 per file. 422 for an unsupported format, a content type that does not go with the extension, or a size over 2,147,483,648 bytes; 403 when the account's balance has no time left (or less than `duration`), or its API key has no API access.",
+      ),
+    })
+    .post("/api/uploads/sign-part", ({ body, caller, metadata }) => uploads.signPart((caller as Caller).userId, body, metadata), {
       body: signPartBody,
       response: { 200: signedPartSchema },
       detail: detail(
@@ -41,8 +34,8 @@ export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; aut
     })
     .post(
       "/api/uploads/complete",
-      async ({ body, caller, user, request, set }) => {
-        const task = await uploads.complete(caller as Caller, user as UserDocument, body, metadataOf(request, caller as Caller));
+      async ({ body, caller, user, set, metadata }) => {
+        const task = await uploads.complete(caller as Caller, user as UserDocument, body, metadata);
         set.status = 201;
         return {
           message: "Upload complete; the task was created.",
@@ -60,8 +53,8 @@ export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; aut
     )
     .post(
       "/api/uploads/abort",
-      async ({ body, caller, request }) => {
-        await uploads.abort((caller as Caller).userId, body, metadataOf(request, caller as Caller));
+      async ({ body, caller, metadata }) => {
+        await uploads.abort((caller as Caller).userId, body, metadata);
         return { message: "Upload aborted." };
       },
       {
