@@ -28,8 +28,10 @@ test("events of an authenticated request carry its X-Request-Id and the acting u
     (await app.request("PATCH", `/api/tasks/${id}`, { token: user.token, headers: { "x-request-id": "req-4343" }, json: { name: "Renamed", folder: "Work" } }))
       .status,
   ).toBe(200);
-  const byRequest = (events: { metadata: { correlationId: string; causationId: string | null; userId: string | null } }[], correlationId: string) =>
-    events.filter((e) => e.metadata.correlationId === correlationId && e.metadata.causationId === null);
+  const byRequest = <E extends { metadata: { correlationId: string; causationId: string | null; userId: string | null } }>(
+    events: E[],
+    correlationId: string,
+  ) => events.filter((e) => e.metadata.correlationId === correlationId && e.metadata.causationId === null);
   const taskEvents = (await app.adapters.eventStore.readStream(taskStream(id))) as never as {
     type: string;
     metadata: { correlationId: string; causationId: string | null; userId: string | null };

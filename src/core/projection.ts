@@ -1,5 +1,5 @@
 import type { RecordedEvent } from "./event.ts";
-import type { Document, DocumentStore } from "../readmodels/port.ts";
+import { DuplicateKeyError, type Collection, type Document, type DocumentStore, type Filter } from "../readmodels/port.ts";
 
 /**
  * A read model built from the log. `apply` must be idempotent under redelivery: the runner saves its
@@ -31,6 +31,10 @@ export type ProjectedDocument = Document & { _position: number };
 /**
  * Folds events into one document per key. An event at or below the document's `_position` was applied
  * before (redelivery), so it is skipped. Returning null from `evolve` deletes the document.
+ *
+ * The write is a compare-and-set on the `_position` that was read (an insert when there was no document):
+ * if another writer changed the document in between — a replay's catch-up next to a writer whose lease
+ * just lapsed — the event is folded again into what is there now, never written over it.
  */
 export function positionGuarded<Fields extends object>(options: {
   collection: string;
@@ -42,15 +46,38 @@ export function positionGuarded<Fields extends object>(options: {
     const id = options.documentId(event);
     if (id === null) return;
     const collection = db.collection<T>(options.collection);
-    const current = await collection.findOne({ _id: id });
-    if (current && current._position >= event.position) return;
-    const next = options.evolve(current, event);
-    if (next === null) {
-      await collection.deleteOne({ _id: id });
-      return;
+    for (let attempt = 1; ; attempt++) {
+      const current = await collection.findOne({ _id: id });
+      if (current && current._position >= event.position) return;
+      const next = options.evolve(current, event);
+      const document = next && ({ ...next, _id: id, _position: event.position } as T);
+      if (await compareAndSet(collection, id, current?._position ?? null, document)) return;
+      if (attempt >= 10) throw new Error(`${options.collection}/${id}: still changing under event ${event.position} after ${attempt} attempts`);
     }
-    await collection.replaceOne({ _id: id }, { ...next, _id: id, _position: event.position } as T, { upsert: true });
   };
+}
+
+/** Writes `document` (or deletes, for null) only if the stored one is still at `expected` (null: absent). */
+async function compareAndSet<T extends ProjectedDocument>(
+  collection: Collection<T>,
+  id: string,
+  expected: number | null,
+  document: T | null,
+): Promise<boolean> {
+  if (expected === null) {
+    if (document === null) return true;
+    try {
+      await collection.insertOne(document);
+      return true;
+    } catch (error) {
+      // Someone inserted it first: fold again. A unique index that refused it is the projection's error.
+      if (error instanceof DuplicateKeyError && (await collection.findOne({ _id: id } as Filter)) !== null) return false;
+      throw error;
+    }
+  }
+  const guard = { _id: id, _position: expected };
+  if (document === null) return (await collection.deleteOne(guard)).deletedCount > 0;
+  return (await collection.replaceOne(guard, document)).matchedCount > 0;
 }
 
 /** Resolves once the read models (the named ones, or all) have folded the log up to `position`: read-your-writes. */
