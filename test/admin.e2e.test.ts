@@ -131,7 +131,7 @@ describe("bun run admin next to a running server (same DATA_DIR)", () => {
     const help = await admin("help");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("apikey revoke <key-id>");
-  });
+  }, 30_000); // nine CLI processes, one after the other
 });
 
 describe("bun run admin before any server ever ran (only the event log)", () => {

@@ -99,3 +99,14 @@ describe("the import graph", () => {
         for (const root of ["src", "projections", "workers"]) expect({ from, imports: targets.has(root) ? root : null }).toEqual({ from, imports: null });
   }, 60_000);
 });
+
+test("the list of all projections is exactly what the capabilities' indexes declare", async () => {
+  const { allProjections } = await import("../projections/index.ts");
+  const capabilities = await Promise.all(
+    ["accounts", "notifications", "tasks", "folders", "exports", "uploads"].map(
+      (name) => import(`../src/${name}/index.ts`) as Promise<{ projections: { name: string }[] }>,
+    ),
+  );
+  const declared = capabilities.flatMap((capability) => capability.projections.map((p) => p.name)).sort();
+  expect(allProjections.map((p) => p.name).sort()).toEqual(declared);
+});

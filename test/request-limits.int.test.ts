@@ -124,6 +124,35 @@ describe("over real HTTP", () => {
     expect(await response.json()).toEqual({ message: "Send the request body with a Content-Length header." });
     expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
   });
+
+  test("large bodies take turns and always give their turn back: after success, refusal and validation failure alike", async () => {
+    const email = `large-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const registered = await fetch(`${service.url}/api/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Large", email, password: "password123", password_confirmation: "password123" }),
+    });
+    const { token } = (await registered.json()) as { token: string };
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(`${service.url}${path}`, {
+        method,
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+    const segments = Array.from({ length: 3000 }, (_, i) => ({ start: i * 1000, end: i * 1000 + 900, text: "word ".repeat(80).trim() }));
+    const created = await send("POST", "/api/tasks", { disk: "objstore", name: "Large", path: "uploads/a.mp3", segments });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    // A large body that fails validation, then one that fails a domain rule, then a large edit: none waits forever.
+    expect((await send("POST", "/api/tasks", { disk: "objstore", name: "Bad", path: "uploads/a.mp3", segments: [...segments, { start: "x" }] })).status).toBe(
+      422,
+    );
+    expect((await send("PATCH", `/api/tasks/${id}`, { segments: segments.map((s) => ({ ...s, end: s.start - 1 })) })).status).toBe(422);
+    expect((await send("PATCH", `/api/tasks/${id}`, { segments: segments.slice(1) })).status).toBe(200);
+    const parallel = await Promise.all([1, 2, 3].map(() => send("PATCH", `/api/tasks/${id}`, { segments })));
+    expect(parallel.map((r) => r.status)).toEqual([200, 200, 200]);
+  }, 60_000);
 });
 
 describe("registration is throttled per client address", () => {

@@ -1,3 +1,4 @@
+import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { BlobStore } from "../blobs/port.ts";
 import { NotFoundError } from "../core/errors.ts";
@@ -43,6 +44,8 @@ export function userRoutes({ accounts, blobs, publicUrl, queueOf, authenticated 
         return profileView(publicUrl, (await accounts.findById(caller.userId))!);
       },
       {
+        // An avatar of up to 5 MB: its heavy-work slot is given back once the work is done.
+        afterHandle: ({ request }) => releaseHeavyWork(request),
         body: updateUserBody,
         response: { 200: profileResponse },
         detail: {

@@ -3,6 +3,7 @@ import { DomainError, TooManyRequestsError, ValidationFailedError } from "../cor
 import { EventTooLargeError } from "../eventstore/event-size.ts";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { fieldName, messageFor } from "./validation-messages.ts";
+import { releaseHeavyWork } from "./heavy-work-slots.ts";
 
 /** The one error shape of the API (spec section 7): `message`, plus `errors` keyed by field for 422. */
 export type ErrorBody = { message: string; errors?: Record<string, string[]> };
@@ -80,7 +81,9 @@ export function errorResponse(error: unknown): Response {
 }
 
 /** Maps every failure, from routing to domain rules, to the one error shape. */
-export const errorHandler = new Elysia({ name: "error-handler" }).onError({ as: "global" }, ({ code, error }) => {
+export const errorHandler = new Elysia({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request }) => {
+  // A request that fails keeps no heavy-work slot (a large body refused by validation, or cut off).
+  releaseHeavyWork(request);
   switch (code) {
     case "VALIDATION":
       return validationResponse(error);

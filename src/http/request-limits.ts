@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { errorJson } from "./error-handler.ts";
 import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
 import { keepRawBody } from "./raw-body.ts";
+import { holdHeavyWork, markReadWhole } from "./heavy-work-slots.ts";
 import type { Semaphore } from "../core/semaphore.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
 
@@ -48,9 +49,6 @@ const transcriptRoute = (method: string, path: string) =>
  * validated and stored, and four at once took 2.7 GB.
  */
 export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
-  const releases = new WeakMap<Request, () => void>();
-  /** Large bodies read whole: their garbage is worth collecting at once (see onAfterResponse). */
-  const readWhole = new WeakSet<Request>();
   const limitOf = (method: string, path: string) =>
     transcriptRoute(method, path)
       ? limits.transcriptBodyBytes
@@ -76,16 +74,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
         return errorJson(411, { message: "Send the request body with a Content-Length header." });
       }
       if (declared > limit) return errorJson(413, { message: tooLarge(limit) });
-      if (declared > limits.bodyBytes) releases.set(request, await heavyWork.acquire());
-    })
-    .onAfterResponse({ as: "global" }, ({ request }) => {
-      const release = releases.get(request);
-      if (!release) return;
-      releases.delete(request);
-      // What a large body read whole left (its text, the parsed and validated copies) is garbage now:
-      // collected before the next large body comes in, rather than piled up under it (~10-50 ms each).
-      if (readWhole.has(request)) Bun.gc(true);
-      release();
+      if (declared > limits.bodyBytes) holdHeavyWork(request, await heavyWork.acquire());
     })
     .onParse({ as: "global" }, async ({ request }, contentType) => {
       if (!contentType.includes("json") || request.body === null) return;
@@ -118,7 +107,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
         if (done) break;
       }
       const text = parts.length === 1 ? parts[0]! : parts.join("");
-      if (bytes > limits.bodyBytes) readWhole.add(request);
+      if (bytes > limits.bodyBytes) markReadWhole(request);
       else keepRawBody(request, text);
       // Empty: left to Elysia's own parser, which finds no body (an optional body stays absent, a required one is 400).
       if (text.trim() === "") return undefined;

@@ -1,3 +1,4 @@
+import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { Tasks } from "./service.ts";
 import { CachedTaskReads } from "./cached-reads.ts";
@@ -30,6 +31,8 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
           return { id: task.id, name: task.name, status: task.status, speaker_diarization: task.speakerDiarization, created_at: task.createdAt };
         },
         {
+          // These two take transcripts of up to 24 MiB: their heavy-work slot is given back once the work is done.
+          afterHandle: ({ request }) => releaseHeavyWork(request),
           body: createTaskBody,
           response: { 201: createdTask },
           detail: detail(
@@ -80,6 +83,7 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
           return reads.detail(caller.userId, params.id, set);
         },
         {
+          afterHandle: ({ request }) => releaseHeavyWork(request),
           params: taskParams,
           body: updateTaskBody,
           response: { 200: taskDetailSchema },

@@ -1,0 +1,30 @@
+/**
+ * The heavy-work slot a request with a large body holds (see request-limits.ts), from before its body is
+ * read until its handler is done (`releaseHeavyWork` in the few routes that take large bodies) or it fails
+ * (the error handler). Not an after-response hook: a global one slowed every request, reads included, by
+ * a quarter.
+ */
+type Held = { release: () => void; readWhole: boolean };
+
+const held = new WeakMap<Request, Held>();
+
+export function holdHeavyWork(request: Request, release: () => void): void {
+  held.set(request, { release, readWhole: false });
+}
+
+/** The body was read whole: its garbage is worth collecting when the slot is given back. */
+export function markReadWhole(request: Request): void {
+  const slot = held.get(request);
+  if (slot) slot.readWhole = true;
+}
+
+/** Gives the request's slot back, if it holds one; collects the garbage of a large body first. Idempotent. */
+export function releaseHeavyWork(request: Request): void {
+  const slot = held.get(request);
+  if (!slot) return;
+  held.delete(request);
+  // What the body left (its text, the parsed and validated copies) is garbage now: collected before the
+  // next large body comes in, rather than piled up under it (~10-50 ms each).
+  if (slot.readWhole) Bun.gc(true);
+  slot.release();
+}
