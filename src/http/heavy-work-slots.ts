@@ -1,8 +1,8 @@
 /**
  * The heavy-work slot a request with a large body holds (see request-limits.ts), from before its body is
  * read until its handler is done (`releaseHeavyWork` in the few routes that take large bodies) or it fails
- * (the error handler). Not an after-response hook: a global one slowed every request, reads included, by
- * a quarter.
+ * (the error handler). Not an after-response hook: a global one would run for every request, reads
+ * included, to serve three routes.
  */
 type Held = { release: () => void; readWhole: boolean };
 
