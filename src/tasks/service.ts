@@ -12,37 +12,21 @@ import { userStream } from "../accounts/events.ts";
 import { admissionDecider, maxConcurrentTasks } from "./admission.ts";
 import { assertCostCorrectable, taskDecider, type TaskCommand } from "./decider.ts";
 import { taskStream, type Disk } from "./events.ts";
-import { applyText, normalizeSegments, segmentErrors, type Segment, type SegmentInput } from "./segments.ts";
+import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
 import type { TranscriptStore } from "./transcripts.ts";
 import { loadState } from "../core/state-cache.ts";
 import { folderKey } from "../folders/name.ts";
 import { assertBalanceAllows } from "../accounts/balance-rule.ts";
+import type { createTaskBody, updateTaskBody } from "./schemas.ts";
 
-export type CreateTaskInput = {
-  disk: Disk;
-  name: string;
-  path: string;
-  file?: string;
-  size?: number;
-  duration?: number;
-  cost?: number;
-  segments?: SegmentInput[];
-  speaker_diarization?: boolean;
-};
+/** What `POST /api/tasks` takes: the route's schema, validated before it gets here. */
+export type CreateTaskInput = typeof createTaskBody.static;
 
 /** A task's transcript as readers use it: segments resolved, summary and mind map. */
 export type Transcript = { userId: number; segments: Segment[] | null; summary: string | null; mindmap: string | null };
 
-export type TaskPatch = {
-  name?: string;
-  folder?: string | null;
-  duration?: number;
-  cost?: number;
-  segments?: SegmentInput[];
-  text?: string;
-  quality?: number;
-  index?: number;
-};
+/** What `PATCH /api/tasks/{id}` takes: the route's schema. */
+export type TaskPatch = typeof updateTaskBody.static;
 
 /** An admission whose task stream is still empty this long after is a creation that died. */
 const abandonedAfterMs = 60_000;

@@ -17,20 +17,13 @@ import { partUrlSeconds, uploadIdPattern, uploadSessionSeconds, uploadStream, ty
 import { extensionOf, formatErrors, mediaTypeEssence, nameWithoutExtension, safeFileName } from "../media/formats.ts";
 import { expectedPartSize, partPlan, partProblem } from "./parts.ts";
 import { uploadRefusal } from "./access.ts";
+import type { abortBody, completeBody, signBody, signPartBody } from "./schemas.ts";
 
-export type SignInput = { file: string; content_type: string; size: number; duration?: number };
-export type PartInput = { path: string; upload_id: string; part_number: number };
-export type CompleteInput = {
-  path: string;
-  upload_id: string;
-  original_name: string;
-  content_type: string;
-  size: number;
-  name?: string;
-  duration?: number;
-  speaker_diarization?: boolean;
-};
-export type AbortInput = { path: string; upload_id: string };
+/** What the upload routes take: their schemas, validated before they get here. */
+export type SignInput = typeof signBody.static;
+export type PartInput = typeof signPartBody.static;
+export type CompleteInput = typeof completeBody.static;
+export type AbortInput = typeof abortBody.static;
 
 export type SessionView = { path: string; upload_id: string; part_size: number; part_count: number; expires_at: string };
 
