@@ -2,6 +2,9 @@ import type { Document, DocumentStore } from "../src/readmodels/port.ts";
 
 type CheckpointDocument = Document & { position: number; version?: number };
 
+/** The checkpoint of a projection (the relay's is `relay`). */
+export const checkpointId = (projectionName: string) => `projection:${projectionName}`;
+
 /** Where each subscriber (projection, relay) remembers how far into the log it got. */
 export class Checkpoints {
   constructor(private readonly db: DocumentStore) {}
@@ -22,9 +25,5 @@ export class Checkpoints {
 
   async save(name: string, position: number, version = 1): Promise<void> {
     await this.collection.replaceOne({ _id: name }, { _id: name, position, version }, { upsert: true });
-  }
-
-  async remove(name: string): Promise<void> {
-    await this.collection.deleteOne({ _id: name });
   }
 }

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from "../src/core/event.ts";
 import type { EventStore } from "../src/core/event-store.ts";
 import type { Document, DocumentStore } from "../src/readmodels/port.ts";
-import type { Checkpoints } from "./checkpoints.ts";
+import { checkpointId, type Checkpoints } from "./checkpoints.ts";
 import type { Projection } from "../src/core/projection.ts";
 
 /**
@@ -11,8 +11,6 @@ import type { Projection } from "../src/core/projection.ts";
  * emptied or half-built model.
  */
 export const shadowName = (collection: string) => `${collection}__rebuild`;
-
-export const checkpointId = (name: string) => `projection:${name}`;
 
 /** The store as the projection being rebuilt sees it: its own collections are the shadows, the rest as they are. */
 export function shadowStore(db: DocumentStore, projection: Projection): DocumentStore {

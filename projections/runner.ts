@@ -1,9 +1,9 @@
 import type { EventStore, Subscription } from "../src/core/event-store.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
-import { Checkpoints } from "./checkpoints.ts";
+import { Checkpoints, checkpointId } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";
 import type { Projection } from "../src/core/projection.ts";
-import { buildShadow, checkpointId, replayRequests, swapShadowIn } from "./rebuild.ts";
+import { buildShadow, replayRequests, swapShadowIn } from "./rebuild.ts";
 
 type Running = {
   projection: Projection;

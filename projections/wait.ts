@@ -1,4 +1,4 @@
-import type { Checkpoints } from "./checkpoints.ts";
+import { checkpointId, type Checkpoints } from "./checkpoints.ts";
 import type { WaitForProjections } from "../src/core/projection.ts";
 
 /**
@@ -9,7 +9,7 @@ export function waitForCheckpoints(checkpoints: Checkpoints, allNames: string[],
   return async (position, names) => {
     const deadline = Date.now() + timeoutMs;
     for (const name of names ?? allNames) {
-      while ((await checkpoints.load(`projection:${name}`)) < position) {
+      while ((await checkpoints.load(checkpointId(name))) < position) {
         if (Date.now() > deadline) throw new Error(`projection ${name} did not reach position ${position} within ${timeoutMs} ms`);
         await Bun.sleep(10);
       }

@@ -1,7 +1,7 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { Projection } from "../core/projection.ts";
-import { Checkpoints } from "../../projections/checkpoints.ts";
+import { Checkpoints, checkpointId } from "../../projections/checkpoints.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { Leases } from "../core/lease.ts";
 
@@ -41,7 +41,7 @@ export async function catchUpReadModels(
 ): Promise<"current" | "server" | "caught-up"> {
   if (projections.length === 0) return "current";
   const checkpoints = new Checkpoints(db);
-  const load = () => Promise.all(projections.map((p) => checkpoints.load(`projection:${p.name}`)));
+  const load = () => Promise.all(projections.map((p) => checkpoints.load(checkpointId(p.name))));
   const target = position ?? (await logEnd(store, Math.min(...(await load()))));
   const reached = async () => (await load()).every((at) => at >= target);
   if (await reached()) return "current";
@@ -55,16 +55,15 @@ export async function catchUpReadModels(
     if (Date.now() > deadline) throw new Error(`the read models did not reach log position ${target} within ${timeoutMs} ms`);
     await Bun.sleep(20);
   }
-  const renew = setInterval(() => void leases.acquire("projections", leaseMs).catch(() => undefined), leaseMs / 3);
-  const runner = new ProjectionRunner(store, db, projections);
-  try {
-    await runner.start();
-    await runner.waitFor(target, null, Math.max(1, deadline - Date.now()));
-  } finally {
-    clearInterval(renew);
-    await runner.stop();
-    await leases.release("projections");
-  }
+  await leases.whileHeld("projections", leaseMs, async () => {
+    const runner = new ProjectionRunner(store, db, projections);
+    try {
+      await runner.start();
+      await runner.waitFor(target, null, Math.max(1, deadline - Date.now()));
+    } finally {
+      await runner.stop();
+    }
+  });
   return "caught-up";
 }
 

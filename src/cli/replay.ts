@@ -40,14 +40,10 @@ async function main(): Promise<number> {
     const started = performance.now();
     if (await leases.acquire("projections", config.leaseTtlMs)) {
       // No server writes the read models: this process is their writer until it is done.
-      const renew = setInterval(() => void leases.acquire("projections", config.leaseTtlMs).catch(() => undefined), Math.max(50, config.leaseTtlMs / 3));
-      try {
-        const results = await new ProjectionRunner(store, documents, allProjections).rebuild(chosen.map((p) => p.name));
-        for (const { name, events } of results) console.log(`replayed ${name}: ${events} events`);
-      } finally {
-        clearInterval(renew);
-        await leases.release("projections");
-      }
+      const results = await leases.whileHeld("projections", config.leaseTtlMs, () =>
+        new ProjectionRunner(store, documents, allProjections).rebuild(chosen.map((p) => p.name)),
+      );
+      for (const { name, events } of results) console.log(`replayed ${name}: ${events} events`);
     } else {
       console.log(`a server is writing the read models (${await leases.holderOf("projections")}): building beside them, then it swaps them in`);
       for (const projection of chosen) {
@@ -79,12 +75,10 @@ async function replayBesideWriter(store: EventStore, documents: DocumentStore, p
     if (request?.state === "failed") throw new Error(`the server could not swap ${projection.name} in: ${request.message ?? "no reason given"}`);
     // The writer went away (stopped, or its lease ran out): then the swap is this process's to do.
     if (await leases.acquire("projections", leaseTtlMs)) {
-      try {
+      await leases.whileHeld("projections", leaseTtlMs, async () => {
         await swapShadowIn(store, documents, new Checkpoints(documents), projection, built.position);
         await requests.deleteOne({ _id: projection.name });
-      } finally {
-        await leases.release("projections");
-      }
+      });
       return built.events;
     }
     if (Date.now() > deadline) {

@@ -57,6 +57,20 @@ export class Leases {
     await this.leases.updateOne({ _id: name, holder: this.holder }, { $set: { expiresAt: 0 } });
   }
 
+  /**
+   * Runs `work` under lease `name`, which the caller has just acquired: renews it every third of `ttlMs`
+   * meanwhile and gives it up after. For a one-off holder (a CLI); a role that keeps a lease uses holdLeadership.
+   */
+  async whileHeld<R>(name: string, ttlMs: number, work: () => Promise<R>): Promise<R> {
+    const renew = setInterval(() => void this.acquire(name, ttlMs).catch(() => undefined), Math.max(50, ttlMs / 3));
+    try {
+      return await work();
+    } finally {
+      clearInterval(renew);
+      await this.release(name);
+    }
+  }
+
   async holderOf(name: string): Promise<string | null> {
     const lease = await this.leases.findOne({ _id: name });
     return lease && lease.expiresAt >= this.now() ? lease.holder : null;
