@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchApp, transcribe } from "./support/transcription.ts";
 import { longRecording } from "./support/long-recording.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
+import { handle } from "../src/core/command-handler.ts";
 import { userDecider } from "../src/accounts/decider.ts";
 import { userStream } from "../src/accounts/events.ts";
 
@@ -21,11 +21,11 @@ await longRecording(work, shortSeconds, short);
 const { app, user: a } = await benchApp();
 try {
   const b = await app.register();
-  await handleCommand(
+  await handle(
     app.adapters.eventStore,
     userStream(b.id),
     userDecider,
-    { type: "TopUpSeconds", seconds: 100_000, source: "operator", now: new Date().toISOString() },
+    (state) => userDecider.decide({ type: "TopUpSeconds", seconds: 100_000, source: "operator", now: new Date().toISOString() }, state),
     {
       metadata: { correlationId: "bench", causationId: null, userId: null },
     },

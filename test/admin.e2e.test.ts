@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteEventStore } from "../src/eventstore/sqlite.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
+import { handle } from "../src/core/command-handler.ts";
 import { userDecider } from "../src/accounts/decider.ts";
 import { userStream } from "../src/accounts/events.ts";
 import { newAccessToken } from "../src/accounts/secrets.ts";
@@ -153,7 +153,9 @@ describe("bun run admin before any server ever ran (only the event log)", () => 
       token: { tokenId, tokenHash, method: "registration" },
       now: new Date().toISOString(),
     } as const;
-    await handleCommand(store, userStream(1), userDecider, command, { metadata: { correlationId: "seed", causationId: null, userId: null } });
+    await handle(store, userStream(1), userDecider, (state) => userDecider.decide(command, state), {
+      metadata: { correlationId: "seed", causationId: null, userId: null },
+    });
     await store.close();
     expect(readdirSync(dataDir)).not.toContain("readmodels.sqlite");
   });

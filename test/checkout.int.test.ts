@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AnyElysia } from "elysia";
 import { signatureHeader, signWebhook } from "../src/billing/webhook-signature.ts";
 import { userStream } from "../src/accounts/events.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
+import { handle } from "../src/core/command-handler.ts";
 import { userDecider } from "../src/accounts/decider.ts";
 import { freePort } from "./support/service-process.ts";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
@@ -135,11 +135,12 @@ describe("POST /api/webhooks/sandbox", () => {
     expect(await subscription(token)).toMatchObject({ plan_key: "pro", billing_interval: "year" });
     expect(await planChanges(id)).toBe(1);
     // Even after an operator moved the account back to Free, the old payment is not applied again.
-    await handleCommand(
+    await handle(
       app.adapters.eventStore,
       userStream(id),
       userDecider,
-      { type: "ChangePlan", plan: "free", interval: "none", source: "operator", reference: null, now: new Date().toISOString() },
+      (state) =>
+        userDecider.decide({ type: "ChangePlan", plan: "free", interval: "none", source: "operator", reference: null, now: new Date().toISOString() }, state),
       { metadata: { correlationId: "t", causationId: null, userId: null } },
     );
     expect((await webhook(event)).status).toBe(200);

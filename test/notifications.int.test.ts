@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { handleCommand } from "../src/core/command-handler.ts";
+import { handle } from "../src/core/command-handler.ts";
 import { userDecider, type UserCommand } from "../src/accounts/decider.ts";
 import { userStream } from "../src/accounts/events.ts";
 import { notificationsProjection, type NotificationDocument } from "../src/notifications/notifications-projection.ts";
@@ -17,7 +17,7 @@ const now = () => new Date().toISOString();
 
 /** Runs a command on the account as the system would, and waits until every read model shows it. */
 async function run(userId: number, command: UserCommand): Promise<void> {
-  const result = await handleCommand(app.adapters.eventStore, userStream(userId), userDecider, command, {
+  const result = await handle(app.adapters.eventStore, userStream(userId), userDecider, (state) => userDecider.decide(command, state), {
     metadata: { correlationId: "test", causationId: null, userId: null },
   });
   if (result.position !== null) await app.service.waitForProjections(result.position);

@@ -10,7 +10,7 @@ import { EmbeddedDocumentStore } from "../src/readmodels/embedded.ts";
 import { StateCache } from "../src/core/state-cache.ts";
 import { DocumentSnapshots } from "../src/core/document-snapshots.ts";
 import { decodeState, encodeState } from "../src/core/state-codec.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
+import { handle } from "../src/core/command-handler.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "scribe-state-cache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,10 +74,10 @@ describe("state cache", () => {
     await second.load("bag-1", bagDecider);
     await events.append("bag-1", [added("b")], { expectedRevision: 0 });
     expect([...(await first.load("bag-1", bagDecider)).state.items]).toEqual(["a", "b"]);
-    // handleCommand's cache (a third) was never told about "b" either: it must not add it again.
+    // handle's cache (a third) was never told about "b" either: it must not add it again.
     const metadata = { correlationId: "c", causationId: null, userId: null };
-    expect((await handleCommand(events, "bag-1", bagDecider, { type: "Add", item: "b" }, { metadata })).events).toEqual([]);
-    expect((await handleCommand(events, "bag-1", bagDecider, { type: "Add", item: "c" }, { metadata })).revision).toBe(2);
+    expect((await handle(events, "bag-1", bagDecider, (state) => bagDecider.decide({ type: "Add", item: "b" }, state), { metadata })).events).toEqual([]);
+    expect((await handle(events, "bag-1", bagDecider, (state) => bagDecider.decide({ type: "Add", item: "c" }, state), { metadata })).revision).toBe(2);
     expect((await second.load("bag-1", bagDecider)).state.count).toBe(3);
     await close();
   });

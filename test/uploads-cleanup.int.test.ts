@@ -6,7 +6,7 @@ import { cleanUpUploads } from "../src/uploads/upload-cleanup-job.ts";
 import { Uploads } from "../src/uploads/service.ts";
 import { Tasks } from "../src/tasks/service.ts";
 import { NoSuchUploadError } from "../src/blobs/port.ts";
-import { handleCommand } from "../src/core/command-handler.ts";
+import { handle } from "../src/core/command-handler.ts";
 import { nextId } from "../src/core/sequence.ts";
 import { fold } from "../src/core/decider.ts";
 import { uploadDecider } from "../src/uploads/decider.ts";
@@ -113,17 +113,21 @@ test("a completion recorded without its task (the request died) is finished by t
   // What complete does before it dies: a task id recorded on the upload, nothing assembled, no task.
   const taskId = await nextId(app.adapters.eventStore, "task", "test");
   const completedAt = new Date(Date.now() - 11 * 60_000).toISOString();
-  await handleCommand(
+  await handle(
     app.adapters.eventStore,
     uploadStream(session.upload_id),
     uploadDecider,
-    {
-      type: "CompleteUpload",
-      userId: user.id,
-      key: session.path,
-      completion: { taskId, name: "orphan", file: "orphan.wav", duration: null, speakerDiarization: false },
-      now: completedAt,
-    },
+    (state) =>
+      uploadDecider.decide(
+        {
+          type: "CompleteUpload",
+          userId: user.id,
+          key: session.path,
+          completion: { taskId, name: "orphan", file: "orphan.wav", duration: null, speakerDiarization: false },
+          now: completedAt,
+        },
+        state,
+      ),
     { metadata: { correlationId: "test", causationId: null, userId: null } },
   );
   await settle();

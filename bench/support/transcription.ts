@@ -1,5 +1,5 @@
 import { startTestApp, type TestApp } from "../../test/support/test-app.ts";
-import { handleCommand } from "../../src/core/command-handler.ts";
+import { handle } from "../../src/core/command-handler.ts";
 import { userDecider } from "../../src/accounts/decider.ts";
 import { userStream } from "../../src/accounts/events.ts";
 import { taskStream } from "../../src/tasks/events.ts";
@@ -11,11 +11,11 @@ export type BenchUser = { token: string; id: number };
 export async function benchApp(env: Record<string, string> = {}): Promise<{ app: TestApp; user: BenchUser }> {
   const app = await startTestApp(env);
   const user = await app.register();
-  const { position } = await handleCommand(
+  const { position } = await handle(
     app.adapters.eventStore,
     userStream(user.id),
     userDecider,
-    { type: "TopUpSeconds", seconds: 1_000_000, source: "operator", now: new Date().toISOString() },
+    (state) => userDecider.decide({ type: "TopUpSeconds", seconds: 1_000_000, source: "operator", now: new Date().toISOString() }, state),
     {
       metadata: { correlationId: "bench", causationId: null, userId: null },
     },

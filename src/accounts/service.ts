@@ -3,7 +3,7 @@ import { loadState } from "../core/state-cache.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
 import { ForbiddenError, UnauthenticatedError, ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../core/projection.ts";
@@ -52,7 +52,7 @@ export class Accounts {
 
   /** Runs a command on the account's stream and waits for the read models to show it. */
   async execute(userId: number, command: UserCommand, metadata: EventMetadata): Promise<void> {
-    const result = await handleCommand(this.store, userStream(userId), userDecider, command, { metadata });
+    const result = await handle(this.store, userStream(userId), userDecider, (state) => userDecider.decide(command, state), { metadata });
     if (result.position !== null) await this.waitFor(result.position, ["users", "credentials"]);
   }
 
@@ -65,11 +65,17 @@ export class Accounts {
     const { state: claim } = await loadState(this.store, stream, claimDecider);
     const abandonedBy =
       claim.owner !== null && claim.owner !== userId && (await this.store.readStream(userStream(claim.owner))).length === 0 ? claim.owner : null;
-    await handleCommand(this.store, stream, claimDecider, { type: "Claim", userId, abandonedBy, field: "email", message: emailTaken }, { metadata });
+    await handle(
+      this.store,
+      stream,
+      claimDecider,
+      (state) => claimDecider.decide({ type: "Claim", userId, abandonedBy, field: "email", message: emailTaken }, state),
+      { metadata },
+    );
   }
 
   async releaseEmail(email: string, userId: number, metadata: EventMetadata): Promise<void> {
-    await handleCommand(this.store, emailClaimStream(email), claimDecider, { type: "Release", userId }, { metadata });
+    await handle(this.store, emailClaimStream(email), claimDecider, (state) => claimDecider.decide({ type: "Release", userId }, state), { metadata });
   }
 
   /** `userId` comes in when the caller had to claim something for the account before it exists (social login's identity). */

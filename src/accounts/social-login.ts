@@ -1,7 +1,7 @@
 import type { EventStore } from "../core/event-store.ts";
 import { loadState } from "../core/state-cache.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
 import { ConflictError, ValidationFailedError } from "../core/errors.ts";
 import { claimDecider, identityClaimStream } from "./claims.ts";
@@ -87,17 +87,21 @@ export class OidcSocialLogin implements SocialLogin {
   }
 
   private async claimIdentity(identity: Identity, userId: number, abandonedBy: number | null, correlationId: string): Promise<void> {
-    await handleCommand(
+    await handle(
       this.store,
       identityClaimStream(identity.issuer, identity.subject),
       claimDecider,
-      {
-        type: "Claim",
-        userId,
-        abandonedBy,
-        field: "code",
-        message: "This identity was just linked to another account by a parallel login. Please sign in again.",
-      },
+      (state) =>
+        claimDecider.decide(
+          {
+            type: "Claim",
+            userId,
+            abandonedBy,
+            field: "code",
+            message: "This identity was just linked to another account by a parallel login. Please sign in again.",
+          },
+          state,
+        ),
       { metadata: this.metadata(userId, correlationId) },
     );
   }

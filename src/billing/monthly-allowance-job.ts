@@ -1,6 +1,6 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { userDecider } from "../accounts/decider.ts";
 import { userStream } from "../accounts/events.ts";
 import { periodOf } from "../accounts/plans.ts";
@@ -16,11 +16,11 @@ export async function grantMonthlyAllowances(store: EventStore, db: DocumentStor
   const due = await db.collection<UserDocument>("users").find({ "ledger.period": { $lt: period } }, { limit: 1000 });
   let granted = 0;
   for (const user of due) {
-    const result = await handleCommand(
+    const result = await handle(
       store,
       userStream(user.id),
       userDecider,
-      { type: "GrantMonthlyAllowance", now: now.toISOString() },
+      (state) => userDecider.decide({ type: "GrantMonthlyAllowance", now: now.toISOString() }, state),
       {
         metadata: { correlationId: `monthly-allowance-${period}`, causationId: null, userId: null },
       },

@@ -1,6 +1,6 @@
 import type { EventMetadata } from "./event.ts";
 import { stateCacheOf } from "./state-cache.ts";
-import type { Decider, DomainEvent } from "./decider.ts";
+import type { DomainEvent, StreamModel } from "./decider.ts";
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from "./event-store.ts";
 
 export type CommandContext = {
@@ -26,28 +26,32 @@ const maxAttempts = 20;
  * Load → evolve → decide → append with the expected revision; on a conflict someone else appended
  * first, so reload and decide again on the newer state. Loading reads only the events this process
  * has not folded yet (state-cache.ts), so a command costs the same on a stream of any length.
+ *
+ * The decision is a closure over the state, as in Emmett's `handle`: usually
+ * `(state) => decider.decide(command, state)`, and it may throw a DomainError to refuse. It runs again
+ * on every retry, so it must be pure.
  */
-export async function handleCommand<State, Command, Event extends DomainEvent>(
+export async function handle<State, Event extends DomainEvent>(
   store: EventStore,
   streamName: string,
-  decider: Decider<State, Command, Event>,
-  command: Command,
+  model: StreamModel<State, Event>,
+  decision: (state: State) => Event[],
   context: CommandContext,
 ): Promise<CommandResult<State, Event>> {
   const newEventId = context.newEventId ?? (() => crypto.randomUUID());
   const states = stateCacheOf(store);
   for (let attempt = 1; ; attempt++) {
-    const { state, revision } = await states.load(streamName, decider);
+    const { state, revision } = await states.load(streamName, model);
 
-    const events = decider.decide(command, state);
+    const events = decision(state);
     if (events.length === 0) return { events, state, revision, position: null };
 
     const expectedRevision: ExpectedRevision = revision === -1 ? "no_stream" : revision;
     try {
       const appended = events.map((event) => ({ id: newEventId(), type: event.type, data: event.data, metadata: context.metadata }));
       const result = await store.append(streamName, appended, { expectedRevision });
-      const after = events.reduce(decider.evolve, state);
-      states.remember(streamName, decider, after, result.nextRevision, appended.at(-1)!.id);
+      const after = events.reduce(model.evolve, state);
+      states.remember(streamName, model, after, result.nextRevision, appended.at(-1)!.id);
       return { events, state: after, revision: result.nextRevision, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxAttempts) throw error;

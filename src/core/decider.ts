@@ -17,6 +17,9 @@ export type Decider<State, Command, Event extends DomainEvent> = {
   snapshot?: { name: string; version: number };
 };
 
+/** What a stream is folded with: a decider without its decide (the state is keyed by this object). */
+export type StreamModel<State, Event extends DomainEvent> = Pick<Decider<State, never, Event>, "initialState" | "evolve" | "snapshot">;
+
 export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<State, never, Event>, "initialState" | "evolve">, events: Event[]): State {
   return events.reduce(decider.evolve, decider.initialState());
 }

@@ -1,5 +1,5 @@
 import type { EventStore } from "./event-store.ts";
-import type { Decider, DomainEvent } from "./decider.ts";
+import type { DomainEvent, StreamModel } from "./decider.ts";
 import { decodeState, encodeState } from "./state-codec.ts";
 
 /** A stream's folded state as of `revision` (-1: the stream does not exist yet). */
@@ -59,7 +59,7 @@ export class StateCache {
     this.options.snapshots = snapshots;
   }
 
-  async load<State, Event extends DomainEvent>(streamName: string, decider: Decider<State, never, Event>): Promise<LoadedState<State>> {
+  async load<State, Event extends DomainEvent>(streamName: string, decider: StreamModel<State, Event>): Promise<LoadedState<State>> {
     const key = entryKey(streamName, decider);
     const entry = this.entries.get(key) ??
       (await this.fromSnapshot(streamName, decider)) ?? { state: decider.initialState(), revision: -1, eventId: null, savedRevision: -1 };
@@ -74,7 +74,7 @@ export class StateCache {
   }
 
   /** Records the state a command produced by appending up to `revision` (its last event's id `eventId`). */
-  remember<State, Event extends DomainEvent>(streamName: string, decider: Decider<State, never, Event>, state: State, revision: number, eventId: string): void {
+  remember<State, Event extends DomainEvent>(streamName: string, decider: StreamModel<State, Event>, state: State, revision: number, eventId: string): void {
     const key = entryKey(streamName, decider);
     this.keep(key, { state, revision, eventId, savedRevision: this.entries.get(key)?.savedRevision ?? -1 });
   }
@@ -92,7 +92,7 @@ export class StateCache {
     return decider.snapshot && this.options.snapshots ? `${decider.snapshot.name}@${decider.snapshot.version}:${streamName}` : null;
   }
 
-  private async fromSnapshot<State, Event extends DomainEvent>(streamName: string, decider: Decider<State, never, Event>): Promise<Entry | null> {
+  private async fromSnapshot<State, Event extends DomainEvent>(streamName: string, decider: StreamModel<State, Event>): Promise<Entry | null> {
     const key = this.snapshotKey(streamName, decider);
     if (key === null) return null;
     const snapshot = await this.options.snapshots!.load(key);
@@ -104,7 +104,7 @@ export class StateCache {
     return { state: decodeState(snapshot.state), revision: snapshot.revision, eventId: snapshot.eventId, savedRevision: snapshot.revision };
   }
 
-  private async maybeSnapshot<State, Event extends DomainEvent>(streamName: string, decider: Decider<State, never, Event>, entry: Entry): Promise<void> {
+  private async maybeSnapshot<State, Event extends DomainEvent>(streamName: string, decider: StreamModel<State, Event>, entry: Entry): Promise<void> {
     const key = this.snapshotKey(streamName, decider);
     if (key === null || entry.eventId === null || entry.revision - entry.savedRevision < this.snapshotEvery) return;
     entry.savedRevision = entry.revision;
@@ -130,7 +130,7 @@ export function stateCacheOf(store: EventStore): StateCache {
 export function loadState<State, Event extends DomainEvent>(
   store: EventStore,
   streamName: string,
-  decider: Decider<State, never, Event>,
+  decider: StreamModel<State, Event>,
 ): Promise<LoadedState<State>> {
   return stateCacheOf(store).load(streamName, decider);
 }

@@ -2,7 +2,7 @@ import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import type { RecordedEvent } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { taskDecider } from "../tasks/decider.ts";
 import { contentTypes, type HeavyFormat } from "./formats/index.ts";
@@ -58,11 +58,11 @@ async function makeExport(store: EventStore, blobs: BlobStore, transcripts: Tran
   await blobs.put(key, bytes, { contentType: contentTypes[format] });
   const requested = wasRequested(await store.readStream(cause.streamName), format, plan.version);
   try {
-    await handleCommand(
+    await handle(
       store,
       cause.streamName,
       taskDecider,
-      { type: "RecordExport", format, version: plan.version, key, size: bytes.length, requested },
+      (state) => taskDecider.decide({ type: "RecordExport", format, version: plan.version, key, size: bytes.length, requested }, state),
       {
         metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, userId: null },
       },

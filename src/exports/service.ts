@@ -3,7 +3,7 @@ import type { DocumentStore } from "../readmodels/port.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { ConflictError } from "../core/errors.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { taskDecider } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
 import type { Tasks } from "../tasks/service.ts";
@@ -71,6 +71,12 @@ export class Exports {
     const now = this.now();
     const recent = made?.requestedVersion === version && made.requestedAt !== null && now.getTime() - Date.parse(made.requestedAt) < requestAgainAfterMs;
     if (recent) return;
-    await handleCommand(this.store, taskStream(taskId), taskDecider, { type: "RequestExport", format, version, now: now.toISOString() }, { metadata });
+    await handle(
+      this.store,
+      taskStream(taskId),
+      taskDecider,
+      (state) => taskDecider.decide({ type: "RequestExport", format, version, now: now.toISOString() }, state),
+      { metadata },
+    );
   }
 }

@@ -1,7 +1,7 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
 import { ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../core/projection.ts";
@@ -33,7 +33,7 @@ export class Folders {
   }
 
   private async run(userId: number, command: FolderCommand, metadata: EventMetadata) {
-    const result = await handleCommand(this.store, userStream(userId), folderDecider, command, { metadata });
+    const result = await handle(this.store, userStream(userId), folderDecider, (state) => folderDecider.decide(command, state), { metadata });
     if (result.position !== null) await this.waitFor(result.position);
     return result.state;
   }

@@ -3,7 +3,7 @@ import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
 import type { WaitForProjections } from "../core/projection.ts";
 import type { NotificationDocument } from "./notifications-projection.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { userDecider } from "../accounts/decider.ts";
 import { userStream } from "../accounts/events.ts";
 
@@ -40,11 +40,11 @@ export class Notifications {
 
   /** Waits for the projection, so a GET right after the answer already shows them read. */
   async markAllRead(userId: number, correlationId: string): Promise<void> {
-    const result = await handleCommand(
+    const result = await handle(
       this.store,
       userStream(userId),
       userDecider,
-      { type: "MarkNotificationsRead", now: this.now().toISOString() },
+      (state) => userDecider.decide({ type: "MarkNotificationsRead", now: this.now().toISOString() }, state),
       {
         metadata: { correlationId, causationId: null, userId: String(userId) },
       },

@@ -1,7 +1,7 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { RecordedEvent } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { taskDecider, type TaskCommand } from "./decider.ts";
@@ -62,7 +62,7 @@ function ignoreDeleted(error: unknown): void {
 }
 
 function runCommand(store: EventStore, recorded: RecordedEvent, command: TaskCommand) {
-  return handleCommand(store, recorded.streamName, taskDecider, command, {
+  return handle(store, recorded.streamName, taskDecider, (state) => taskDecider.decide(command, state), {
     metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
   });
 }

@@ -1,7 +1,7 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore, Filter } from "../readmodels/port.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
 import { NotFoundError, TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../core/projection.ts";
@@ -79,7 +79,7 @@ export class Tasks {
   }
 
   private async run(taskId: number, command: TaskCommand, metadata: EventMetadata): Promise<number | null> {
-    return (await handleCommand(this.store, taskStream(taskId), taskDecider, command, { metadata })).position;
+    return (await handle(this.store, taskStream(taskId), taskDecider, (state) => taskDecider.decide(command, state), { metadata })).position;
   }
 
   private async settle(position: number | null): Promise<void> {
@@ -89,11 +89,12 @@ export class Tasks {
   /** Takes one of the user's concurrent-task slots, freeing slots of creations that died first. */
   async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata): Promise<void> {
     const admit = (abandoned: number[]) =>
-      handleCommand(
+      handle(
         this.store,
         userStream(userId),
         admissionDecider,
-        { type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now: this.now().toISOString() },
+        (state) =>
+          admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now: this.now().toISOString() }, state),
         { metadata },
       );
     try {
@@ -117,7 +118,9 @@ export class Tasks {
   }
 
   async releaseSlot(userId: number, taskId: number, attempt: number, metadata: EventMetadata): Promise<void> {
-    await handleCommand(this.store, userStream(userId), admissionDecider, { type: "ReleaseTaskSlot", taskId, attempt }, { metadata });
+    await handle(this.store, userStream(userId), admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt }, state), {
+      metadata,
+    });
   }
 
   /** `options.taskId`: an id taken earlier (an upload's completion records it first), so a repeat creates nothing new. */

@@ -1,5 +1,5 @@
 import type { EventStore } from "../core/event-store.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { admissionDecider } from "./admission.ts";
 import { userStream } from "../accounts/events.ts";
 import type { TaskEvent } from "./events.ts";
@@ -28,11 +28,11 @@ export function taskSlotWorker(store: EventStore, now: () => Date = () => new Da
         if (created?.type === "TaskCreated" && !hasTranscript(created.data)) charge = { seconds: event.data.cost, now: now().toISOString() };
       }
       // The slot of exactly this attempt: a late event about an earlier attempt frees nothing the retry holds.
-      await handleCommand(
+      await handle(
         store,
         userStream(event.data.userId),
         admissionDecider,
-        { type: "ReleaseTaskSlot", taskId, attempt: event.data.attempt, charge },
+        (state) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt: event.data.attempt, charge }, state),
         {
           metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
         },

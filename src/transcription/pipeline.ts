@@ -12,7 +12,7 @@ import type { BlobStore } from "../blobs/port.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import { EventTooLargeError, maxEventBytes } from "../eventstore/event-size.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { loadState } from "../core/state-cache.ts";
 import { isScribingAttempt, taskDecider, type TaskCommand } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
@@ -73,7 +73,7 @@ export class TranscriptionPipeline {
   }
 
   private command(taskId: number, command: TaskCommand, metadata: EventMetadata) {
-    return handleCommand(this.deps.store, taskStream(taskId), taskDecider, command, { metadata });
+    return handle(this.deps.store, taskStream(taskId), taskDecider, (state) => taskDecider.decide(command, state), { metadata });
   }
 
   /** Whether the task is still scribing this attempt (not deleted, failed by the sweeper or retried). */

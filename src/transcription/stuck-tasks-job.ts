@@ -1,6 +1,6 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { taskDecider } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
 import { formatDuration } from "../notifications/decisions.ts";
@@ -21,11 +21,11 @@ export async function failStuckTasks(store: EventStore, db: DocumentStore, now: 
     const facts = taskFacts(await store.readStream(taskStream(task.id)));
     if (!facts?.scribingSince || now.getTime() - Date.parse(facts.scribingSince) < deadlineSeconds * 1000) continue;
     const reason = `Transcription did not finish within ${formatDuration(deadlineSeconds)}; retry the task to try again.`;
-    const result = await handleCommand(
+    const result = await handle(
       store,
       taskStream(task.id),
       taskDecider,
-      { type: "FailTask", reason, attempt: facts.attempts },
+      (state) => taskDecider.decide({ type: "FailTask", reason, attempt: facts.attempts }, state),
       {
         metadata: { correlationId: `stuck-task-${task.id}-${facts.attempts}`, causationId: null, userId: null },
       },

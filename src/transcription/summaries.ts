@@ -1,6 +1,6 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import { taskDecider } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
@@ -26,7 +26,8 @@ export class Summaries {
     const task = await this.tasks.owned(userId, taskId);
     const segments = ((await this.tasks.transcript(taskId))?.segments ?? []) as Segment[];
     if (segments.length === 0) throw new ValidationFailedError({ segments: ["The task has no transcript to summarise yet."] });
-    const record = (command: Parameters<typeof taskDecider.decide>[0]) => handleCommand(this.store, taskStream(taskId), taskDecider, command, { metadata });
+    const record = (command: Parameters<typeof taskDecider.decide>[0]) =>
+      handle(this.store, taskStream(taskId), taskDecider, (state) => taskDecider.decide(command, state), { metadata });
     let result: Awaited<ReturnType<Summarizer["summarize"]>>;
     try {
       result = await this.summarizer.summarize({ title: task.name, segments });

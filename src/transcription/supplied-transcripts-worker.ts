@@ -1,6 +1,6 @@
 import type { EventStore } from "../core/event-store.ts";
 import { loadState } from "../core/state-cache.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { taskDecider } from "../tasks/decider.ts";
 import type { TaskEvent } from "../tasks/events.ts";
 import { hasTranscript, type TranscriptStore } from "../tasks/transcripts.ts";
@@ -43,15 +43,18 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
         if (large) Bun.gc(true);
         release();
       }
-      const finished = await handleCommand(
+      const finished = await handle(
         store,
         recorded.streamName,
         taskDecider,
-        { type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts },
+        (current) =>
+          taskDecider.decide({ type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts }, current),
         { metadata },
       );
       if (finished.events.length > 0 && failure)
-        await handleCommand(store, recorded.streamName, taskDecider, { type: "RecordSummaryFailure", reason: failure }, { metadata });
+        await handle(store, recorded.streamName, taskDecider, (state) => taskDecider.decide({ type: "RecordSummaryFailure", reason: failure }, state), {
+          metadata,
+        });
     },
   };
 }

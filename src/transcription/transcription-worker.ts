@@ -1,6 +1,6 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { RecordedEvent } from "../core/event.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { isScribingAttempt, taskDecider } from "../tasks/decider.ts";
@@ -64,7 +64,9 @@ export function transcriptionWorker(
       if (state.status !== "live" || triggerAttempt.status !== "live" || state.attempts !== triggerAttempt.attempts) return;
       if (state.state === "pending") {
         try {
-          const started = await handleCommand(store, recorded.streamName, taskDecider, { type: "StartTranscription" }, { metadata });
+          const started = await handle(store, recorded.streamName, taskDecider, (state) => taskDecider.decide({ type: "StartTranscription" }, state), {
+            metadata,
+          });
           if (started.state.status !== "live" || started.state.state !== "scribing" || started.state.attempts !== state.attempts) return;
         } catch (error) {
           if (error instanceof NotFoundError) return;
@@ -84,11 +86,11 @@ export function transcriptionWorker(
         if (controller.signal.reason instanceof TaskCancelled) return; // deleted, failed or retried meanwhile: nothing left to do
         if (controller.signal.aborted || message.deliveryCount < failAfterDeliveries) throw error;
         console.error(`transcription: task ${taskId} failed unexpectedly`, error);
-        await handleCommand(
+        await handle(
           store,
           recorded.streamName,
           taskDecider,
-          { type: "FailTask", reason: `Transcription failed: ${(error as Error).message}`, attempt: state.attempts },
+          (current) => taskDecider.decide({ type: "FailTask", reason: `Transcription failed: ${(error as Error).message}`, attempt: state.attempts }, current),
           { metadata },
         );
       } finally {

@@ -3,7 +3,7 @@ import { loadState } from "../core/state-cache.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { NoSuchUploadError, type BlobStore, type UploadedPart } from "../blobs/port.ts";
-import { handleCommand } from "../core/command-handler.ts";
+import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import type { Caller } from "../accounts/service.ts";
@@ -225,6 +225,6 @@ export class Uploads {
   }
 
   private run(uploadId: string, command: UploadCommand, metadata: EventMetadata) {
-    return handleCommand(this.store, uploadStream(uploadId), uploadDecider, command, { metadata });
+    return handle(this.store, uploadStream(uploadId), uploadDecider, (state) => uploadDecider.decide(command, state), { metadata });
   }
 }

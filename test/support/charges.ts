@@ -1,5 +1,5 @@
 import type { EventStore } from "../../src/core/event-store.ts";
-import { handleCommand } from "../../src/core/command-handler.ts";
+import { handle } from "../../src/core/command-handler.ts";
 import { admissionDecider } from "../../src/tasks/admission.ts";
 import { userStream } from "../../src/accounts/events.ts";
 
@@ -10,18 +10,18 @@ import { userStream } from "../../src/accounts/events.ts";
 export async function chargeSeconds(store: EventStore, userId: number, seconds: number, taskId = -Math.floor(Math.random() * 1e9)): Promise<number | null> {
   const context = { metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null } };
   const now = new Date().toISOString();
-  await handleCommand(
+  await handle(
     store,
     userStream(userId),
     admissionDecider,
-    { type: "AdmitTask", taskId, attempt: 1, disk: "objstore", limit: 1_000_000, abandoned: [], now },
+    (state) => admissionDecider.decide({ type: "AdmitTask", taskId, attempt: 1, disk: "objstore", limit: 1_000_000, abandoned: [], now }, state),
     context,
   );
-  const { position } = await handleCommand(
+  const { position } = await handle(
     store,
     userStream(userId),
     admissionDecider,
-    { type: "ReleaseTaskSlot", taskId, attempt: 1, charge: { seconds, now } },
+    (state) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt: 1, charge: { seconds, now } }, state),
     context,
   );
   return position;

@@ -1,4 +1,4 @@
-import { handleCommand } from "../../src/core/command-handler.ts";
+import { handle } from "../../src/core/command-handler.ts";
 import type { EventStore } from "../../src/core/event-store.ts";
 import type { Worker } from "../../src/core/worker.ts";
 import { counterDecider } from "./counter-decider.ts";
@@ -16,15 +16,9 @@ export function counterWorker(store: EventStore, options: { gate?: (streamName: 
       await options.gate?.(event.streamName);
       const current = await store.readStream(event.streamName);
       if (current.some((e) => e.type === "CounterIncremented")) return;
-      await handleCommand(
-        store,
-        event.streamName,
-        counterDecider,
-        { type: "Increment", by: 1 },
-        {
-          metadata: { correlationId: event.metadata.correlationId, causationId: event.id, userId: null },
-        },
-      );
+      await handle(store, event.streamName, counterDecider, (state) => counterDecider.decide({ type: "Increment", by: 1 }, state), {
+        metadata: { correlationId: event.metadata.correlationId, causationId: event.id, userId: null },
+      });
     },
   };
 }

@@ -1,6 +1,6 @@
 import { expect } from "bun:test";
 import type { TestApp } from "./test-app.ts";
-import { handleCommand } from "../../src/core/command-handler.ts";
+import { handle } from "../../src/core/command-handler.ts";
 import { fold } from "../../src/core/decider.ts";
 import { nextId } from "../../src/core/sequence.ts";
 import { userStream } from "../../src/accounts/events.ts";
@@ -37,7 +37,9 @@ export async function getTask(app: TestApp, user: User, id: number): Promise<Jso
 
 /** Runs a system command on a task (what the transcription pipeline would do) and waits for the read models. */
 export async function taskCommand(app: TestApp, taskId: number, command: TaskCommand): Promise<void> {
-  const { position } = await handleCommand(app.adapters.eventStore, taskStream(taskId), taskDecider, command, { metadata: system() });
+  const { position } = await handle(app.adapters.eventStore, taskStream(taskId), taskDecider, (state) => taskDecider.decide(command, state), {
+    metadata: system(),
+  });
   if (position !== null) await app.service.waitForProjections(position);
 }
 
@@ -89,11 +91,11 @@ export async function seedTasks(app: TestApp, userId: number, names: string[], d
       speakerDiarization: false,
       transcript: null,
     };
-    const { position } = await handleCommand(
+    const { position } = await handle(
       app.adapters.eventStore,
       taskStream(taskId),
       taskDecider,
-      { type: "CreateTask", task, now: new Date().toISOString() },
+      (state) => taskDecider.decide({ type: "CreateTask", task, now: new Date().toISOString() }, state),
       { metadata: system() },
     );
     last = position ?? last;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { openAdapters, type Adapters } from "../../src/adapters.ts";
 import { startService, type Service } from "../../src/service.ts";
-import { handleCommand } from "../../src/core/command-handler.ts";
+import { handle } from "../../src/core/command-handler.ts";
 import { userDecider } from "../../src/accounts/decider.ts";
 import { userStream } from "../../src/accounts/events.ts";
 import type { BillingInterval, PlanKey } from "../../src/accounts/plans.ts";
@@ -73,11 +73,11 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       return { token: body.token, id: body.user.id, email, password };
     },
     async setPlan(userId, plan, interval = plan === "free" || plan === "payg" ? "none" : "month") {
-      const result = await handleCommand(
+      const result = await handle(
         adapters.eventStore,
         userStream(userId),
         userDecider,
-        { type: "ChangePlan", plan, interval, source: "operator", reference: null, now: new Date().toISOString() },
+        (state) => userDecider.decide({ type: "ChangePlan", plan, interval, source: "operator", reference: null, now: new Date().toISOString() }, state),
         {
           metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null },
         },
