@@ -2,7 +2,7 @@ import type { AnyElysia } from "elysia";
 import type { Config } from "./config.ts";
 import type { Adapters } from "./adapters.ts";
 import type { WaitForProjections } from "./core/projection.ts";
-import { Accounts, RateLimiter, authentication, authRoutes, userRoutes, apiKeyRoutes, OidcClient, OidcSocialLogin } from "./accounts/index.ts";
+import { Accounts, Profiles, RateLimiter, authentication, authRoutes, userRoutes, apiKeyRoutes, OidcClient, OidcSocialLogin } from "./accounts/index.ts";
 import { Notifications, notificationRoutes } from "./notifications/index.ts";
 import { Checkout, deriveKey, PaymentWebhooks, SandboxProvider, billingRoutes, sandboxRoutes } from "./billing/index.ts";
 import { Tasks, folderTaskCounts, queueCounts, taskRoutes, shareRoutes, historyRoutes, audioRoutes } from "./tasks/index.ts";
@@ -28,6 +28,7 @@ export function accountsModule(config: Config, adapters: Adapters, waitFor: Wait
     authRoutes({ accounts, loginLimiter, registrationLimiter: new RateLimiter(adapters.documents, config.registrationsPerMinute), socialLogin, authenticated }),
     userRoutes({
       accounts,
+      profiles: new Profiles(accounts, adapters.eventStore, adapters.blobs),
       blobs: adapters.blobs,
       publicUrl: config.publicUrl,
       queueOf: (userId) => queueCounts(adapters.documents, userId),

@@ -75,7 +75,13 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   }
 
   if (roles.has("workers")) {
+    const uploads = new Uploads(
+      adapters.eventStore,
+      adapters.blobs,
+      new Tasks(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts),
+    );
     workers = createWorkers({
+      uploads,
       eventStore: adapters.eventStore,
       blobs: adapters.blobs,
       transcripts: adapters.transcripts,
@@ -93,11 +99,6 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     });
     monthlyAllowance = startMonthlyAllowanceJob(adapters.eventStore, adapters.documents);
     stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
-    const uploads = new Uploads(
-      adapters.eventStore,
-      adapters.blobs,
-      new Tasks(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts),
-    );
     uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.fileBlobs);
     // Per host, not leased: each worker process clears what dead processes of its host left in the temp folder.
     tempSweep = startPeriodicJob(

@@ -76,6 +76,17 @@ describe("account decider", () => {
   });
 
   test("a profile update with nothing in it appends nothing", () => user.given(registered).when({ type: "UpdateProfile", now }).then([]));
+
+  test("a new address names the one given up (whose claim is then released); another spelling of the same does not", () => {
+    user
+      .given(registered)
+      .when({ type: "UpdateProfile", email: "new@example.com", now })
+      .then([{ type: "ProfileUpdated", data: { email: "new@example.com", previousEmail: "ann@example.com", updatedAt: now } }]);
+    user
+      .given(registered)
+      .when({ type: "UpdateProfile", email: "Ann@Example.com", now })
+      .then([{ type: "ProfileUpdated", data: { email: "Ann@Example.com", updatedAt: now } }]);
+  });
 });
 
 describe("unique key claims", () => {

@@ -260,6 +260,30 @@ describe("admissionDecider (3 concurrent tasks per user)", () => {
       .thenThrows(TooManyRequestsError);
   });
 
+  test("an upload's completion holds one slot: a repeat admits nothing (and names that task); the upload's end frees it", () => {
+    const forUpload = (taskId: number): AdmissionEvent => ({ type: "TaskAdmitted", data: { taskId, attempt: 1, admittedAt: now, upload: "u1" } });
+    spec
+      .given([registered])
+      .when({ ...admit(7), upload: "u1" })
+      .then([forUpload(7)]);
+    spec
+      .given([registered, forUpload(7)])
+      .when({ ...admit(8), upload: "u1" })
+      .then([]);
+    spec
+      .given([registered, forUpload(7)])
+      .when({ ...admit(8), upload: "u2" })
+      .then([{ type: "TaskAdmitted", data: { taskId: 8, attempt: 1, admittedAt: now, upload: "u2" } }]);
+    spec
+      .given([registered, admitted(1), forUpload(7)])
+      .when({ type: "ReleaseUploadSlot", upload: "u1" })
+      .then([released(7)]);
+    spec
+      .given([registered, forUpload(7), released(7)])
+      .when({ type: "ReleaseUploadSlot", upload: "u1" })
+      .then([]);
+  });
+
   test("releasing a slot is idempotent", () => {
     spec
       .given([registered, admitted(1)])

@@ -31,8 +31,19 @@ describe("PATCH /api/tasks/{id}/retry (spec 3, 4.2)", () => {
     const fourth = await retry(user, id);
     await expectValidation(fourth, "attempts");
     expect(await getTask(app, user, id)).toMatchObject({ status: "failed", attempts: 4 });
-    // The refused retry gives back the slot it took.
+    // The refused retry is refused before it takes a slot.
     await waitForSlotFree(app, user.id, id);
+  });
+
+  test("parallel retries of one failed task: one wins, and the losers leave the winner's slot alone", async () => {
+    const user = await app.register();
+    const id = await createTask(app, user);
+    await failTask(app, id);
+    await waitForSlotFree(app, user.id, id);
+    const responses = await Promise.all([1, 2, 3, 4, 5].map(() => retry(user, id)));
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 422, 422, 422, 422]);
+    expect(await getTask(app, user, id)).toMatchObject({ status: "pending", attempts: 2 });
+    expect(await holdsSlot(app, user.id, id)).toBe(true);
   });
 
   test("remote and videolink tasks go back to waiting", async () => {

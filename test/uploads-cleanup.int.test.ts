@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
 import { json } from "./support/tasks.ts";
-import { bytes, complete, completeBody, putSigned, sign, signPart, uploadParts } from "./support/uploads.ts";
+import { bytes, complete, completeBody, putSigned, sign, signPart, uploadParts, type Session } from "./support/uploads.ts";
 import { cleanUpUploads } from "../src/uploads/upload-cleanup-job.ts";
 import { Uploads } from "../src/uploads/service.ts";
 import { Tasks } from "../src/tasks/service.ts";
@@ -105,16 +105,11 @@ test("a session whose expiry passed but was not yet cleaned up refuses parts alr
   expect((await putSigned(app, (await signPart(app, user, session, 1)).url, bytes(10))).status).toBe(200);
 });
 
-test("a completion recorded without its task (the request died) is finished by the job", async () => {
-  const user = await app.register();
-  const data = bytes(2000, 9);
-  const session = await sign(app, user, { file: "orphan.wav", content_type: "audio/wav", size: data.byteLength });
-  await uploadParts(app, user, session, data);
-  // What complete does before it dies: a task id recorded on the upload, nothing assembled, no task.
-  const taskId = await nextId(app.adapters.eventStore, "task", "test");
-  const completedAt = new Date(Date.now() - 11 * 60_000).toISOString();
+/** What complete records before the process manager takes over: a task id on the upload, nothing assembled, no task. */
+async function recordCompletion(on: TestApp, user: { id: number }, session: Session, completedAt: string): Promise<number> {
+  const taskId = await nextId(on.adapters.eventStore, "task", "test");
   await handle(
-    app.adapters.eventStore,
+    on.adapters.eventStore,
     uploadStream(session.upload_id),
     uploadDecider,
     (state) =>
@@ -130,14 +125,71 @@ test("a completion recorded without its task (the request died) is finished by t
       ),
     { metadata: { correlationId: "test", causationId: null, userId: null } },
   );
-  await settle();
-  expect(await cleanUpUploads(uploads, app.adapters.documents, new Date(), null)).toMatchObject({ finished: 1 });
-  const task = await json<{ id: number; path: string; size: number }>(await app.request("GET", `/api/tasks/${taskId}`, { token: user.token }));
-  expect(task).toMatchObject({ id: taskId, path: session.path, size: data.byteLength });
+  return taskId;
+}
+
+test("a recorded completion is carried on by the upload-completion worker: the object assembled, the task created", async () => {
+  const user = await app.register();
+  const data = bytes(2000, 7);
+  const session = await sign(app, user, { file: "orphan.wav", content_type: "audio/wav", size: data.byteLength });
+  await uploadParts(app, user, session, data);
+  const taskId = await recordCompletion(app, user, session, new Date().toISOString());
+  let response = await app.request("GET", `/api/tasks/${taskId}`, { token: user.token });
+  for (let i = 0; i < 200 && response.status === 404; i++) {
+    await Bun.sleep(10);
+    response = await app.request("GET", `/api/tasks/${taskId}`, { token: user.token });
+  }
+  expect(await json<{ id: number; path: string; size: number }>(response)).toMatchObject({ id: taskId, path: session.path, size: data.byteLength });
   expect(await app.adapters.blobs.head(session.path)).toEqual({ size: data.byteLength, contentType: "audio/wav" });
-  await settle();
-  expect(await cleanUpUploads(uploads, app.adapters.documents, new Date(), null)).toMatchObject({ finished: 0 });
+  // The worker's task was caused by the completion event, in the same correlation.
+  const [created] = await app.adapters.eventStore.readStream(`task-${taskId}`, { maxCount: 1 });
+  const [, completed] = await app.adapters.eventStore.readStream(uploadStream(session.upload_id));
+  expect(created!.metadata).toMatchObject({ correlationId: "test", causationId: completed!.id });
   // The client's repeated complete gets that same task.
   const again = await complete(app, user, completeBody(session, "orphan.wav", "audio/wav", data.byteLength));
+  expect(again.status).toBe(201);
   expect((await json<{ task: { id: number } }>(again)).task.id).toBe(taskId);
+});
+
+test("with no worker running, complete finishes its own completion after waiting, and the job finishes one whose request died", async () => {
+  const noWorkers = await startTestApp({ ROLES: "api,projections" });
+  try {
+    const patient = new Uploads(
+      noWorkers.adapters.eventStore,
+      noWorkers.adapters.blobs,
+      new Tasks(noWorkers.adapters.eventStore, noWorkers.adapters.documents, noWorkers.service.waitForProjections, noWorkers.adapters.transcripts),
+      () => new Date(),
+      50,
+    );
+    const user = await noWorkers.register();
+    const caller = { userId: user.id, kind: "token" as const, credentialId: "t" };
+    const account = (await noWorkers.adapters.documents.collection("users").findOne({ _id: String(user.id) })) as never;
+    const metadata = { correlationId: "c", causationId: null, userId: String(user.id) };
+    const data = bytes(1500, 3);
+    const waited = await sign(noWorkers, user, { file: "waited.wav", content_type: "audio/wav", size: data.byteLength });
+    await uploadParts(noWorkers, user, waited, data);
+    const task = await patient.complete(
+      caller,
+      account,
+      { path: waited.path, upload_id: waited.upload_id, original_name: "waited.wav", content_type: "audio/wav", size: data.byteLength },
+      metadata,
+    );
+    expect(task).toMatchObject({ path: waited.path, size: data.byteLength, status: "pending" });
+
+    const died = await sign(noWorkers, user, { file: "orphan.wav", content_type: "audio/wav", size: data.byteLength });
+    await uploadParts(noWorkers, user, died, data);
+    const taskId = await recordCompletion(noWorkers, user, died, new Date(Date.now() - 11 * 60_000).toISOString());
+    const settleAll = async () => {
+      const last = (await noWorkers.adapters.eventStore.readAll({ limit: 1_000_000 })).at(-1)!;
+      await noWorkers.service.waitForProjections(last.position);
+    };
+    await settleAll();
+    expect(await cleanUpUploads(patient, noWorkers.adapters.documents, new Date(), null)).toMatchObject({ finished: 1 });
+    const finished = await json<{ id: number; path: string }>(await noWorkers.request("GET", `/api/tasks/${taskId}`, { token: user.token }));
+    expect(finished).toMatchObject({ id: taskId, path: died.path });
+    await settleAll();
+    expect(await cleanUpUploads(patient, noWorkers.adapters.documents, new Date(), null)).toMatchObject({ finished: 0 });
+  } finally {
+    await noWorkers.close();
+  }
 });

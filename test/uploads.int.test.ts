@@ -9,6 +9,9 @@ import { fold } from "../src/core/decider.ts";
 import { uploadDecider } from "../src/uploads/decider.ts";
 import { uploadStream } from "../src/uploads/events.ts";
 import { Tasks } from "../src/tasks/service.ts";
+import { loadState } from "../src/core/state-cache.ts";
+import { admissionDecider } from "../src/tasks/admission.ts";
+import { userStream } from "../src/accounts/events.ts";
 
 const MiB = 1024 * 1024;
 let app: TestApp;
@@ -100,7 +103,7 @@ describe("the upload workflow", () => {
     const session = await sign(app, user, { file: "a.mp3", content_type: "audio/mpeg", size: tone.byteLength });
     await uploadParts(app, user, session, tone);
     const body = completeBody(session, "a.mp3", "audio/mpeg", tone.byteLength);
-    const responses = await Promise.all([1, 2, 3].map(() => complete(app, user, body)));
+    const responses = await Promise.all([1, 2, 3, 4, 5].map(() => complete(app, user, body)));
     const ok = responses.filter((r) => r.status === 201);
     expect(ok.length).toBeGreaterThanOrEqual(1);
     for (const r of responses) expect([201, 409]).toContain(r.status);
@@ -109,6 +112,26 @@ describe("the upload workflow", () => {
     const retried = await json<{ task: Json }>(await complete(app, user, body));
     expect(ids.has(retried.task.id)).toBe(true);
     expect(await taskCount(user.token)).toBe(1);
+    // One slot taken for the five completes, not five: the account still has room for its other two tasks.
+    // (The task may have finished already and given its slot back.)
+    const { state } = await loadState(app.adapters.eventStore, userStream(user.id), admissionDecider);
+    expect(state.inFlight.size).toBeLessThanOrEqual(1);
+    for (const slot of state.inFlight.values()) expect(ids.has(slot.taskId)).toBe(true);
+  });
+
+  test("a slot a completion took is given back when the upload is aborted before the completion was recorded", async () => {
+    const user = await app.register();
+    const session = await sign(app, user, { file: "a.mp3", content_type: "audio/mpeg", size: tone.byteLength });
+    const metadata = { correlationId: "c", causationId: null, userId: String(user.id) };
+    // What a complete that died between its admission and its record leaves behind.
+    const tasks = new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts);
+    await tasks.admit(user.id, 999_001, 1, "objstore", metadata, session.upload_id);
+    const slots = async () => (await loadState(app.adapters.eventStore, userStream(user.id), admissionDecider)).state.inFlight.size;
+    expect(await slots()).toBe(1);
+    const aborted = await app.request("POST", "/api/uploads/abort", { token: user.token, json: { path: session.path, upload_id: session.upload_id } });
+    expect(aborted.status).toBe(200);
+    for (let i = 0; i < 200 && (await slots()) > 0; i++) await Bun.sleep(10);
+    expect(await slots()).toBe(0);
   });
 
   test("the supported formats are published", async () => {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
+import { loadState } from "../src/core/state-cache.ts";
+import { claimDecider, emailClaimStream } from "../src/accounts/claims.ts";
+import { emailClaimsWorker } from "../src/accounts/email-claims-worker.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -47,6 +50,23 @@ describe("PUT /api/user", () => {
     expect(
       (await app.request("POST", "/api/register", { json: { name: "Next", email, password: "password123", password_confirmation: "password123" } })).status,
     ).toBe(201);
+  });
+
+  test("the email-claims worker releases only an address the account no longer uses, so a redelivery after taking it back changes nothing", async () => {
+    const { token, id, email } = await app.register();
+    const moved = `away-${email}`;
+    expect((await app.request("PUT", "/api/user", { token, json: { email: moved } })).status).toBe(200);
+    const claimOwner = async (address: string) => (await loadState(app.adapters.eventStore, emailClaimStream(address), claimDecider)).state.owner;
+    expect(await claimOwner(email)).toBeNull();
+    expect(await claimOwner(moved)).toBe(id);
+    // Back to the first address, then the first change's event arrives again.
+    expect((await app.request("PUT", "/api/user", { token, json: { email } })).status).toBe(200);
+    expect(await claimOwner(email)).toBe(id);
+    const firstChange = (await app.adapters.eventStore.readStream(`user-${id}`)).find((e) => e.type === "ProfileUpdated")!;
+    await emailClaimsWorker(app.adapters.eventStore).handle(firstChange, undefined as never);
+    expect(await claimOwner(email)).toBe(id);
+    const someoneElse = { name: "Other", email, password: "password123", password_confirmation: "password123" };
+    expect((await app.request("POST", "/api/register", { json: someoneElse })).status).toBe(422);
   });
 
   test("an avatar image is stored and served back at the returned URL", async () => {

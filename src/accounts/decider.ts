@@ -3,6 +3,7 @@ import { ForbiddenError, NotFoundError } from "../core/errors.ts";
 import { periodOf, plans, type BillingInterval, type PlanKey } from "./plans.ts";
 import { emptyLedger, evolveLedger, type BalanceLedger } from "./balance.ts";
 import { userEventTypes, type Identity, type UserEvent } from "./events.ts";
+import { normalizeEmail } from "./claims.ts";
 
 export type UserCommand =
   | {
@@ -130,11 +131,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         registered(state);
         return [{ type: "AccessTokenRevoked", data: { tokenId: command.tokenId, revokedAt: command.now } }];
       case "UpdateProfile": {
-        registered(state);
         if (command.name === undefined && command.email === undefined) return [];
+        const user = registered(state);
         const data: Extract<UserEvent, { type: "ProfileUpdated" }>["data"] = { updatedAt: command.now };
         if (command.name !== undefined) data.name = command.name;
         if (command.email !== undefined) data.email = command.email;
+        if (command.email !== undefined && normalizeEmail(command.email) !== normalizeEmail(user.email)) data.previousEmail = user.email;
         return [{ type: "ProfileUpdated", data }];
       }
       case "ChangeAvatar":

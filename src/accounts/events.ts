@@ -10,7 +10,8 @@ export type UserEvent =
     }
   | { type: "AccessTokenIssued"; data: { tokenId: string; tokenHash: string; method: "registration" | "password" | "social"; issuedAt: string } }
   | { type: "AccessTokenRevoked"; data: { tokenId: string; revokedAt: string } }
-  | { type: "ProfileUpdated"; data: { name?: string; email?: string; updatedAt: string } }
+  /** `previousEmail`: the address this change gave up (another address, not another spelling), whose claim is then released. */
+  | { type: "ProfileUpdated"; data: { name?: string; email?: string; previousEmail?: string; updatedAt: string } }
   | { type: "AvatarChanged"; data: { key: string; contentType: string; changedAt: string } }
   | { type: "IdentityLinked"; data: { identity: Identity } }
   | {

@@ -4,14 +4,22 @@ import type { BlobStore } from "../blobs/port.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { UserDocument } from "./users-projection.ts";
 import type { Accounts } from "./service.ts";
-import { checkAvatar, initialsAvatar } from "./avatars.ts";
+import { initialsAvatar } from "./avatars.ts";
+import type { Profiles } from "./profiles.ts";
 import { profileResponse, updateUserBody, userResponse } from "./schemas.ts";
 import { profileView, userView, type QueueOf } from "./user-view.ts";
 
-export type UserRoutesDependencies = { accounts: Accounts; blobs: BlobStore; publicUrl: string; queueOf: QueueOf; authenticated: AnyElysia };
+export type UserRoutesDependencies = {
+  accounts: Accounts;
+  profiles: Profiles;
+  blobs: BlobStore;
+  publicUrl: string;
+  queueOf: QueueOf;
+  authenticated: AnyElysia;
+};
 
 /** GET and PUT /api/user (spec 4.5), and the public avatar images their URLs point at. */
-export function userRoutes({ accounts, blobs, publicUrl, queueOf, authenticated }: UserRoutesDependencies) {
+export function userRoutes({ accounts, profiles, blobs, publicUrl, queueOf, authenticated }: UserRoutesDependencies) {
   const tags = ["User"];
   const security = [{ bearer: [] }];
 
@@ -21,41 +29,18 @@ export function userRoutes({ accounts, blobs, publicUrl, queueOf, authenticated 
       response: { 200: userResponse },
       detail: { tags, security, summary: "The account: profile, balance, subscription and queue" },
     })
-    .put(
-      "/api/user",
-      async ({ body, caller, metadata }) => {
-        const current = (await accounts.findById(caller.userId))!;
-        // Check everything before changing anything, so a bad avatar leaves the name as it was.
-        const avatar = body.avatar ? await checkAvatar(body.avatar) : null;
-        const email = body.email?.trim();
-        const emailChanges = email !== undefined && email.toLowerCase() !== current.emailKey;
-        if (emailChanges) await accounts.claimEmail(email, caller.userId, metadata);
-        if (avatar) {
-          const key = `avatars/${caller.userId}/${crypto.randomUUID()}.${avatar.extension}`;
-          await blobs.put(key, avatar.bytes, { contentType: avatar.type });
-          await accounts.execute(caller.userId, { type: "ChangeAvatar", key, contentType: avatar.type, now: new Date().toISOString() }, metadata);
-        }
-        await accounts.execute(
-          caller.userId,
-          { type: "UpdateProfile", name: body.name?.trim(), email: email === current.email ? undefined : email, now: new Date().toISOString() },
-          metadata,
-        );
-        if (emailChanges) await accounts.releaseEmail(current.email, caller.userId, metadata);
-        return profileView(publicUrl, (await accounts.findById(caller.userId))!);
+    .put("/api/user", async ({ body, caller, metadata }) => profileView(publicUrl, await profiles.update(caller.userId, body, metadata)), {
+      // An avatar of up to 5 MB: its heavy-work slot is given back once the work is done.
+      afterHandle: ({ request }) => releaseHeavyWork(request),
+      body: updateUserBody,
+      response: { 200: profileResponse },
+      detail: {
+        tags,
+        security,
+        summary: "Update name, email and avatar",
+        description: "JSON or multipart/form-data (for the avatar). All fields optional. 422 for a taken email, a non-image or an image over 5 MB.",
       },
-      {
-        // An avatar of up to 5 MB: its heavy-work slot is given back once the work is done.
-        afterHandle: ({ request }) => releaseHeavyWork(request),
-        body: updateUserBody,
-        response: { 200: profileResponse },
-        detail: {
-          tags,
-          security,
-          summary: "Update name, email and avatar",
-          description: "JSON or multipart/form-data (for the avatar). All fields optional. 422 for a taken email, a non-image or an image over 5 MB.",
-        },
-      },
-    );
+    });
 
   const images = new Elysia({ name: "avatar-images" }).get(
     "/avatars/:userId/:file",

@@ -15,7 +15,8 @@ import type { Disk } from "./events.ts";
  * (accounts/events.ts); this decider folds the ledger so the charge never takes the balance below zero.
  */
 export type AdmissionEvent =
-  | { type: "TaskAdmitted"; data: { taskId: number; attempt: number; admittedAt: string } }
+  /** `upload`: the upload whose completion takes this slot; its task id is then the one every repeat of that completion uses. */
+  | { type: "TaskAdmitted"; data: { taskId: number; attempt: number; admittedAt: string; upload?: string } }
   | { type: "TaskSlotReleased"; data: { taskId: number; attempt: number } };
 
 type Charged = Extract<UserEvent, { type: "SecondsCharged" }>;
@@ -25,14 +26,16 @@ export type AdmissionCommand =
   /**
    * A slot is held by one attempt of a task (`attempt` 1 at creation, then one more per retry), so a
    * late "attempt 1 failed" can never free the slot the retry (attempt 2) holds.
-   * `abandoned`: admitted tasks the caller found were never created (their creation died); their slots are freed first.
+   * `abandoned`: admitted tasks the caller found never began the attempt they were admitted for (their creation or retry died); their slots are freed first.
    */
-  | { type: "AdmitTask"; taskId: number; attempt: number; disk: Disk; limit: number; abandoned: number[]; now: string }
+  | { type: "AdmitTask"; taskId: number; attempt: number; disk: Disk; limit: number; abandoned: number[]; now: string; upload?: string }
   /** `charge`: the finished task's cost in seconds, taken from the balance as the slot is freed. */
-  | { type: "ReleaseTaskSlot"; taskId: number; attempt: number; charge?: { seconds: number; now: string } };
+  | { type: "ReleaseTaskSlot"; taskId: number; attempt: number; charge?: { seconds: number; now: string } }
+  /** Frees the slot an upload's completion took, when the upload ended (aborted, expired) without its task. */
+  | { type: "ReleaseUploadSlot"; upload: string };
 
 /** `charged`: a charge for this task is already in the log (written before charges moved here). */
-export type Slot = { taskId: number; attempt: number; admittedAt: string; charged: boolean };
+export type Slot = { taskId: number; attempt: number; admittedAt: string; charged: boolean; upload?: string };
 export type AdmissionState = { exists: boolean; plan: PlanKey; ledger: BalanceLedger; inFlight: ReadonlyMap<string, Slot> };
 
 const slotKey = (taskId: number, attempt: number) => `${taskId}#${attempt}`;
@@ -40,7 +43,7 @@ const slotKey = (taskId: number, attempt: number) => `${taskId}#${attempt}`;
 export const maxConcurrentTasks = 3;
 
 export const admissionDecider: Decider<AdmissionState, AdmissionCommand, AdmissionEvent | Charged> = {
-  snapshot: { name: "admission", version: 2 },
+  snapshot: { name: "admission", version: 3 },
   initialState: () => ({ exists: false, plan: "free", ledger: emptyLedger, inFlight: new Map() }),
   evolve(state, event) {
     const e = event as Folded;
@@ -58,8 +61,9 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
         return { ...state, ledger: evolveLedger(state.ledger, e), inFlight };
       }
       case "TaskAdmitted": {
-        const { taskId, attempt, admittedAt } = e.data;
-        return { ...state, inFlight: new Map([...state.inFlight, [slotKey(taskId, attempt), { taskId, attempt, admittedAt, charged: false }]]) };
+        const { taskId, attempt, admittedAt, upload } = e.data;
+        const slot: Slot = upload === undefined ? { taskId, attempt, admittedAt, charged: false } : { taskId, attempt, admittedAt, charged: false, upload };
+        return { ...state, inFlight: new Map([...state.inFlight, [slotKey(taskId, attempt), slot]]) };
       }
       case "TaskSlotReleased": {
         const inFlight = new Map(state.inFlight);
@@ -75,6 +79,8 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
     switch (command.type) {
       case "AdmitTask": {
         if (state.inFlight.has(slotKey(command.taskId, command.attempt))) return [];
+        // A repeat of an upload's completion (in parallel, or after one that died): the slot it took already stands.
+        if (command.upload !== undefined && slotOfUpload(state, command.upload)) return [];
         if (command.disk === "videolink" && !plans[state.plan].videoLinks) {
           throw new ForbiddenError("Video links need a Pay-as-you-go, Pro or Max plan.");
         }
@@ -84,7 +90,13 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
         if (state.inFlight.size - released.length >= command.limit) {
           throw new TooManyRequestsError(`You already have ${command.limit} tasks in progress; wait for one to finish.`);
         }
-        return [...released, { type: "TaskAdmitted", data: { taskId: command.taskId, attempt: command.attempt, admittedAt: command.now } }];
+        const admitted: Extract<AdmissionEvent, { type: "TaskAdmitted" }>["data"] = {
+          taskId: command.taskId,
+          attempt: command.attempt,
+          admittedAt: command.now,
+        };
+        if (command.upload !== undefined) admitted.upload = command.upload;
+        return [...released, { type: "TaskAdmitted", data: admitted }];
       }
       case "ReleaseTaskSlot": {
         const { taskId, attempt, charge } = command;
@@ -95,8 +107,18 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
         const seconds = Math.min(charge.seconds, remainingSeconds(state.ledger));
         return [released, { type: "SecondsCharged", data: { taskId, seconds, ...splitCharge(state.ledger, seconds), chargedAt: charge.now } }];
       }
+      case "ReleaseUploadSlot": {
+        const slot = slotOfUpload(state, command.upload);
+        return slot ? [{ type: "TaskSlotReleased", data: { taskId: slot.taskId, attempt: slot.attempt } }] : [];
+      }
       default:
         return assertNever(command);
     }
   },
 };
+
+/** The slot an upload's completion holds, if any. */
+export function slotOfUpload(state: AdmissionState, upload: string): Slot | undefined {
+  for (const slot of state.inFlight.values()) if (slot.upload === upload) return slot;
+  return undefined;
+}

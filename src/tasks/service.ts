@@ -9,7 +9,7 @@ import type { TaskDocument, TranscriptDocument } from "./tasks-projection.ts";
 import type { FolderDocument } from "../folders/folders-projection.ts";
 import { findTaskCounts, folderCountKey, type TaskCountsDocument } from "./task-counts.ts";
 import { userStream } from "../accounts/events.ts";
-import { admissionDecider, maxConcurrentTasks } from "./admission.ts";
+import { admissionDecider, slotOfUpload, maxConcurrentTasks } from "./admission.ts";
 import { assertCostCorrectable, taskDecider, type TaskCommand } from "./decider.ts";
 import { taskStream, type Disk } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
@@ -28,7 +28,7 @@ export type Transcript = { userId: number; segments: Segment[] | null; summary: 
 /** What `PATCH /api/tasks/{id}` takes: the route's schema. */
 export type TaskPatch = typeof updateTaskBody.static;
 
-/** An admission whose task stream is still empty this long after is a creation that died. */
+/** A slot whose attempt has not begun this long after it was taken belongs to a creation or retry that died. */
 const abandonedAfterMs = 60_000;
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -82,39 +82,54 @@ export class Tasks {
     return (await handle(this.store, taskStream(taskId), taskDecider, (state) => taskDecider.decide(command, state), { metadata })).position;
   }
 
-  private async settle(position: number | null): Promise<void> {
+  /** Waits until the read models show the log up to `position` (a write this caller made or waits on). */
+  async settle(position: number | null): Promise<void> {
     if (position !== null) await this.waitFor(position);
   }
 
-  /** Takes one of the user's concurrent-task slots, freeing slots of creations that died first. */
-  async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata): Promise<void> {
+  /**
+   * Takes one of the user's concurrent-task slots, freeing slots of creations that died first. For an
+   * upload's completion (`upload`), a slot that completion took before stands, and the id of its task is
+   * returned: every repeat of one completion names the same task. Otherwise `taskId` is returned.
+   */
+  async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata, upload?: string): Promise<number> {
+    const now = this.now().toISOString();
     const admit = (abandoned: number[]) =>
       handle(
         this.store,
         userStream(userId),
         admissionDecider,
-        (state) =>
-          admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now: this.now().toISOString() }, state),
+        (state) => admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now, upload }, state),
         { metadata },
       );
+    let admitted: Awaited<ReturnType<typeof admit>>;
     try {
-      await admit([]);
+      admitted = await admit([]);
     } catch (error) {
       if (!(error instanceof TooManyRequestsError)) throw error;
       const abandoned = await this.abandonedAdmissions(userId);
       if (abandoned.length === 0) throw error;
-      await admit(abandoned);
+      admitted = await admit(abandoned);
     }
+    return upload === undefined ? taskId : (slotOfUpload(admitted.state, upload)?.taskId ?? taskId);
   }
 
   private async abandonedAdmissions(userId: number): Promise<number[]> {
     const { state } = await loadState(this.store, userStream(userId), admissionDecider);
     const abandoned: number[] = [];
-    for (const { taskId, admittedAt } of state.inFlight.values()) {
+    for (const { taskId, attempt, admittedAt } of state.inFlight.values()) {
       if (this.now().getTime() - Date.parse(admittedAt) < abandonedAfterMs) continue;
-      if ((await this.store.readStream(taskStream(taskId), { maxCount: 1 })).length === 0) abandoned.push(taskId);
+      // The attempt the slot was taken for never began: no task (its creation died), or a retry that was not recorded.
+      const { state: task } = await loadState(this.store, taskStream(taskId), taskDecider);
+      if (task.status === "none" || (task.status === "live" && task.attempts < attempt)) abandoned.push(taskId);
     }
     return abandoned;
+  }
+
+  async releaseUploadSlot(userId: number, upload: string, metadata: EventMetadata): Promise<void> {
+    await handle(this.store, userStream(userId), admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseUploadSlot", upload }, state), {
+      metadata,
+    });
   }
 
   async releaseSlot(userId: number, taskId: number, attempt: number, metadata: EventMetadata): Promise<void> {
@@ -279,15 +294,12 @@ export class Tasks {
 
   async retry(userId: number, taskId: number, metadata: EventMetadata): Promise<TaskDocument> {
     const task = await this.owned(userId, taskId);
-    // Refuse early (422) before taking a slot that the decider would then refuse to use.
-    if (task.status !== "failed") throw new ValidationFailedError({ status: ["Only a failed task can be retried."] }, "Only a failed task can be retried.");
+    // The decider refuses (422) before a slot is taken that the retry could not use. Parallel retries take
+    // the one slot of the next attempt; the retry that loses keeps out of the winner's slot. A slot whose
+    // attempt never began is freed by admission once it is needed (abandonedAdmissions).
+    taskDecider.decide({ type: "RetryTask" }, (await loadState(this.store, taskStream(taskId), taskDecider)).state);
     await this.admit(userId, taskId, task.attempts + 1, task.disk, metadata);
-    try {
-      await this.settle(await this.run(taskId, { type: "RetryTask" }, metadata));
-    } catch (error) {
-      await this.releaseSlot(userId, taskId, task.attempts + 1, metadata);
-      throw error;
-    }
+    await this.settle(await this.run(taskId, { type: "RetryTask" }, metadata));
     return this.owned(userId, taskId);
   }
 

@@ -37,17 +37,14 @@ export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; aut
       async ({ body, caller, user, set, metadata }) => {
         const task = await uploads.complete(caller as Caller, user as UserDocument, body, metadata);
         set.status = 201;
-        return {
-          message: "Upload complete; the task was created.",
-          task: { id: task.id, name: task.name, path: task.path, size: task.size ?? 0, status: task.status, speaker_diarization: task.speakerDiarization },
-        };
+        return { message: "Upload complete; the task was created.", task };
       },
       {
         body: completeBody,
         response: { 201: completedSchema },
         detail: detail(
           "Complete an upload and create its task",
-          "Repeating it returns the same task. 422 when parts are missing or of the wrong size (nothing is created); 403 when the account has no API access or its balance has no time left (or less than `duration`); 429 when 3 tasks are in progress; 409 while a parallel complete of the same upload is still assembling it.",
+          "Answers once the task exists, with the task as created (status `pending`); repeating it returns the same answer. 422 when parts are missing or of the wrong size (nothing is created); 403 when the account has no API access or its balance has no time left (or less than `duration`); 429 when 3 tasks are in progress; 409 while a parallel complete of the same upload is still assembling it.",
         ),
       },
     )

@@ -48,7 +48,7 @@ export const completeBody = t.Object({
 
 export const completedSchema = t.Object({
   message: t.String(),
-  task: t.Object({ id: t.Integer(), name: t.String(), path: t.String(), size: t.Integer(), status: t.String(), speaker_diarization: t.Boolean() }),
+  task: t.Object({ id: t.Integer(), name: t.String(), path: t.String(), size: t.Integer(), status: t.Literal("pending"), speaker_diarization: t.Boolean() }),
 });
 
 export const abortBody = t.Object({ path, upload_id: uploadId });

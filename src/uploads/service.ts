@@ -5,6 +5,7 @@ import type { EventMetadata } from "../core/event.ts";
 import { NoSuchUploadError, type BlobStore, type UploadedPart } from "../blobs/port.ts";
 import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
+import { pollUntil } from "../core/poll.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
@@ -25,6 +26,12 @@ export type PartInput = typeof signPartBody.static;
 export type CompleteInput = typeof completeBody.static;
 export type AbortInput = typeof abortBody.static;
 
+/**
+ * The task a completion created, as it was created (status `pending`, spec 4.3): the same answer for
+ * every repeat of the complete, whatever the task has become since.
+ */
+export type CreatedTask = { id: number; name: string; path: string; size: number; status: "pending"; speaker_diarization: boolean };
+
 export type SessionView = { path: string; upload_id: string; part_size: number; part_count: number; expires_at: string };
 
 const notFound = () => new NotFoundError("Upload session not found.");
@@ -39,6 +46,8 @@ export class Uploads {
     private readonly blobs: BlobStore,
     private readonly tasks: Tasks,
     private readonly now: () => Date = () => new Date(),
+    /** How long complete waits for the upload-completion worker before finishing the completion itself. */
+    private readonly workerWaitMs = 10_000,
   ) {}
 
   async sign(caller: Caller, user: UserDocument, input: SignInput, metadata: EventMetadata): Promise<SessionView> {
@@ -95,13 +104,15 @@ export class Uploads {
   }
 
   /**
-   * Checks the parts, records the completion (with a task id taken once), assembles the object and
-   * creates the task. A repeated complete finds the completion recorded and returns the same task.
+   * Checks the parts, takes the task's slot (429 here, synchronously) and records the completion with the
+   * task id. The upload-completion worker then assembles the object and creates the task; this request
+   * waits for that task and answers with it. A repeated complete finds the completion recorded and
+   * answers with the same task.
    */
-  async complete(caller: Caller, user: UserDocument, input: CompleteInput, metadata: EventMetadata): Promise<TaskDocument> {
+  async complete(caller: Caller, user: UserDocument, input: CompleteInput, metadata: EventMetadata): Promise<CreatedTask> {
     if (!uploadIdPattern.test(input.upload_id)) throw notFound();
     const current = ownSession(await this.load(input.upload_id), caller.userId, input.path);
-    if (current.status === "completed") return this.finish(current.session, current.completion, metadata);
+    if (current.status === "completed") return this.taskOf(current.session, current.completion, metadata);
     assertOpen(current, this.now().toISOString());
     const session = current.session;
 
@@ -125,15 +136,16 @@ export class Uploads {
       if (!(error instanceof NoSuchUploadError)) throw error;
       // Gone from the store: a complete running in parallel took it, or it was discarded meanwhile.
       const now = await this.load(input.upload_id);
-      if (now.status === "completed") return this.finish(now.session, now.completion, metadata);
+      if (now.status === "completed") return this.taskOf(now.session, now.completion, metadata);
       throw new ValidationFailedError({ upload_id: ["The parts of this upload are gone; sign the upload again."] });
     }
     const problem = partProblem(session, parts);
     if (problem) throw new ValidationFailedError({ upload_id: [problem] }, problem);
 
-    // The slot first (429 leaves nothing behind), then the completion that names the task.
-    const taskId = await nextId(this.store, "task", metadata.correlationId);
-    await this.tasks.admit(caller.userId, taskId, 1, "objstore", metadata);
+    // The slot first, so a 429 leaves nothing behind. The slot is the upload's: a parallel or repeated
+    // complete finds it and names the same task. Should the session end before the completion is
+    // recorded, the upload-completion worker frees it.
+    const taskId = await this.tasks.admit(caller.userId, await nextId(this.store, "task", metadata.correlationId), 1, "objstore", metadata, input.upload_id);
     const completion: Completion = {
       taskId,
       name: input.name ?? nameWithoutExtension(input.original_name),
@@ -141,27 +153,40 @@ export class Uploads {
       duration: input.duration ?? session.duration,
       speakerDiarization: input.speaker_diarization ?? false,
     };
-    let recorded: UploadState;
-    try {
-      recorded = (
-        await this.run(
-          input.upload_id,
-          { type: "CompleteUpload", userId: caller.userId, key: session.key, completion, now: this.now().toISOString() },
-          metadata,
-        )
-      ).state;
-    } catch (error) {
-      await this.tasks.releaseSlot(caller.userId, taskId, 1, metadata);
-      throw error;
-    }
+    const { state: recorded } = await this.run(
+      input.upload_id,
+      { type: "CompleteUpload", userId: caller.userId, key: session.key, completion, now: this.now().toISOString() },
+      metadata,
+    );
     if (recorded.status !== "completed") throw new Error(`upload ${input.upload_id} is ${recorded.status} after completing`);
-    // A parallel complete recorded its own task first: give our slot back and finish theirs.
-    if (recorded.completion.taskId !== taskId) await this.tasks.releaseSlot(caller.userId, taskId, 1, metadata);
-    return this.finish(recorded.session, recorded.completion, metadata, recorded.completion.taskId === taskId ? parts : undefined);
+    return this.taskOf(recorded.session, recorded.completion, metadata);
+  }
+
+  /**
+   * The task a recorded completion creates, once the upload-completion worker has made it. Should no
+   * worker have done so in time (none running, or it gave up), the request finishes the completion
+   * itself: finishing is idempotent, so it does what the worker would.
+   */
+  private async taskOf(session: UploadSession, completion: Completion, metadata: EventMetadata): Promise<CreatedTask> {
+    const created = async () => {
+      const [first] = await this.store.readStream(taskStream(completion.taskId), { maxCount: 1 });
+      if (first) await this.tasks.settle(first.position);
+      return first !== undefined;
+    };
+    await pollUntil(created, this.workerWaitMs);
+    await this.finish(session, completion, metadata);
+    return {
+      id: completion.taskId,
+      name: completion.name,
+      path: session.key,
+      size: session.size,
+      status: "pending",
+      speaker_diarization: completion.speakerDiarization,
+    };
   }
 
   /** Assembles the object unless it is there already, then creates the task unless it exists. Idempotent. */
-  async finish(session: UploadSession, completion: Completion, metadata: EventMetadata, parts?: UploadedPart[]): Promise<TaskDocument> {
+  async finish(session: UploadSession, completion: Completion, metadata: EventMetadata): Promise<TaskDocument> {
     const { state: task } = await loadState(this.store, taskStream(completion.taskId), taskDecider);
     if (task.status === "live") return this.tasks.owned(session.userId, completion.taskId);
     if (task.status === "deleted") throw new NotFoundError("The task this upload created has been deleted.");
@@ -169,7 +194,7 @@ export class Uploads {
     let object = await this.blobs.head(session.key);
     if (!object) {
       try {
-        const listed = parts ?? (await this.blobs.listParts(session.key, session.storageUploadId));
+        const listed = await this.blobs.listParts(session.key, session.storageUploadId);
         // Checked before the completion was recorded; parts going missing since means another
         // request is assembling them right now.
         if (partProblem(session, listed)) throw new NoSuchUploadError(session.storageUploadId);
@@ -213,11 +238,16 @@ export class Uploads {
     return true;
   }
 
-  /** Finishes a recorded completion whose task was never created (its request died half-way). */
+  /** Finishes a recorded completion: the upload-completion worker's step, and the cleanup job's for one it gave up on. */
   async finishRecorded(uploadId: string, metadata: EventMetadata): Promise<TaskDocument | null> {
     const state = await this.load(uploadId);
     if (state.status !== "completed") return null;
     return this.finish(state.session, state.completion, metadata);
+  }
+
+  /** Gives back the slot a completion of this upload took, when the upload ended without its task. */
+  async releaseSlot(userId: number, uploadId: string, metadata: EventMetadata): Promise<void> {
+    await this.tasks.releaseUploadSlot(userId, uploadId, metadata);
   }
 
   private async load(uploadId: string): Promise<UploadState> {

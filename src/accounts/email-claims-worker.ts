@@ -1,0 +1,31 @@
+import type { EventStore } from "../core/event-store.ts";
+import type { Worker } from "../core/worker.ts";
+import { handle } from "../core/command-handler.ts";
+import type { UserEvent } from "./events.ts";
+import { loadState } from "../core/state-cache.ts";
+import { userDecider } from "./decider.ts";
+import { userStream } from "./events.ts";
+import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
+
+/**
+ * The process manager of an email change: once the account's `ProfileUpdated` says it gave an address
+ * up, that address's claim is released, so another account may register with it. Releasing checks the
+ * owner, and an address the account has taken back since keeps its claim, so a redelivery changes nothing.
+ */
+export function emailClaimsWorker(store: EventStore): Worker {
+  return {
+    name: "email-claims",
+    subject: "scribe.user.ProfileUpdated",
+    async handle(recorded) {
+      const event = recorded as unknown as Extract<UserEvent, { type: "ProfileUpdated" }>;
+      const previous = event.data.previousEmail;
+      if (previous === undefined) return;
+      const userId = Number(recorded.streamName.slice("user-".length));
+      const { state: account } = await loadState(store, userStream(userId), userDecider);
+      if (account.status === "registered" && normalizeEmail(account.email) === normalizeEmail(previous)) return;
+      await handle(store, emailClaimStream(previous), claimDecider, (state) => claimDecider.decide({ type: "Release", userId }, state), {
+        metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: String(userId) },
+      });
+    },
+  };
+}

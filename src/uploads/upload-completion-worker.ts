@@ -1,0 +1,34 @@
+import type { Worker } from "../core/worker.ts";
+import { NotFoundError } from "../core/errors.ts";
+import type { UploadEvent } from "./events.ts";
+import type { Uploads } from "./service.ts";
+
+/**
+ * The process manager of an upload's end. The request records the completion (after taking the task's
+ * slot), and this worker carries it on across the other streams: it assembles the parts into the object
+ * and creates the task named in the completion. An upload aborted or expired instead gives back the slot a
+ * completion may have taken before it failed. Every step checks first (the object there, the task live,
+ * the slot held), so a redelivery, or the request's own repeat, changes nothing.
+ */
+export function uploadCompletionWorker(uploads: Uploads): Worker {
+  return {
+    name: "upload-completion",
+    subject: "scribe.upload.>",
+    async handle(recorded) {
+      const event = recorded as unknown as UploadEvent;
+      const uploadId = recorded.streamName.slice("upload-".length);
+      if (event.type === "UploadSigned") return;
+      const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: String(event.data.userId) };
+      if (event.type !== "UploadCompleted") {
+        await uploads.releaseSlot(event.data.userId, uploadId, metadata);
+        return;
+      }
+      try {
+        await uploads.finishRecorded(uploadId, metadata);
+      } catch (error) {
+        // The task was deleted before this ran (its client saw it and removed it): nothing left to do.
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+    },
+  };
+}
