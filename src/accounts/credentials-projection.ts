@@ -1,12 +1,10 @@
-import type { Projection } from "../core/projection.ts";
-import type { Document } from "../readmodels/port.ts";
+import { positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
+import type { RecordedEvent } from "../core/event.ts";
 import { userIdOfStream, type UserEvent } from "./events.ts";
 
-/**
- * The `credentials` read model: one document per live access token or API key, keyed by the secret's
- * SHA-256, so authenticating a request is one lookup by hash. Revoking deletes the document.
- */
-export type CredentialDocument = Document & {
+type CredentialFields = {
+  /** The secret's SHA-256: authenticating a request is one lookup by it (a unique index). */
+  hash: string;
   userId: number;
   kind: "token" | "api_key";
   credentialId: string;
@@ -15,49 +13,58 @@ export type CredentialDocument = Document & {
   createdAt: string;
 };
 
+/**
+ * The `credentials` read model: one document per live access token or API key, keyed by its id
+ * (`token:<id>`, `api_key:<id>`) so that issuing and revoking fold into the same document, position
+ * guarded like every other read model. Revoking deletes it.
+ */
+export type CredentialDocument = ProjectedDocument & CredentialFields;
+
+const documentId = (recorded: RecordedEvent): string | null => {
+  const event = recorded as unknown as UserEvent;
+  switch (event.type) {
+    case "AccessTokenIssued":
+    case "AccessTokenRevoked":
+      return `token:${event.data.tokenId}`;
+    case "ApiKeyCreated":
+    case "ApiKeyRevoked":
+      return `api_key:${event.data.keyId}`;
+    default:
+      return null;
+  }
+};
+
+function evolve(current: CredentialFields | null, recorded: RecordedEvent): CredentialFields | null {
+  const userId = userIdOfStream(recorded.streamName);
+  if (userId === null) return current;
+  const event = recorded as unknown as UserEvent;
+  switch (event.type) {
+    case "AccessTokenIssued": {
+      const { tokenHash, tokenId, issuedAt } = event.data;
+      return { hash: tokenHash, userId, kind: "token", credentialId: tokenId, name: null, prefix: null, createdAt: issuedAt };
+    }
+    case "ApiKeyCreated": {
+      const { keyHash, keyId, name, prefix, createdAt } = event.data;
+      return { hash: keyHash, userId, kind: "api_key", credentialId: keyId, name, prefix, createdAt };
+    }
+    case "AccessTokenRevoked":
+    case "ApiKeyRevoked":
+      return null;
+    default:
+      return current;
+  }
+}
+
 export const credentialsProjection: Projection = {
   name: "credentials",
+  // 2: keyed by credential id with a position, the hash a field (was: keyed by hash, no position).
+  version: 2,
   collections: ["credentials"],
   eventTypes: ["AccessTokenIssued", "AccessTokenRevoked", "ApiKeyCreated", "ApiKeyRevoked"],
   async setup(db) {
+    await db.collection("credentials").createIndex({ hash: 1 }, { unique: true });
     await db.collection("credentials").createIndex({ userId: 1, kind: 1 });
     await db.collection("credentials").createIndex({ credentialId: 1 });
   },
-  // Idempotent without positions: issuing upserts by hash, revoking deletes by id.
-  async apply(recorded, db) {
-    const userId = userIdOfStream(recorded.streamName);
-    if (userId === null) return;
-    const credentials = db.collection<CredentialDocument>("credentials");
-    const event = recorded as unknown as UserEvent;
-    switch (event.type) {
-      case "AccessTokenIssued":
-        await credentials.replaceOne(
-          { _id: event.data.tokenHash },
-          { _id: event.data.tokenHash, userId, kind: "token", credentialId: event.data.tokenId, name: null, prefix: null, createdAt: event.data.issuedAt },
-          { upsert: true },
-        );
-        return;
-      case "ApiKeyCreated":
-        await credentials.replaceOne(
-          { _id: event.data.keyHash },
-          {
-            _id: event.data.keyHash,
-            userId,
-            kind: "api_key",
-            credentialId: event.data.keyId,
-            name: event.data.name,
-            prefix: event.data.prefix,
-            createdAt: event.data.createdAt,
-          },
-          { upsert: true },
-        );
-        return;
-      case "AccessTokenRevoked":
-        await credentials.deleteMany({ credentialId: event.data.tokenId });
-        return;
-      case "ApiKeyRevoked":
-        await credentials.deleteMany({ credentialId: event.data.keyId });
-        return;
-    }
-  },
+  apply: positionGuarded<CredentialFields>({ collection: "credentials", documentId, evolve }),
 };

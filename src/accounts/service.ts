@@ -13,6 +13,7 @@ import { plans, type BillingInterval, type PlanKey } from "./plans.ts";
 import { userDecider, type UserCommand } from "./decider.ts";
 import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
 import { userStream, type Identity } from "./events.ts";
+import type { registerBody } from "./schemas.ts";
 import { hashPassword, hashSecret, newAccessToken, newApiKey, verifyPassword } from "./secrets.ts";
 
 export type Caller = { userId: number; kind: "token" | "api_key"; credentialId: string };
@@ -20,6 +21,17 @@ export type Authentication = { caller: Caller; user: UserDocument };
 export type TokenResponse = { token: string; user: { id: number; name: string; email: string } };
 
 const emailTaken = "The email has already been taken.";
+
+/**
+ * Who registers: the fields of `POST /api/register` (its schema), or what social login learned. `userId`
+ * comes in when the caller had to claim something for the account before it exists (social login's identity).
+ */
+export type Registration = Pick<typeof registerBody.static, "name" | "email"> & {
+  password: string | null;
+  identity: Identity | null;
+  method: "registration" | "social";
+  userId?: number;
+};
 
 /**
  * Account use cases. Writes go through commands on `user-<id>` (and the email's claim stream for
@@ -78,11 +90,7 @@ export class Accounts {
     await handle(this.store, emailClaimStream(email), claimDecider, (state) => claimDecider.decide({ type: "Release", userId }, state), { metadata });
   }
 
-  /** `userId` comes in when the caller had to claim something for the account before it exists (social login's identity). */
-  async register(
-    input: { name: string; email: string; password: string | null; identity: Identity | null; method: "registration" | "social"; userId?: number },
-    correlationId: string,
-  ): Promise<TokenResponse> {
+  async register(input: Registration, correlationId: string): Promise<TokenResponse> {
     if (await this.findByEmail(input.email)) throw new ValidationFailedError({ email: [emailTaken] });
     const userId = input.userId ?? (await nextId(this.store, "user", correlationId));
     const metadata = { correlationId, causationId: null, userId: String(userId) };
@@ -148,7 +156,7 @@ export class Accounts {
   async authenticate(secret: string): Promise<Authentication | null> {
     const hash = hashSecret(secret);
     return this.authentications.get(hash, async () => {
-      const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ _id: hash });
+      const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ hash });
       if (!credential) return null;
       const user = await this.findById(credential.userId);
       if (!user) return null;

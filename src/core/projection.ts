@@ -4,7 +4,12 @@ import { DuplicateKeyError, type Collection, type Document, type DocumentStore, 
 /**
  * A read model built from the log. `apply` must be idempotent under redelivery: the runner saves its
  * checkpoint only now and then, so after a restart the last few events arrive again.
- * `positionGuarded` below gives that for free to documents updated one event at a time.
+ *
+ * One scheme for that everywhere: every document remembers the log position of the last event folded
+ * into it (`_position`), an event at or below it is skipped, and the write is a compare-and-set on the
+ * position read. `positionGuarded` below is that for documents changed one event at a time (a document
+ * per event too: keyed by the event's id); the few writes that change many documents at once (a folder
+ * renamed, notifications read) match only documents below the event's position.
  */
 export type Projection = {
   name: string;
@@ -57,8 +62,12 @@ export function positionGuarded<Fields extends object>(options: {
   };
 }
 
-/** Writes `document` (or deletes, for null) only if the stored one is still at `expected` (null: absent). */
-async function compareAndSet<T extends ProjectedDocument>(
+/**
+ * Writes `document` (or deletes, for null) only if the stored one is still at `expected` (null: absent);
+ * false when another writer got there first. The one write every projection makes to a positioned
+ * document, directly or through positionGuarded.
+ */
+export async function compareAndSet<T extends ProjectedDocument>(
   collection: Collection<T>,
   id: string,
   expected: number | null,

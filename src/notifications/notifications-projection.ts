@@ -1,6 +1,6 @@
 /**
  * The `notifications` read model (spec 2.5): one document per notification, keyed by the id of the
- * event that caused it, so a redelivered event finds its notification already there.
+ * event that caused it and position guarded, so a redelivered event finds its notification already there.
  *
  * Sources:
  * - `user-<id>`: PlanChanged ("Plan changed"); SecondsCharged when it takes the balance below 10 %
@@ -14,7 +14,7 @@
  * `notification_balances` (one small document per user, guarded by log position).
  */
 import type { RecordedEvent } from "../core/event.ts";
-import { DuplicateKeyError, type Document, type DocumentStore } from "../readmodels/port.ts";
+import type { Document, DocumentStore } from "../readmodels/port.ts";
 import { userIdOfStream, type UserEvent } from "../accounts/events.ts";
 import { emptyLedger, evolveLedger, type BalanceLedger } from "../accounts/balance.ts";
 import {
@@ -26,7 +26,7 @@ import {
   type NotificationKind,
   type TaskNotificationEvent,
 } from "./decisions.ts";
-import type { Projection, ProjectedDocument } from "../core/projection.ts";
+import { positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
 
 export type NotificationDocument = ProjectedDocument & {
   userId: number;
@@ -42,32 +42,36 @@ type BalanceDocument = ProjectedDocument & { ledger: BalanceLedger };
 const ledgerEventTypes = ["AllowanceGranted", "SecondsToppedUp", "SecondsCharged"] as const;
 type LedgerEvent = Extract<UserEvent, { type: (typeof ledgerEventTypes)[number] }>;
 
-/** Adds a notification unless this event made it before; never touches one that exists (it may be read). */
-async function notify(db: DocumentStore, event: RecordedEvent, userId: number, content: NotificationContent): Promise<void> {
-  const notifications = db.collection<NotificationDocument>("notifications");
-  if (await notifications.findOne({ _id: event.id })) return;
-  try {
-    await notifications.insertOne({ _id: event.id, _position: event.position, userId, ...content, read_at: null, created_at: event.time });
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-  }
+type NotificationFields = Omit<NotificationDocument, "_id" | "_position">;
+
+/** Adds the notification this event makes unless it made it before; never touches one that exists (it may be read). */
+function notify(db: DocumentStore, event: RecordedEvent, userId: number, content: NotificationContent): Promise<void> {
+  return positionGuarded<NotificationFields>({
+    collection: "notifications",
+    documentId: () => event.id,
+    evolve: (current) => current ?? { userId, ...content, read_at: null, created_at: event.time },
+  })(event, db);
 }
+
+const applyToBalance = positionGuarded<{ ledger: BalanceLedger }>({
+  collection: "notification_balances",
+  documentId: (recorded) => String(userIdOfStream(recorded.streamName)),
+  evolve: (current, recorded) => ({ ledger: evolveLedger(current?.ledger ?? emptyLedger, recorded as unknown as LedgerEvent) }),
+});
 
 /**
  * Folds a ledger event into the user's balance. The notification is written before the balance, so
  * a crash in between replays the event against the same "before" and writes the same notification.
  */
 async function applyLedgerEvent(db: DocumentStore, recorded: RecordedEvent, userId: number, event: LedgerEvent): Promise<void> {
-  const balances = db.collection<BalanceDocument>("notification_balances");
-  const current = await balances.findOne({ _id: String(userId) });
-  if (current && current._position >= recorded.position) return;
-  const before = current?.ledger ?? emptyLedger;
-  const after = evolveLedger(before, event);
   if (event.type === "SecondsCharged") {
-    const low = balanceLowAfterCharge(before, after);
+    const current = await db.collection<BalanceDocument>("notification_balances").findOne({ _id: String(userId) });
+    if (current && current._position >= recorded.position) return;
+    const before = current?.ledger ?? emptyLedger;
+    const low = balanceLowAfterCharge(before, evolveLedger(before, event));
     if (low) await notify(db, recorded, userId, low);
   }
-  await balances.replaceOne({ _id: String(userId) }, { _id: String(userId), _position: recorded.position, ledger: after }, { upsert: true });
+  await applyToBalance(recorded, db);
 }
 
 function isTaskNotificationEvent(event: RecordedEvent): event is RecordedEvent & TaskNotificationEvent {

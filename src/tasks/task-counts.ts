@@ -1,6 +1,6 @@
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { TaskStatus } from "./events.ts";
-import type { ProjectedDocument } from "../core/projection.ts";
+import { compareAndSet, type ProjectedDocument } from "../core/projection.ts";
 
 /**
  * The `task_counts` read model: one document per user with their tasks counted by status and by folder,
@@ -70,12 +70,14 @@ export async function updateTaskCounts(
   change: (counts: TaskCountsFields) => TaskCountsFields,
 ): Promise<void> {
   const id = String(userId);
-  const current = await findTaskCounts(db, userId);
-  if (current && current._position >= position) return;
-  const { _id, _position, changing: _, ...fields } = current ?? { _id: id, _position: 0, changing: undefined, ...emptyCounts(userId) };
-  await db
-    .collection<TaskCountsDocument>("task_counts")
-    .replaceOne({ _id: id }, { ...change(fields), _id: id, _position: position, changing: position }, { upsert: true });
+  for (let attempt = 1; ; attempt++) {
+    const current = await findTaskCounts(db, userId);
+    if (current && current._position >= position) return;
+    const { _id, _position, changing: _, ...fields } = current ?? { _id: id, _position: 0, changing: undefined, ...emptyCounts(userId) };
+    const next: TaskCountsDocument = { ...change(fields), _id: id, _position: position, changing: position };
+    if (await compareAndSet(db.collection<TaskCountsDocument>("task_counts"), id, current?._position ?? null, next)) return;
+    if (attempt >= 10) throw new Error(`task_counts/${id}: still changing under event ${position} after ${attempt} attempts`);
+  }
 }
 
 /** The tasks changed at `position` are written: the user's task list is whole again at that version. */

@@ -1,10 +1,8 @@
-import type { Projection } from "../core/projection.ts";
-import type { Document } from "../readmodels/port.ts";
+import { positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
 import type { RecordedEvent } from "../core/event.ts";
 import { taskEventTypes, taskIdOfStream } from "./events.ts";
 
-/** The `task_history` read model: one document per task event, for the owner's history view. */
-export type TaskHistoryDocument = Document & {
+type HistoryFields = {
   taskId: number;
   position: number;
   type: string;
@@ -12,6 +10,9 @@ export type TaskHistoryDocument = Document & {
   actingUserId: string | null;
   summary: Record<string, unknown>;
 };
+
+/** The `task_history` read model: one document per task event (keyed by its id), for the owner's history view. */
+export type TaskHistoryDocument = ProjectedDocument & HistoryFields;
 
 const large = new Set(["segments", "summary", "mindmap", "transcript"]);
 
@@ -37,24 +38,24 @@ export function summarize(data: unknown): Record<string, unknown> {
 
 export const taskHistoryProjection: Projection = {
   name: "task_history",
+  // 2: each document keeps its event's position (`_position`), as every read model does.
+  version: 2,
   collections: ["task_history"],
   eventTypes: taskEventTypes,
   async setup(db) {
     await db.collection("task_history").createIndex({ taskId: 1, position: 1 });
   },
-  // Keyed by event id: applying an event twice writes the same document.
-  async apply(event: RecordedEvent, db) {
-    const taskId = taskIdOfStream(event.streamName);
-    if (taskId === null) return;
-    const doc: TaskHistoryDocument = {
-      _id: event.id,
-      taskId,
-      position: event.position,
-      type: event.type,
-      time: event.time,
-      actingUserId: event.metadata.userId,
-      summary: summarize(event.data),
-    };
-    await db.collection<TaskHistoryDocument>("task_history").replaceOne({ _id: event.id }, doc, { upsert: true });
-  },
+  apply: positionGuarded<HistoryFields>({
+    collection: "task_history",
+    documentId: (event) => (taskIdOfStream(event.streamName) === null ? null : event.id),
+    evolve: (current, event: RecordedEvent) =>
+      current ?? {
+        taskId: taskIdOfStream(event.streamName)!,
+        position: event.position,
+        type: event.type,
+        time: event.time,
+        actingUserId: event.metadata.userId,
+        summary: summarize(event.data),
+      },
+  }),
 };

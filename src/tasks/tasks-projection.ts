@@ -1,6 +1,6 @@
 import type { RecordedEvent } from "../core/event.ts";
 import type { Projection, ProjectedDocument } from "../core/projection.ts";
-import { positionGuarded } from "../core/projection.ts";
+import { compareAndSet, positionGuarded } from "../core/projection.ts";
 import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskStatus } from "./events.ts";
 import type { FolderEvent } from "../folders/decider.ts";
 import { userIdOfStream } from "../accounts/events.ts";
@@ -161,30 +161,34 @@ const taskId = (event: RecordedEvent) => {
 const applyTranscript = positionGuarded<TranscriptFields>({ collection: "transcripts", documentId: taskId, evolve: evolveTranscript });
 
 /**
- * Like positionGuarded, and counts the change in the owner's `task_counts` first (see task-counts.ts): a
- * crash between the writes leaves the task as it was, so the event arriving again recounts the same
+ * positionGuarded's scheme, and counts the change in the owner's `task_counts` first (see task-counts.ts):
+ * a crash between the writes leaves the task as it was, so the event arriving again recounts the same
  * change, which the counts (guarded by their own position) then skip.
  */
 async function applyTask(event: RecordedEvent, db: Parameters<Projection["apply"]>[1]): Promise<void> {
   const id = taskId(event);
   if (id === null) return;
   const tasks = db.collection<TaskDocument>("tasks");
-  const current = await tasks.findOne({ _id: id });
-  if (current && current._position >= event.position) {
-    // Delivered again: a crash may have come between writing the task and settling its counts.
-    await settleTaskCounts(db, current.userId, event.position);
-    return;
+  for (let attempt = 1; ; attempt++) {
+    const current = await tasks.findOne({ _id: id });
+    if (current && current._position >= event.position) {
+      // Delivered again: a crash may have come between writing the task and settling its counts.
+      await settleTaskCounts(db, current.userId, event.position);
+      return;
+    }
+    const next = evolveTask(current, event);
+    const userId = next?.userId ?? current?.userId;
+    if (userId === undefined) return;
+    await updateTaskCounts(db, userId, event.position, (counts) => countTaskChange(counts, current, next));
+    if (await compareAndSet(tasks, id, current?._position ?? null, next && { ...next, _id: id, _position: event.position })) {
+      await settleTaskCounts(db, userId, event.position);
+      return;
+    }
+    if (attempt >= 10) throw new Error(`tasks/${id}: still changing under event ${event.position} after ${attempt} attempts`);
   }
-  const next = evolveTask(current, event);
-  const userId = next?.userId ?? current?.userId;
-  if (userId === undefined) return;
-  await updateTaskCounts(db, userId, event.position, (counts) => countTaskChange(counts, current, next));
-  if (next === null) await tasks.deleteOne({ _id: id });
-  else await tasks.replaceOne({ _id: id }, { ...next, _id: id, _position: event.position }, { upsert: true });
-  await settleTaskCounts(db, userId, event.position);
 }
 
-/** Folder renames and deletions reach every task in the folder (idempotent: they match by folder id). */
+/** Folder renames and deletions reach every task in the folder that has not seen this event (matched below its position). */
 async function applyFolderEvent(recorded: RecordedEvent, db: Parameters<Projection["apply"]>[1]): Promise<void> {
   const userId = userIdOfStream(recorded.streamName);
   const event = recorded as unknown as FolderEvent;
@@ -194,10 +198,13 @@ async function applyFolderEvent(recorded: RecordedEvent, db: Parameters<Projecti
   if (event.type === "FolderRenamed") {
     await updateTaskCounts(db, userId, recorded.position, (counts) => counts);
     // The new _position tells a response cache keyed by it that these tasks changed.
-    await tasks.updateMany({ userId, folderId }, { $set: { folder: event.data.name, _position: recorded.position } });
+    await tasks.updateMany({ userId, folderId, _position: { $lt: recorded.position } }, { $set: { folder: event.data.name, _position: recorded.position } });
   } else {
     await updateTaskCounts(db, userId, recorded.position, (counts) => countFolderDeleted(counts, folderId));
-    await tasks.updateMany({ userId, folderId }, { $set: { folder: null, folderId: null, _position: recorded.position } });
+    await tasks.updateMany(
+      { userId, folderId, _position: { $lt: recorded.position } },
+      { $set: { folder: null, folderId: null, _position: recorded.position } },
+    );
   }
   await settleTaskCounts(db, userId, recorded.position);
 }
