@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Format and lint first (Biome, biome.json): a file that is not formatted, or breaks a lint rule, fails the suite.
-# Only when the whole suite runs: `npm test -- test/x.test.ts` runs that file alone.
+# Only when the whole suite runs: `npm test -- test/tasks` runs that folder alone.
 if [ "$#" -eq 0 ]; then
   biome_log=$(mktemp)
   if ! node_modules/.bin/biome ci --colors=off . >"$biome_log" 2>&1; then

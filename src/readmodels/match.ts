@@ -1,7 +1,7 @@
 /**
  * The JS evaluation of a port filter, with MongoDB's semantics for the supported subset. The embedded
  * store uses it where a condition cannot be expressed in SQL (a real regex); it must agree with the SQL
- * translation (embedded-sql.ts) on every document, which test/readmodels-match.unit.test.ts pins down.
+ * translation (embedded-sql.ts) on every document, which test/readmodels/readmodels-match.unit.test.ts pins down.
  */
 import type { Document, Filter } from "./port.ts";
 import { getPath, parseFilter, type Condition, type FilterNode, type Scalar } from "./filter.ts";

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { taskStream } from "../../src/tasks/events.ts";
+import { userStream } from "../../src/accounts/events.ts";
+
+// Every event a request appends carries who acted and the request's correlation id (X-Request-Id when the
+// client sends a sane one): built once per request by the authentication plugin. (Events that workers append
+// later keep the correlation id, name their cause, and have no acting user.)
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+test("events of an authenticated request carry its X-Request-Id and the acting user", async () => {
+  const user = await app.register();
+  const headers = { "x-request-id": "req-4242" };
+  const created = await app.request("POST", "/api/tasks", {
+    token: user.token,
+    headers,
+    json: { disk: "objstore", name: "Traced", path: "uploads/a.mp3", segments: [{ start: 0, end: 1000, text: "hello" }] },
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: number };
+  expect((await app.request("POST", "/api/folders", { token: user.token, headers, json: { name: "Work" } })).status).toBe(201);
+  expect(
+    (await app.request("PATCH", `/api/tasks/${id}`, { token: user.token, headers: { "x-request-id": "req-4343" }, json: { name: "Renamed", folder: "Work" } }))
+      .status,
+  ).toBe(200);
+  const byRequest = <E extends { metadata: { correlationId: string; causationId: string | null; userId: string | null } }>(
+    events: E[],
+    correlationId: string,
+  ) => events.filter((e) => e.metadata.correlationId === correlationId && e.metadata.causationId === null);
+  const taskEvents = (await app.adapters.eventStore.readStream(taskStream(id))) as never as {
+    type: string;
+    metadata: { correlationId: string; causationId: string | null; userId: string | null };
+  }[];
+  const userEvents = (await app.adapters.eventStore.readStream(userStream(user.id))) as never as {
+    type: string;
+    metadata: { correlationId: string; causationId: string | null; userId: string | null };
+  }[];
+  expect(byRequest(taskEvents, "req-4242").map((e) => e.type)).toContain("TaskCreated");
+  expect(byRequest(userEvents, "req-4242").map((e) => e.type)).toContain("FolderCreated");
+  expect(byRequest(taskEvents, "req-4343").map((e) => e.type)).toEqual(expect.arrayContaining(["TaskRenamed", "TaskMoved"]));
+  for (const event of [...byRequest(taskEvents, "req-4242"), ...byRequest(taskEvents, "req-4343"), ...byRequest(userEvents, "req-4242")])
+    expect(event.metadata.userId).toBe(String(user.id));
+  // A request id that is not sane is replaced by a fresh one.
+  const odd = await app.request("POST", "/api/folders", { token: user.token, headers: { "x-request-id": "bad id with spaces" }, json: { name: "Home" } });
+  expect(odd.status).toBe(201);
+  const latest = ((await app.adapters.eventStore.readStream(userStream(user.id))) as never as { metadata: { correlationId: string } }[]).at(-1)!;
+  expect(latest.metadata.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+});

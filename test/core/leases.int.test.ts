@@ -1,0 +1,147 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
+import { Leases, holdLeadership, type LeasedWork } from "../../src/core/lease.ts";
+import type { DocumentStore } from "../../src/readmodels/port.ts";
+import { startPeriodicJob } from "../../src/core/periodic-job.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "scribe-leases-"));
+const stores: EmbeddedDocumentStore[] = [];
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Two handles on one embedded store file, as two processes on one DATA_DIR have. */
+function twoProcesses(name: string): [DocumentStore, DocumentStore] {
+  mkdirSync(join(dir, name));
+  const a = new EmbeddedDocumentStore(join(dir, name, "readmodels.sqlite"));
+  const b = new EmbeddedDocumentStore(join(dir, name, "readmodels.sqlite"));
+  stores.push(a, b);
+  return [a, b];
+}
+
+const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 3000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await Bun.sleep(5);
+  }
+};
+
+describe("leases", () => {
+  test("one holder at a time; it renews; another takes over once it expires or is released", async () => {
+    const [a, b] = twoProcesses("basic");
+    let clock = 1_000_000;
+    const first = new Leases(a, "first", () => clock);
+    const second = new Leases(b, "second", () => clock);
+    expect(await first.acquire("relay", 1000)).toBe(true);
+    expect(await second.acquire("relay", 1000)).toBe(false);
+    clock += 900;
+    expect(await first.acquire("relay", 1000)).toBe(true); // renewed until 1,001,900
+    clock += 900;
+    expect(await second.acquire("relay", 1000)).toBe(false);
+    expect(await second.holderOf("relay")).toBe("first");
+    clock += 200;
+    expect(await second.acquire("relay", 1000)).toBe(true);
+    expect(await first.acquire("relay", 1000)).toBe(false);
+    await second.release("relay");
+    expect(await first.acquire("relay", 1000)).toBe(true);
+  });
+
+  test("of many processes racing for a lease, exactly one gets it", async () => {
+    const [a, b] = twoProcesses("race");
+    const contenders = Array.from({ length: 20 }, (_, i) => new Leases(i % 2 ? a : b, `p${i}`));
+    const won = await Promise.all(contenders.map((l) => l.acquire("projections", 5000)));
+    expect(won.filter(Boolean)).toHaveLength(1);
+  });
+
+  test("leadership: one runner among two; when the leader is cut off it stops itself, and the other takes over", async () => {
+    const [a, b] = twoProcesses("leadership");
+    const running = new Set<string>();
+    const work = (who: string) => async (): Promise<LeasedWork> => {
+      running.add(who);
+      return { stop: async () => void running.delete(who) };
+    };
+    let cutOff = false;
+    const flaky = new Leases(a, "A");
+    const original = flaky.acquire.bind(flaky);
+    flaky.acquire = (name, ttl) => (cutOff ? Promise.reject(new Error("store unreachable")) : original(name, ttl));
+    const leaderA = holdLeadership(flaky, "relay", work("A"), { ttlMs: 300, log: () => undefined });
+    await until(() => running.has("A"));
+    const leaderB = holdLeadership(new Leases(b, "B"), "relay", work("B"), { ttlMs: 300, log: () => undefined });
+    await Bun.sleep(400);
+    expect([...running]).toEqual(["A"]);
+    expect([leaderA.isHeld(), leaderB.isHeld()]).toEqual([true, false]);
+
+    const consoleError = console.error;
+    console.error = () => undefined;
+    cutOff = true;
+    try {
+      // A stops by 2/3 of its lease; B only takes over once the lease has expired: never both at once.
+      let overlap = false;
+      await until(() => {
+        if (running.size > 1) overlap = true;
+        return running.has("B");
+      }, 3000);
+      expect(overlap).toBe(false);
+      expect(leaderA.isHeld()).toBe(false);
+    } finally {
+      console.error = consoleError;
+    }
+    await leaderA.stop();
+    await leaderB.stop();
+    expect(running.size).toBe(0);
+  });
+
+  test("a timed job runs once per period however many processes run it", async () => {
+    const [a, b] = twoProcesses("jobs");
+    let runs = 0;
+    const jobs = [a, b, a, b].map((db) => startPeriodicJob("count", async () => void runs++, { everyMs: 200, firstAfterMs: 1, across: db }));
+    await Bun.sleep(1050);
+    for (const job of jobs) job.stop();
+    // Five or six periods of 200 ms went by (the first run came at once): one run each, not four.
+    expect(runs).toBeGreaterThanOrEqual(4);
+    expect(runs).toBeLessThanOrEqual(7);
+  });
+});
+
+test("a lease whose holder was a process of this host that is gone is taken at once", async () => {
+  const [a, b] = twoProcesses("dead-holder");
+  const hostname = (await import("node:os")).hostname();
+  const exited = Bun.spawn(["true"]);
+  await exited.exited;
+  expect(await new Leases(a, `${hostname}:${process.pid}:alive`).acquire("live", 60_000)).toBe(true);
+  expect(await new Leases(b, "other").acquire("live", 60_000)).toBe(false);
+  expect(await new Leases(a, `${hostname}:${exited.pid}:gone`).acquire("dead", 60_000)).toBe(true);
+  expect(await new Leases(b, "other").acquire("dead", 60_000)).toBe(true);
+});
+
+test("work that fails by itself while the lease is held is started again (a relay whose bus refused an event)", async () => {
+  const [a] = twoProcesses("restart");
+  let starts = 0;
+  let fail: (error: Error) => void = () => undefined;
+  const consoleError = console.error;
+  console.error = () => undefined;
+  const leadership = holdLeadership(
+    new Leases(a, "only"),
+    "relay",
+    async () => {
+      starts++;
+      const done = new Promise<void>((_, reject) => (fail = reject));
+      return { done, stop: async () => undefined };
+    },
+    { ttlMs: 300, log: () => undefined },
+  );
+  try {
+    await until(() => starts === 1);
+    fail(new Error("bus refused the event"));
+    await until(() => starts === 2, 2000);
+    expect(leadership.isHeld()).toBe(true);
+  } finally {
+    console.error = consoleError;
+    await leadership.stop();
+  }
+});

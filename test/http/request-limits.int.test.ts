@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { startServiceProcess, type RunningService } from "../support/service-process.ts";
+import { JsonShapeScanner } from "../../src/http/json-shape.ts";
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+const post = (path: string, body: string, token?: string, method = "POST") =>
+  app.request(method, path, { token, body, headers: { "content-type": "application/json" } });
+const deep = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+
+describe("request bodies are bounded before anything parses them", () => {
+  test("over 1 MiB is 413 in the error shape, unauthenticated routes included", async () => {
+    const response = await post(
+      "/api/register",
+      JSON.stringify({ name: "x".repeat(1_100_000), email: "a@example.com", password: "password123", password_confirmation: "password123" }),
+    );
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 1048576 bytes." });
+  });
+
+  test("deeply nested JSON is 422 keyed body at once, on every route that takes a body", async () => {
+    const user = await app.register();
+    for (const [method, path] of [
+      ["DELETE", "/api/tasks/bulk"],
+      ["PATCH", "/api/tasks/bulk/move"],
+      ["POST", "/api/login"],
+      ["POST", "/api/register"],
+      ["PATCH", "/api/tasks/1"],
+      ["POST", "/api/tasks"],
+    ] as const) {
+      const started = performance.now();
+      const response = await post(path, `{"ids":${deep(30_000)}}`, user.token, method);
+      expect(performance.now() - started).toBeLessThan(50);
+      expect(response.status).toBe(422);
+      expect(((await response.json()) as { errors: Record<string, string[]> }).errors.body).toEqual([
+        "The request body is nested too deeply: at most 32 levels of arrays and objects.",
+      ]);
+    }
+    expect((await app.request("GET", "/api/user", { token: user.token })).status).toBe(200);
+  });
+
+  test("a transcript may be large where one is sent: creating and updating a task take 24 MiB", async () => {
+    const user = await app.register();
+    const segments = Array.from({ length: 3000 }, (_, i) => ({ start: i * 1000, end: i * 1000 + 900, text: "word ".repeat(80).trim() }));
+    const body = JSON.stringify({ disk: "objstore", name: "Big", path: "a.mp3", segments });
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    expect((await post("/api/tasks", body, user.token)).status).toBe(201);
+    const tooBig = JSON.stringify({ disk: "objstore", name: "Big", path: "a.mp3", segments: [{ start: 0, end: 1, text: "x".repeat(25 * 1024 * 1024) }] });
+    expect((await post("/api/tasks", tooBig, user.token)).status).toBe(413);
+  });
+
+  test("a huge flat array, or too many values, is 422 keyed body before it is parsed", async () => {
+    const user = await app.register();
+    const junk = `{"disk":"objstore","name":"x","path":"a.mp3","segments":[${"0,".repeat(12_000_000)}0]}`; // 24 MB of 12 million items
+    let started = performance.now();
+    let response = await post("/api/tasks", junk, user.token);
+    const tookMs = performance.now() - started;
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { errors: Record<string, string[]> }).errors.body).toEqual(["The request body has an array of more than 100000 items."]);
+    expect(tookMs).toBeLessThan(1000); // in process the body is a 24 MB string already; over HTTP it is refused as it arrives
+    started = performance.now();
+    response = await post("/api/tasks/bulk", `{"ids":[${"1,".repeat(200_000)}1]}`, user.token, "DELETE");
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { message: string }).message).toBe("The request body has an array of more than 1000 items.");
+    const values = `{"disk":"objstore","name":"x","path":"a.mp3","segments":[${Array.from({ length: 30_000 }, () => `{"start":0,"end":1,"text":"a","tokens":[${'"a",'.repeat(70)}"a"]}`).join(",")}]}`;
+    response = await post("/api/tasks", values, user.token);
+    expect(((await response.json()) as { message: string }).message).toBe("The request body has more than 2000000 values.");
+  });
+
+  test("a body that is not UTF-8 is 400 in the error shape", async () => {
+    const user = await app.register();
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const response = await app.request("POST", "/api/folders", { token: user.token, body: bytes, headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ message: "The request body is not valid UTF-8." });
+  });
+
+  test("the shape scan skips strings and escapes, and follows text split anywhere", () => {
+    const limits = { depth: 3, arrayItems: 3, values: 100 };
+    expect(new JsonShapeScanner(limits).feed('{"a":[1,{"b":"[[[[\\"[[,,,,"}]}')).toBeNull();
+    expect(new JsonShapeScanner(limits).feed(deep(4))?.rule).toBe("depth");
+    expect(new JsonShapeScanner(limits).feed("[1,2,3]")).toBeNull();
+    expect(new JsonShapeScanner(limits).feed("[1,2,3,4]")?.rule).toBe("arrayItems");
+    expect(new JsonShapeScanner(limits).feed('{"a":1,"b":2,"c":3,"d":4}')).toBeNull(); // members are not items
+    const split = new JsonShapeScanner(limits);
+    for (const piece of ['["a\\', '"b",', '"[c",3', ",4]"]) {
+      const violation = split.feed(piece);
+      if (violation) return expect(piece).toBe(",4]");
+    }
+    throw new Error("the fourth item was not seen");
+  });
+});
+
+describe("over real HTTP", () => {
+  let service: RunningService;
+  beforeAll(async () => {
+    service = await startServiceProcess();
+  });
+  afterAll(() => service.stop());
+
+  test("a chunked body (no Content-Length) is 411 in the error shape, before it is read", async () => {
+    const chunk = new TextEncoder().encode(`"${"x".repeat(64 * 1024)}",`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":['));
+      },
+      pull(controller) {
+        if (sent++ < 64)
+          controller.enqueue(chunk); // 4 MiB in all
+        else {
+          controller.enqueue(new TextEncoder().encode('""]}'));
+          controller.close();
+        }
+      },
+    });
+    const response = await fetch(`${service.url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    expect(response.status).toBe(411);
+    expect(await response.json()).toEqual({ message: "Send the request body with a Content-Length header." });
+    expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
+  });
+
+  test("large bodies take turns and always give their turn back: after success, refusal and validation failure alike", async () => {
+    const email = `large-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const registered = await fetch(`${service.url}/api/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Large", email, password: "password123", password_confirmation: "password123" }),
+    });
+    const { token } = (await registered.json()) as { token: string };
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(`${service.url}${path}`, {
+        method,
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+    const segments = Array.from({ length: 3000 }, (_, i) => ({ start: i * 1000, end: i * 1000 + 900, text: "word ".repeat(80).trim() }));
+    const created = await send("POST", "/api/tasks", { disk: "objstore", name: "Large", path: "uploads/a.mp3", segments });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    // A large body that fails validation, then one that fails a domain rule, then a large edit: none waits forever.
+    expect((await send("POST", "/api/tasks", { disk: "objstore", name: "Bad", path: "uploads/a.mp3", segments: [...segments, { start: "x" }] })).status).toBe(
+      422,
+    );
+    expect((await send("PATCH", `/api/tasks/${id}`, { segments: segments.map((s) => ({ ...s, end: s.start - 1 })) })).status).toBe(422);
+    expect((await send("PATCH", `/api/tasks/${id}`, { segments: segments.slice(1) })).status).toBe(200);
+    const parallel = await Promise.all([1, 2, 3].map(() => send("PATCH", `/api/tasks/${id}`, { segments })));
+    expect(parallel.map((r) => r.status)).toEqual([200, 200, 200]);
+  }, 60_000);
+});
+
+describe("registration is throttled per client address", () => {
+  let limited: RunningService;
+  beforeAll(async () => {
+    limited = await startServiceProcess({ REGISTRATIONS_PER_MINUTE: "3" });
+  });
+  afterAll(() => limited.stop());
+
+  test("of 6 parallel registrations from one address, 3 get in and the others are 429 with Retry-After", async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        fetch(`${limited.url}/api/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            name: `R${i}`,
+            email: `r${i}-${crypto.randomUUID().slice(0, 6)}@example.com`,
+            password: "password123",
+            password_confirmation: "password123",
+          }),
+        }),
+      ),
+    );
+    expect(responses.map((r) => r.status).sort()).toEqual([201, 201, 201, 429, 429, 429]);
+    const refused = responses.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { message: string }).message).toContain("Too many accounts registered from your address");
+  });
+});

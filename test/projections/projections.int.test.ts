@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
+import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
+import { ProjectionRunner } from "../../projections/runner.ts";
+import { Checkpoints } from "../../projections/checkpoints.ts";
+import { counterProjection, type CounterView } from "../support/counter-projection.ts";
+import type { NewEvent } from "../../src/core/event.ts";
+
+const metadata = { correlationId: "c", causationId: null, userId: null };
+const opened = (): NewEvent => ({ id: crypto.randomUUID(), type: "CounterOpened", data: { limit: 100 }, metadata });
+const incremented = (by: number): NewEvent => ({ id: crypto.randomUUID(), type: "CounterIncremented", data: { by }, metadata });
+
+const dirs: string[] = [];
+function fresh() {
+  const dir = mkdtempSync(join(tmpdir(), "scribe-projections-"));
+  dirs.push(dir);
+  return { store: new SqliteEventStore(join(dir, "events.sqlite")), db: new EmbeddedDocumentStore(join(dir, "readmodels.sqlite")) };
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("projection runner", () => {
+  test("folds live events into documents and waitFor gives read-your-writes", async () => {
+    const { store, db } = fresh();
+    const runner = new ProjectionRunner(store, db, [counterProjection]);
+    await runner.start();
+    await store.append("counter-a", [opened(), incremented(2)], { expectedRevision: "no_stream" });
+    const { position } = await store.append("counter-a", [incremented(3)], { expectedRevision: 1 });
+    await runner.waitFor(position);
+    expect(await db.collection<CounterView>("counters").findOne({ _id: "counter-a" })).toMatchObject({ value: 5, increments: 2, _position: position });
+    await runner.stop();
+  });
+
+  test("a projection that fails is not stopped for good: it subscribes again from its last event, skipping none", async () => {
+    const { store, db } = fresh();
+    let failuresLeft = 2;
+    const flaky = {
+      ...counterProjection,
+      async apply(event: Parameters<typeof counterProjection.apply>[0], target: Parameters<typeof counterProjection.apply>[1]) {
+        if (event.type === "CounterIncremented" && failuresLeft > 0) {
+          failuresLeft--;
+          throw new Error("read-model store unreachable");
+        }
+        await counterProjection.apply(event, target);
+      },
+    };
+    const logged: unknown[] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args[0]);
+    const runner = new ProjectionRunner(store, db, [flaky]);
+    try {
+      await runner.start();
+      await store.append("counter-f", [opened(), incremented(2), incremented(3)], { expectedRevision: "no_stream" });
+      const last = (await store.readStream("counter-f")).at(-1)!.position;
+      await runner.waitFor(last, null, 10_000);
+      expect(await db.collection<CounterView>("counters").findOne({ _id: "counter-f" })).toMatchObject({ value: 5, increments: 2 });
+      expect(logged.filter((m) => String(m).includes("projection counters failed"))).toHaveLength(2);
+    } finally {
+      console.error = consoleError;
+      await runner.stop();
+    }
+  }, 15_000);
+
+  test("resumes from its checkpoint and is idempotent when events arrive again", async () => {
+    const { store, db } = fresh();
+    const first = new ProjectionRunner(store, db, [counterProjection]);
+    await first.start();
+    const { position } = await store.append("counter-b", [opened(), incremented(1), incremented(1)], { expectedRevision: "no_stream" });
+    await first.waitFor(position);
+    await first.stop();
+    expect(await new Checkpoints(db).load("projection:counters")).toBe(position);
+
+    // A crash before the checkpoint was saved: the runner starts from an older checkpoint.
+    await new Checkpoints(db).save("projection:counters", 0);
+    const second = new ProjectionRunner(store, db, [counterProjection]);
+    await second.start();
+    const next = await store.append("counter-b", [incremented(10)], { expectedRevision: 2 });
+    await second.waitFor(next.position);
+    expect(await db.collection<CounterView>("counters").findOne({ _id: "counter-b" })).toMatchObject({ value: 12, increments: 3 });
+    await second.stop();
+  });
+
+  test("rebuild empties the read model and folds the whole log again", async () => {
+    const { store, db } = fresh();
+    await store.append("counter-c", [opened(), incremented(4)], { expectedRevision: "no_stream" });
+    await store.append("counter-d", [opened()], { expectedRevision: "no_stream" });
+    const counters = db.collection<CounterView>("counters");
+    await counters.insertOne({ _id: "stale", value: 99, increments: 99, _position: 1 });
+    const results = await new ProjectionRunner(store, db, [counterProjection]).rebuild();
+    expect(results).toEqual([{ name: "counters", events: 3 }]);
+    expect(await counters.findOne({ _id: "stale" })).toBeNull();
+    expect(await counters.findOne({ _id: "counter-c" })).toMatchObject({ value: 4 });
+    expect(await counters.countDocuments({})).toBe(2);
+  });
+
+  test("a projection whose version changed is rebuilt from the log when the runner starts", async () => {
+    const { store, db } = fresh();
+    await store.append("counter-e", [opened(), incremented(6)], { expectedRevision: "no_stream" });
+    const first = new ProjectionRunner(store, db, [counterProjection]);
+    await first.start();
+    await first.waitFor(2);
+    await first.stop();
+    const counters = db.collection<CounterView>("counters");
+    await counters.insertOne({ _id: "left-from-the-old-shape", value: 1, increments: 1, _position: 1 });
+    // Started again unchanged: nothing is rebuilt.
+    const same = new ProjectionRunner(store, db, [counterProjection]);
+    await same.start();
+    await same.stop();
+    expect(await counters.findOne({ _id: "left-from-the-old-shape" })).not.toBeNull();
+    // Version 2: emptied and folded again before it subscribes.
+    const changed = new ProjectionRunner(store, db, [{ ...counterProjection, version: 2 }]);
+    await changed.start();
+    await changed.waitFor(2);
+    await changed.stop();
+    expect(await counters.findOne({ _id: "left-from-the-old-shape" })).toBeNull();
+    expect(await counters.findOne({ _id: "counter-e" })).toMatchObject({ value: 6 });
+    expect((await new Checkpoints(db).entry("projection:counters")).version).toBe(2);
+  });
+
+  test("an unknown projection name is refused", async () => {
+    const { store, db } = fresh();
+    expect(new ProjectionRunner(store, db, [counterProjection]).rebuild(["nope"])).rejects.toThrow(/unknown projection/);
+  });
+});
