@@ -12,7 +12,7 @@ const event = (i: number): NewEvent => ({
   id: crypto.randomUUID(),
   type: "TaskRenamed",
   data: { taskId: i, name: `Interview ${i}`, folderId: null },
-  metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: "user-1" },
+  metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: 1, system: null },
 });
 
 function percentile(samples: number[], p: number): number {

@@ -27,7 +27,7 @@ try {
     userDecider,
     (state) => userDecider.decide({ type: "TopUpSeconds", seconds: 100_000, source: "operator", now: new Date().toISOString() }, state),
     {
-      metadata: { correlationId: "bench", causationId: null, userId: null },
+      metadata: { correlationId: "bench", causationId: null, userId: null, system: "bench" },
     },
   );
   const clip = readFileSync(short);

@@ -13,7 +13,7 @@ const store = new SqliteEventStore(join(dir, "events.sqlite"));
 const db = new EmbeddedDocumentStore(join(dir, "readmodels.sqlite"));
 const runner = new ProjectionRunner(store, db, [counterProjection]);
 await runner.start();
-const metadata = { correlationId: "bench", causationId: null, userId: null };
+const metadata = { correlationId: "bench", causationId: null, userId: null, system: "bench" };
 const counters = db.collection("counters");
 const samples: number[] = [];
 try {

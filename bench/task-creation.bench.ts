@@ -52,7 +52,7 @@ async function seedHistory(dataDir: string, userId: number, count: number): Prom
   const config = loadConfig({ ...env, DATA_DIR: dataDir });
   const store = await openEventStore(config);
   const db = await openDocumentStore(config);
-  const metadata = { correlationId: "bench-seed", causationId: null, userId: String(userId) };
+  const metadata = { correlationId: "bench-seed", causationId: null, userId: userId, system: null };
   const event = (e: { type: string; data: unknown }): NewEvent => ({ id: crypto.randomUUID(), type: e.type, data: e.data, metadata });
   const batch = 1000;
   for (let from = 1; from <= count; from += batch) {

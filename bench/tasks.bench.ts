@@ -56,7 +56,7 @@ async function seed(benchUserId: number, folder: { id: number; name: string }): 
   const config = loadConfig({ ...env, DATA_DIR: dataDir });
   const store = await openEventStore(config);
   const db = await openDocumentStore(config);
-  const metadata = { correlationId: "bench-seed", causationId: null, userId: null };
+  const metadata = { correlationId: "bench-seed", causationId: null, userId: null, system: "bench" };
   const started = performance.now();
   const benchTaskIds: number[] = [];
   const batch = 1000;
@@ -88,7 +88,7 @@ async function seed(benchUserId: number, folder: { id: number; name: string }): 
       const events: TaskEvent[] = [created];
       if (mine) {
         benchTaskIds.push(taskId);
-        if (benchTaskIds.length % 5 === 0) events.push({ type: "TaskMoved", data: { userId, folder } });
+        if (benchTaskIds.length % 5 === 0) events.push({ type: "TaskMoved", data: { userId, taskId, folder } });
       }
       const newEvents: NewEvent[] = events.map((e) => ({ id: crypto.randomUUID(), type: e.type, data: e.data, metadata }));
       appends.push(store.append(taskStream(taskId), newEvents, { expectedRevision: "no_stream" }));

@@ -1,3 +1,5 @@
+import { namedActor, withUpcasting } from "./core/upcasting.ts";
+import { taskUpcasters } from "./tasks/upcasters.ts";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
@@ -36,7 +38,7 @@ export type Adapters = {
  * The secret that signs embedded storage URLs: SIGNING_SECRET when set (several API processes must
  * share it), else one generated on first start and kept under DATA_DIR.
  */
-function signingSecret(dataDir: string): string {
+export function signingSecret(dataDir: string): string {
   const fromEnv = process.env.SIGNING_SECRET?.trim();
   if (fromEnv) return fromEnv;
   const file = join(dataDir, "signing-secret");
@@ -46,9 +48,11 @@ function signingSecret(dataDir: string): string {
   return secret;
 }
 
+/** The event store, read through the upcasters: events stored in older shapes come out in the current ones. */
 export async function openEventStore(config: Config): Promise<EventStore> {
   mkdirSync(config.dataDir, { recursive: true });
-  return config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new SqliteEventStore(join(config.dataDir, "events.sqlite"));
+  const stored = config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new SqliteEventStore(join(config.dataDir, "events.sqlite"));
+  return withUpcasting(stored, [namedActor, ...taskUpcasters]);
 }
 
 export async function openDocumentStore(config: Config): Promise<DocumentStore> {

@@ -17,7 +17,7 @@ export async function benchApp(env: Record<string, string> = {}): Promise<{ app:
     userDecider,
     (state) => userDecider.decide({ type: "TopUpSeconds", seconds: 1_000_000, source: "operator", now: new Date().toISOString() }, state),
     {
-      metadata: { correlationId: "bench", causationId: null, userId: null },
+      metadata: { correlationId: "bench", causationId: null, userId: null, system: "bench" },
     },
   );
   if (position !== null) await app.service.waitForProjections(position);

@@ -1,3 +1,4 @@
+import { byUser } from "../core/event.ts";
 import { Elysia } from "elysia";
 import { ForbiddenError, TooManyRequestsError, UnauthenticatedError } from "../core/errors.ts";
 import type { Accounts, Caller } from "./service.ts";
@@ -34,7 +35,7 @@ export function authentication(accounts: Accounts, limiter: RateLimiter) {
       if (!rate.allowed) throw new TooManyRequestsError("Too many requests. Slow down and retry after the time in Retry-After.", rate.retryAfterSeconds);
       set.headers["x-ratelimit-remaining"] = String(rate.remaining);
       // The metadata of every event this request causes: who acted, and the request's correlation id.
-      return { ...found, metadata: { correlationId: correlationIdOf(request), causationId: null, userId: String(found.caller.userId) } };
+      return { ...found, metadata: byUser(found.caller.userId, correlationIdOf(request)) };
     },
   );
 }

@@ -1,3 +1,4 @@
+import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { Worker } from "../core/worker.ts";
 import { handle } from "../core/command-handler.ts";
@@ -24,7 +25,7 @@ export function emailClaimsWorker(store: EventStore): Worker {
       const { state: account } = await loadState(store, userStream(userId), userDecider);
       if (account.status === "registered" && normalizeEmail(account.email) === normalizeEmail(previous)) return;
       await handle(store, emailClaimStream(previous), claimDecider, (state) => claimDecider.decide({ type: "Release", userId }, state), {
-        metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: String(userId) },
+        metadata: reactingTo(recorded, "email-claims"),
       });
     },
   };

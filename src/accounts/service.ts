@@ -2,7 +2,7 @@ import type { EventStore } from "../core/event-store.ts";
 import { loadState } from "../core/state-cache.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
-import type { EventMetadata } from "../core/event.ts";
+import { byUser, type EventMetadata } from "../core/event.ts";
 import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
 import { ForbiddenError, UnauthenticatedError, ValidationFailedError } from "../core/errors.ts";
@@ -93,7 +93,7 @@ export class Accounts {
   async register(input: Registration, correlationId: string): Promise<TokenResponse> {
     if (await this.findByEmail(input.email)) throw new ValidationFailedError({ email: [emailTaken] });
     const userId = input.userId ?? (await nextId(this.store, "user", correlationId));
-    const metadata = { correlationId, causationId: null, userId: String(userId) };
+    const metadata = byUser(userId, correlationId);
     const passwordHash = input.password === null ? null : await hashPassword(input.password);
     await this.claimEmail(input.email, userId, metadata);
     const { tokenId, token, tokenHash } = newAccessToken();
@@ -124,15 +124,7 @@ export class Accounts {
 
   async issueToken(user: UserDocument, method: "password" | "social", correlationId: string): Promise<TokenResponse> {
     const { tokenId, token, tokenHash } = newAccessToken();
-    await this.execute(
-      user.id,
-      { type: "IssueAccessToken", tokenId, tokenHash, method, now: this.now().toISOString() },
-      {
-        correlationId,
-        causationId: null,
-        userId: String(user.id),
-      },
-    );
+    await this.execute(user.id, { type: "IssueAccessToken", tokenId, tokenHash, method, now: this.now().toISOString() }, byUser(user.id, correlationId));
     return { token, user: { id: user.id, name: user.name, email: user.email } };
   }
 
@@ -141,11 +133,7 @@ export class Accounts {
     await this.execute(
       caller.userId,
       { type: "RevokeAccessToken", tokenId: caller.credentialId, now: this.now().toISOString() },
-      {
-        correlationId,
-        causationId: null,
-        userId: String(caller.userId),
-      },
+      byUser(caller.userId, correlationId),
     );
   }
 
@@ -167,7 +155,7 @@ export class Accounts {
   async createApiKey(userId: number, name: string, correlationId: string) {
     const { keyId, key, keyHash, prefix } = newApiKey();
     const now = this.now().toISOString();
-    await this.execute(userId, { type: "CreateApiKey", keyId, name, keyHash, prefix, now }, { correlationId, causationId: null, userId: String(userId) });
+    await this.execute(userId, { type: "CreateApiKey", keyId, name, keyHash, prefix, now }, byUser(userId, correlationId));
     return { id: keyId, name, key, prefix, created_at: now };
   }
 
@@ -176,8 +164,9 @@ export class Accounts {
     return keys.map((k) => ({ id: k.credentialId, name: k.name ?? "", prefix: k.prefix ?? "", created_at: k.createdAt }));
   }
 
-  async revokeApiKey(userId: number, keyId: string, correlationId: string, actingUserId: string | null = String(userId)): Promise<void> {
-    await this.execute(userId, { type: "RevokeApiKey", keyId, now: this.now().toISOString() }, { correlationId, causationId: null, userId: actingUserId });
+  /** `metadata`: who revokes it, when not the key's own user (the operator CLI). */
+  async revokeApiKey(userId: number, keyId: string, correlationId: string, metadata: EventMetadata = byUser(userId, correlationId)): Promise<void> {
+    await this.execute(userId, { type: "RevokeApiKey", keyId, now: this.now().toISOString() }, metadata);
   }
 
   async changePlan(

@@ -1,3 +1,4 @@
+import { byUser } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import { loadState } from "../core/state-cache.ts";
 import type { EventMetadata } from "../core/event.ts";
@@ -107,6 +108,6 @@ export class OidcSocialLogin implements SocialLogin {
   }
 
   private metadata(userId: number, correlationId: string): EventMetadata {
-    return { correlationId, causationId: null, userId: String(userId) };
+    return byUser(userId, correlationId);
   }
 }

@@ -1,3 +1,4 @@
+import { bySystem } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { handle } from "../core/command-handler.ts";
@@ -22,7 +23,7 @@ export async function grantMonthlyAllowances(store: EventStore, db: DocumentStor
       userDecider,
       (state) => userDecider.decide({ type: "GrantMonthlyAllowance", now: now.toISOString() }, state),
       {
-        metadata: { correlationId: `monthly-allowance-${period}`, causationId: null, userId: null },
+        metadata: bySystem("monthly-allowance", `monthly-allowance-${period}`),
       },
     );
     if (result.events.length > 0) granted++;

@@ -1,3 +1,4 @@
+import { bySystem } from "../core/event.ts";
 import { DomainError, UnauthenticatedError } from "../core/errors.ts";
 import type { EventMetadata } from "../core/event.ts";
 import type { Accounts } from "../accounts/service.ts";
@@ -56,7 +57,7 @@ export class PaymentWebhooks {
     const offer = catalogue[reference.offer];
     if (data.plan !== offer.key || data.amount !== offer.price || data.currency !== offer.currency)
       throw badRequest("The payment does not match the checkout it names.");
-    const metadata: EventMetadata = { correlationId, causationId: null, userId: null };
+    const metadata: EventMetadata = bySystem("payment-provider", correlationId);
     await this.accounts.changePlan(reference.userId, offer.plan, offer.interval, "checkout", data.reference!, metadata);
     return { received: true };
   }

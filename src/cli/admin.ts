@@ -1,3 +1,4 @@
+import { bySystem } from "../core/event.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { openDocumentStore, openEventStore } from "../adapters.ts";
 import { Accounts } from "../accounts/service.ts";
@@ -63,7 +64,7 @@ async function run(command: Exclude<AdminCommand, { type: "help" }>, { accounts,
     case "apikey-revoke": {
       const credential = await db.collection<CredentialDocument>("credentials").findOne({ credentialId: command.keyId, kind: "api_key" });
       if (!credential) throw new Refused(`no API key with id ${command.keyId}`);
-      await accounts.revokeApiKey(credential.userId, command.keyId, metadata.correlationId, null);
+      await accounts.revokeApiKey(credential.userId, command.keyId, metadata.correlationId, metadata);
       return [`API key ${command.keyId} of user ${credential.userId} revoked`];
     }
     case "users": {
@@ -98,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
     // or ours when none runs) show it, so the key printed is accepted by the very next request.
     let written = 0;
     const accounts = new Accounts(store, db, async (position) => void (written = Math.max(written, position)));
-    const metadata: EventMetadata = { correlationId: crypto.randomUUID(), causationId: null, userId: null };
+    const metadata: EventMetadata = bySystem("operator", crypto.randomUUID());
     const lines = await run(command, { accounts, db, metadata });
     if (written > 0) await catchUpReadModels(store, db, allProjections, { position: written, timeoutMs: 30_000 });
     for (const line of lines) console.log(line);

@@ -1,10 +1,33 @@
-/** Who and what caused an event: carried on every event so analysts can follow a request through the log. */
+/**
+ * Who and what caused an event: carried on every event so analysts can follow a request through the log.
+ * Exactly one actor: a user (`userId`) or a named part of the system (`system`).
+ */
 export type EventMetadata = {
   correlationId: string;
   causationId: string | null;
-  /** The acting user's id, or null for the system (workers, operator CLI without a user). */
-  userId: string | null;
+  /** The acting user's id; null when the system acted. */
+  userId: number | null;
+  /**
+   * The part of the system that acted, null when a user did: a worker or job by its name (`task-slots`,
+   * `monthly-allowance`, ...), `operator` for the admin CLI, `payment-provider` for a signed webhook.
+   */
+  system: string | null;
 };
+
+/** A user acted (a request with their token or key). */
+export function byUser(userId: number, correlationId: string, causationId: string | null = null): EventMetadata {
+  return { correlationId, causationId, userId, system: null };
+}
+
+/** A named part of the system acted on its own (a job, the operator CLI, a webhook). */
+export function bySystem(system: string, correlationId: string, causationId: string | null = null): EventMetadata {
+  return { correlationId, causationId, userId: null, system };
+}
+
+/** A worker's reaction to `cause`: in the same correlation, caused by it, acted by the worker. */
+export function reactingTo(cause: Pick<RecordedEvent, "id" | "metadata">, worker: string): EventMetadata {
+  return bySystem(worker, cause.metadata.correlationId, cause.id);
+}
 
 /** An event as a decider produces it, before the store gives it a place in the log. */
 export type NewEvent<Type extends string = string, Data = unknown> = {

@@ -178,5 +178,6 @@ function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
 function toMetadata(raw: unknown): EventMetadata {
   const m = raw !== null && typeof raw === "object" && !(raw instanceof Uint8Array) ? (raw as Record<string, unknown>) : {};
   const text = (v: unknown) => (typeof v === "string" ? v : null);
-  return { correlationId: text(m.correlationId) ?? "", causationId: text(m.causationId), userId: text(m.userId) };
+  const userId = typeof m.userId === "number" ? m.userId : null;
+  return { correlationId: text(m.correlationId) ?? "", causationId: text(m.causationId), userId, system: text(m.system) };
 }

@@ -1,3 +1,4 @@
+import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
@@ -64,7 +65,7 @@ async function makeExport(store: EventStore, blobs: BlobStore, transcripts: Tran
       taskDecider,
       (state) => taskDecider.decide({ type: "RecordExport", format, version: plan.version, key, size: bytes.length, requested }, state),
       {
-        metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, userId: null },
+        metadata: reactingTo(cause, "exports"),
       },
     );
   } catch (error) {

@@ -1,3 +1,4 @@
+import { byUser } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
@@ -46,7 +47,7 @@ export class Notifications {
       userDecider,
       (state) => userDecider.decide({ type: "MarkNotificationsRead", now: this.now().toISOString() }, state),
       {
-        metadata: { correlationId, causationId: null, userId: String(userId) },
+        metadata: byUser(userId, correlationId),
       },
     );
     if (result.position !== null) await this.waitFor(result.position, ["notifications"]);

@@ -100,7 +100,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "TaskDeleted":
         return { status: "deleted" };
       case "TaskRetried":
-        return { ...state, state: event.data.status, attempts: event.data.attempts };
+        return { ...state, state: event.data.status, attempts: event.data.attempt };
       case "MediaFetchStarted":
         return { ...state, state: "waiting" };
       case "MediaFetched":
@@ -130,14 +130,14 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       return [{ type: "TaskCreated", data: { ...command.task, createdAt: command.now } }];
     }
     const task = live(state);
-    const userId = task.userId;
+    const { userId, taskId } = task;
     switch (command.type) {
       case "RenameTask":
-        return task.name === command.name ? [] : [{ type: "TaskRenamed", data: { userId, name: command.name } }];
+        return task.name === command.name ? [] : [{ type: "TaskRenamed", data: { userId, taskId, name: command.name } }];
       case "MoveTask":
-        return task.folderId === (command.folder?.id ?? null) ? [] : [{ type: "TaskMoved", data: { userId, folder: command.folder } }];
+        return task.folderId === (command.folder?.id ?? null) ? [] : [{ type: "TaskMoved", data: { userId, taskId, folder: command.folder } }];
       case "EditTranscript":
-        return [{ type: "TranscriptEdited", data: { userId, transcript: command.transcript } }];
+        return [{ type: "TranscriptEdited", data: { userId, taskId, transcript: command.transcript } }];
       case "CorrectTaskDetails": {
         const { duration, cost, index } = command;
         if (duration === undefined && cost === undefined && index === undefined) return [];
@@ -145,43 +145,43 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
         return [
           {
             type: "TaskDetailsCorrected",
-            data: { userId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) },
+            data: { userId, taskId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) },
           },
         ];
       }
       case "RateTask":
-        return [{ type: "TaskRated", data: { userId, quality: command.quality } }];
+        return [{ type: "TaskRated", data: { userId, taskId, quality: command.quality } }];
       case "ShareTask":
-        return task.shared ? [] : [{ type: "TaskShared", data: { userId } }];
+        return task.shared ? [] : [{ type: "TaskShared", data: { userId, taskId } }];
       case "UnshareTask":
-        return task.shared ? [{ type: "TaskUnshared", data: { userId } }] : [];
+        return task.shared ? [{ type: "TaskUnshared", data: { userId, taskId } }] : [];
       case "DeleteTask":
-        return [{ type: "TaskDeleted", data: { userId, wasInFlight: inFlight(task.state), attempt: task.attempts } }];
+        return [{ type: "TaskDeleted", data: { userId, taskId, wasInFlight: inFlight(task.state), attempt: task.attempts } }];
       case "RetryTask":
         if (task.state !== "failed") throw new ValidationFailedError({ status: ["Only a failed task can be retried."] }, "Only a failed task can be retried.");
         if (task.attempts > maxRetries) {
           throw new ValidationFailedError({ attempts: [`The task has been retried ${maxRetries} times already, the most allowed.`] });
         }
-        return [{ type: "TaskRetried", data: { userId, attempts: task.attempts + 1, status: task.disk === "objstore" ? "pending" : "waiting" } }];
+        return [{ type: "TaskRetried", data: { userId, taskId, attempt: task.attempts + 1, status: task.disk === "objstore" ? "pending" : "waiting" } }];
       case "StartFetching":
-        return task.state === "pending" && task.disk !== "objstore" ? [{ type: "MediaFetchStarted", data: { userId } }] : [];
+        return task.state === "pending" && task.disk !== "objstore" ? [{ type: "MediaFetchStarted", data: { userId, taskId } }] : [];
       case "FinishFetching": {
         if (task.state !== "waiting") return [];
         const { path, size, contentType, file } = command;
-        return [{ type: "MediaFetched", data: { userId, path, size, contentType, file } }];
+        return [{ type: "MediaFetched", data: { userId, taskId, path, size, contentType, file } }];
       }
       case "StartTranscription":
-        return task.state === "pending" ? [{ type: "TranscriptionStarted", data: { userId } }] : [];
+        return task.state === "pending" ? [{ type: "TranscriptionStarted", data: { userId, taskId } }] : [];
       case "RecordSummary":
-        return [{ type: "SummaryRefreshed", data: { userId, summary: command.summary, mindmap: command.mindmap } }];
+        return [{ type: "SummaryRefreshed", data: { userId, taskId, summary: command.summary, mindmap: command.mindmap } }];
       case "RecordSummaryFailure":
-        return [{ type: "SummaryFailed", data: { userId, reason: command.reason } }];
+        return [{ type: "SummaryFailed", data: { userId, taskId, reason: command.reason } }];
       case "RecordExport": {
         const { format, version, key, size } = command;
-        return [{ type: "ExportGenerated", data: { userId, taskId: task.taskId, format, version, key, size, ...(command.requested && { requested: true }) } }];
+        return [{ type: "ExportGenerated", data: { userId, taskId, format, version, key, size, ...(command.requested && { requested: true }) } }];
       }
       case "RequestExport":
-        return [{ type: "ExportRequested", data: { userId, taskId: task.taskId, format: command.format, version: command.version, requestedAt: command.now } }];
+        return [{ type: "ExportRequested", data: { userId, taskId, format: command.format, version: command.version, requestedAt: command.now } }];
       case "FinishTask": {
         if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
         const { quality, diarizationFailure } = command;
@@ -190,7 +190,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
             type: "TaskFinished",
             data: {
               userId,
-              taskId: task.taskId,
+              taskId,
               attempt: task.attempts,
               name: task.name,
               transcript: command.transcript,
@@ -206,7 +206,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       }
       case "FailTask":
         if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
-        return [{ type: "TaskFailed", data: { userId, taskId: task.taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
+        return [{ type: "TaskFailed", data: { userId, taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
       default:
         return assertNever(command);
     }

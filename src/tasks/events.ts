@@ -9,7 +9,10 @@ export const inFlightStatuses: readonly TaskStatus[] = ["pending", "waiting", "s
 
 export type FolderRef = { id: number; name: string };
 
-/** Everything that happens to a task, on its stream `task-<id>`. Every event carries `userId`. */
+/**
+ * Everything that happens to a task, on its stream `task-<id>`. Every event carries `taskId` and `userId`
+ * (the owner); events stored before they all did are upcast on read (upcasters.ts).
+ */
 export type TaskEvent =
   | {
       type: "TaskCreated";
@@ -32,24 +35,25 @@ export type TaskEvent =
         createdAt: string;
       };
     }
-  | { type: "TaskRenamed"; data: { userId: number; name: string } }
-  | { type: "TaskMoved"; data: { userId: number; folder: FolderRef | null } }
+  | { type: "TaskRenamed"; data: { userId: number; taskId: number; name: string } }
+  | { type: "TaskMoved"; data: { userId: number; taskId: number; folder: FolderRef | null } }
   /** `segments` inline in events written before transcripts moved to blobs, `transcript` since. */
-  | { type: "TranscriptEdited"; data: { userId: number; transcript?: TranscriptRef; segments?: Segment[] } }
-  | { type: "TaskDetailsCorrected"; data: { userId: number; duration?: number; cost?: number; index?: number } }
-  | { type: "TaskRated"; data: { userId: number; quality: number } }
-  | { type: "TaskShared"; data: { userId: number } }
-  | { type: "TaskUnshared"; data: { userId: number } }
-  | { type: "TaskDeleted"; data: { userId: number; wasInFlight: boolean; attempt: number } }
-  | { type: "TaskRetried"; data: { userId: number; attempts: number; status: "pending" | "waiting" } }
+  | { type: "TranscriptEdited"; data: { userId: number; taskId: number; transcript?: TranscriptRef; segments?: Segment[] } }
+  | { type: "TaskDetailsCorrected"; data: { userId: number; taskId: number; duration?: number; cost?: number; index?: number } }
+  | { type: "TaskRated"; data: { userId: number; taskId: number; quality: number } }
+  | { type: "TaskShared"; data: { userId: number; taskId: number } }
+  | { type: "TaskUnshared"; data: { userId: number; taskId: number } }
+  | { type: "TaskDeleted"; data: { userId: number; taskId: number; wasInFlight: boolean; attempt: number } }
+  /** `attempt`: the attempt this retry begins (2 for the first retry); stored as `attempts` before version 2, upcast on read. */
+  | { type: "TaskRetried"; data: { userId: number; taskId: number; attempt: number; status: "pending" | "waiting" } }
   /** A remote or video-link task's media is being fetched: the task is `waiting`. */
-  | { type: "MediaFetchStarted"; data: { userId: number } }
+  | { type: "MediaFetchStarted"; data: { userId: number; taskId: number } }
   /** The fetched media is stored at `path` (a blob key); the task is `pending` again, ready for recognition. */
-  | { type: "MediaFetched"; data: { userId: number; path: string; size: number; contentType: string; file: string } }
-  | { type: "TranscriptionStarted"; data: { userId: number } }
-  | { type: "SummaryRefreshed"; data: { userId: number; summary: string | null; mindmap: string | null } }
+  | { type: "MediaFetched"; data: { userId: number; taskId: number; path: string; size: number; contentType: string; file: string } }
+  | { type: "TranscriptionStarted"; data: { userId: number; taskId: number } }
+  | { type: "SummaryRefreshed"; data: { userId: number; taskId: number; summary: string | null; mindmap: string | null } }
   /** Summary or mind map could not be made: the task keeps its transcript; refresh-summary can try again. */
-  | { type: "SummaryFailed"; data: { userId: number; reason: string } }
+  | { type: "SummaryFailed"; data: { userId: number; taskId: number; reason: string } }
   /** A heavy export (pdf, docx) of the transcript at `version` is stored at `key`. `requested`: it answers an ExportRequested (someone is waiting for it). */
   | { type: "ExportGenerated"; data: { userId: number; taskId: number; format: string; version: string; key: string; size: number; requested?: boolean } }
   /** A download found no heavy export (pdf, docx) of the transcript at `version`: the export worker makes one. */

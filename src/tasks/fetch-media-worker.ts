@@ -1,3 +1,4 @@
+import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { RecordedEvent } from "../core/event.ts";
@@ -63,6 +64,6 @@ function ignoreDeleted(error: unknown): void {
 
 function runCommand(store: EventStore, recorded: RecordedEvent, command: TaskCommand) {
   return handle(store, recorded.streamName, taskDecider, (state) => taskDecider.decide(command, state), {
-    metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
+    metadata: reactingTo(recorded, "fetch-media"),
   });
 }

@@ -16,7 +16,8 @@ export function historyRoutes({ tasks, db, authenticated }: { tasks: Tasks; db: 
         type: e.type,
         time: e.time,
         position: e.position,
-        user_id: e.actingUserId === null ? null : Number(e.actingUserId),
+        user_id: e.actingUserId,
+        system: e.actingSystem ?? null,
         data: e.summary,
       }));
     },
@@ -29,7 +30,10 @@ export function historyRoutes({ tasks, db, authenticated }: { tasks: Tasks; db: 
             type: t.String({ description: "Event type, e.g. TaskCreated, TaskRenamed, TaskFinished" }),
             time: t.String(),
             position: t.Integer({ description: "Position in the global log (see `bun run events`)" }),
-            user_id: t.Nullable(t.Integer({ description: "Acting user; null for the system (workers, operator)" })),
+            user_id: t.Nullable(t.Integer({ description: "Acting user; null when the system acted" })),
+            system: t.Nullable(
+              t.String({ description: "The part of the system that acted (a worker such as `transcription`, a job, `operator`); null when a user did" }),
+            ),
             data: t.Record(t.String(), t.Unknown(), { description: "The event's data, transcripts summarised by size" }),
           }),
         ),

@@ -7,7 +7,9 @@ type HistoryFields = {
   position: number;
   type: string;
   time: string;
-  actingUserId: string | null;
+  /** Who acted: a user's id, or null when the system did (then `actingSystem` names which part). */
+  actingUserId: number | null;
+  actingSystem: string | null;
   summary: Record<string, unknown>;
 };
 
@@ -38,8 +40,8 @@ export function summarize(data: unknown): Record<string, unknown> {
 
 export const taskHistoryProjection: Projection = {
   name: "task_history",
-  // 2: each document keeps its event's position (`_position`), as every read model does.
-  version: 2,
+  // 2: each document keeps its event's position (`_position`), as every read model does; 3: who acted, user or system.
+  version: 3,
   collections: ["task_history"],
   eventTypes: taskEventTypes,
   async setup(db) {
@@ -55,6 +57,7 @@ export const taskHistoryProjection: Projection = {
         type: event.type,
         time: event.time,
         actingUserId: event.metadata.userId,
+        actingSystem: event.metadata.system,
         summary: summarize(event.data),
       },
   }),

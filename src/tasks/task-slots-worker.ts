@@ -1,3 +1,4 @@
+import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import { handle } from "../core/command-handler.ts";
 import { admissionDecider } from "./admission.ts";
@@ -33,9 +34,7 @@ export function taskSlotWorker(store: EventStore, now: () => Date = () => new Da
         userStream(event.data.userId),
         admissionDecider,
         (state) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt: event.data.attempt, charge }, state),
-        {
-          metadata: { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null },
-        },
+        { metadata: reactingTo(recorded, "task-slots") },
       );
     },
   };

@@ -99,7 +99,7 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
     case "TaskDeleted":
       return null;
     case "TaskRetried":
-      return { ...next, status: event.data.status, attempts: event.data.attempts, failureReason: null };
+      return { ...next, status: event.data.status, attempts: event.data.attempt, failureReason: null };
     case "MediaFetchStarted":
       return { ...next, status: "waiting" };
     case "MediaFetched":

@@ -47,7 +47,7 @@ export function taskFacts(events: RecordedEvent[]): TaskFacts | null {
     if (!facts) continue;
     if (event.type === "TaskRenamed") facts.name = event.data.name;
     else if (event.type === "MediaFetched") facts.mediaKey = ownsMediaKey(facts.userId, event.data.path) ? event.data.path : null;
-    else if (event.type === "TaskRetried") facts.attempts = event.data.attempts;
+    else if (event.type === "TaskRetried") facts.attempts = event.data.attempt;
     else if (event.type === "TranscriptionStarted") facts.scribingSince = recorded.time;
     else if (event.type === "TaskDeleted") return null;
   }

@@ -1,3 +1,4 @@
+import { bySystem } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { handle } from "../core/command-handler.ts";
@@ -27,7 +28,7 @@ export async function failStuckTasks(store: EventStore, db: DocumentStore, now: 
       taskDecider,
       (state) => taskDecider.decide({ type: "FailTask", reason, attempt: facts.attempts }, state),
       {
-        metadata: { correlationId: `stuck-task-${task.id}-${facts.attempts}`, causationId: null, userId: null },
+        metadata: bySystem("stuck-tasks", `stuck-task-${task.id}-${facts.attempts}`),
       },
     );
     if (result.events.length > 0) failed.push(task.id);

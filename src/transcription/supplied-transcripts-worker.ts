@@ -1,3 +1,4 @@
+import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import { loadState } from "../core/state-cache.ts";
 import { handle } from "../core/command-handler.ts";
@@ -23,7 +24,7 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
       if (!hasTranscript(event.data)) return;
       const { state } = await loadState(store, recorded.streamName, taskDecider);
       if (state.status !== "live" || (state.state !== "pending" && state.state !== "scribing")) return;
-      const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null };
+      const metadata = reactingTo(recorded, "supplied-transcripts");
       let duration = event.data.duration;
       let summary: string | null = null;
       let mindmap: string | null = null;

@@ -1,3 +1,4 @@
+import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { RecordedEvent } from "../core/event.ts";
 import { handle } from "../core/command-handler.ts";
@@ -57,7 +58,7 @@ export function transcriptionWorker(
     async handle(recorded: RecordedEvent, message) {
       if (!isTranscriptionTrigger(recorded as unknown as TaskEvent)) return;
       const taskId = Number(recorded.streamName.slice("task-".length));
-      const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: null };
+      const metadata = reactingTo(recorded, "transcription");
       const events = await store.readStream(recorded.streamName);
       const triggerAttempt = fold(taskDecider, events.filter((e) => e.revision <= recorded.revision) as never);
       const state = fold(taskDecider, events as never);

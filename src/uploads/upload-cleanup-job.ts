@@ -1,3 +1,4 @@
+import { bySystem } from "../core/event.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { FileBlobStore } from "../blobs/filesystem.ts";
 import type { Uploads } from "./service.ts";
@@ -17,7 +18,7 @@ export type UploadCleanupResult = { expired: number; finished: number };
  */
 export async function cleanUpUploads(uploads: Uploads, db: DocumentStore, now: Date, fileBlobs: FileBlobStore | null = null): Promise<UploadCleanupResult> {
   const collection = db.collection<UploadDocument>("uploads");
-  const metadata = (what: string) => ({ correlationId: `upload-cleanup-${what}-${now.toISOString()}`, causationId: null, userId: null });
+  const metadata = (what: string) => bySystem("upload-cleanup", `upload-cleanup-${what}-${now.toISOString()}`);
   let expired = 0;
   for (const upload of await collection.find({ status: "open", expiresAt: { $lte: now.toISOString() } }, { limit: 1000 })) {
     if (await uploads.expire(upload.uploadId, now, metadata("expire"))) expired++;

@@ -1,3 +1,4 @@
+import { reactingTo } from "../core/event.ts";
 import type { Worker } from "../core/worker.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { UploadEvent } from "./events.ts";
@@ -18,7 +19,7 @@ export function uploadCompletionWorker(uploads: Uploads): Worker {
       const event = recorded as unknown as UploadEvent;
       const uploadId = recorded.streamName.slice("upload-".length);
       if (event.type === "UploadSigned") return;
-      const metadata = { correlationId: recorded.metadata.correlationId, causationId: recorded.id, userId: String(event.data.userId) };
+      const metadata = reactingTo(recorded, "upload-completion");
       if (event.type !== "UploadCompleted") {
         await uploads.releaseSlot(event.data.userId, uploadId, metadata);
         return;

@@ -152,7 +152,14 @@ describe("POST /api/auth/social-login against a real OpenID Connect provider", (
     // What a crash between the identity claim and the account leaves: a claim by an id with no account.
     await app.adapters.eventStore.append(
       identityClaimStream(idp.issuer, sub),
-      [{ id: crypto.randomUUID(), type: "KeyClaimed", data: { userId: 999_999 }, metadata: { correlationId: "crash", causationId: null, userId: "999999" } }],
+      [
+        {
+          id: crypto.randomUUID(),
+          type: "KeyClaimed",
+          data: { userId: 999_999 },
+          metadata: { correlationId: "crash", causationId: null, userId: 999999, system: null },
+        },
+      ],
       { expectedRevision: "no_stream" },
     );
     const response = await socialLogin(code);

@@ -141,7 +141,7 @@ describe("POST /api/webhooks/sandbox", () => {
       userDecider,
       (state) =>
         userDecider.decide({ type: "ChangePlan", plan: "free", interval: "none", source: "operator", reference: null, now: new Date().toISOString() }, state),
-      { metadata: { correlationId: "t", causationId: null, userId: null } },
+      { metadata: { correlationId: "t", causationId: null, userId: null, system: "test" } },
     );
     expect((await webhook(event)).status).toBe(200);
     expect(await planChanges(id)).toBe(2);

@@ -8,7 +8,7 @@ type Opened = { store: EventStore; close: () => Promise<void> };
 /** Unique per test, so the suite can run against a shared EventStoreDB that already holds other events. */
 const streamName = (prefix = "contract") => `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`;
 
-const meta: EventMetadata = { correlationId: "corr-1", causationId: null, userId: null };
+const meta: EventMetadata = { correlationId: "corr-1", causationId: null, userId: null, system: "test" };
 const event = (type: string, data: Record<string, unknown> = {}, metadata = meta): NewEvent => ({
   id: crypto.randomUUID(),
   type,
@@ -165,7 +165,7 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
 
     test("data, metadata and time round-trip", async () => {
       const s = streamName();
-      const metadata: EventMetadata = { correlationId: "corr-42", causationId: "cause-7", userId: "user-9" };
+      const metadata: EventMetadata = { correlationId: "corr-42", causationId: "cause-7", userId: 9, system: null };
       const sent = event("TaskCreated", { taskId: 42, name: "Ünïcode ✓", tags: ["a"], nested: { ok: true, none: null } }, metadata);
       const before = Date.now();
       await store.append(s, [sent], { expectedRevision: "no_stream" });

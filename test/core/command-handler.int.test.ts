@@ -5,7 +5,7 @@ import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { counterDecider } from "../support/counter-decider.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
-const metadata = { correlationId: "c-1", causationId: null, userId: "u-1" };
+const metadata = { correlationId: "c-1", causationId: null, userId: 1, system: null };
 
 describe("a pure decider, given/when/then", () => {
   const spec = deciderSpec(counterDecider);

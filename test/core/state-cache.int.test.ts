@@ -28,7 +28,7 @@ const added = (item: string): NewEvent => ({
   id: crypto.randomUUID(),
   type: "Added",
   data: { item },
-  metadata: { correlationId: "c", causationId: null, userId: null },
+  metadata: { correlationId: "c", causationId: null, userId: null, system: "test" },
 });
 
 /** Counts the events each readStream call returns: what a load costs. */
@@ -75,7 +75,7 @@ describe("state cache", () => {
     await events.append("bag-1", [added("b")], { expectedRevision: 0 });
     expect([...(await first.load("bag-1", bagDecider)).state.items]).toEqual(["a", "b"]);
     // handle's cache (a third) was never told about "b" either: it must not add it again.
-    const metadata = { correlationId: "c", causationId: null, userId: null };
+    const metadata = { correlationId: "c", causationId: null, userId: null, system: "test" };
     expect((await handle(events, "bag-1", bagDecider, (state) => bagDecider.decide({ type: "Add", item: "b" }, state), { metadata })).events).toEqual([]);
     expect((await handle(events, "bag-1", bagDecider, (state) => bagDecider.decide({ type: "Add", item: "c" }, state), { metadata })).revision).toBe(2);
     expect((await second.load("bag-1", bagDecider)).state.count).toBe(3);

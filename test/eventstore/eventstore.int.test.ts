@@ -23,7 +23,7 @@ const event = (type: string): NewEvent => ({
   id: crypto.randomUUID(),
   type,
   data: {},
-  metadata: { correlationId: "c", causationId: null, userId: null },
+  metadata: { correlationId: "c", causationId: null, userId: null, system: "test" },
 });
 
 describe("SqliteEventStore specifics", () => {
@@ -58,7 +58,7 @@ describe("SqliteEventStore specifics", () => {
         for (;;) {
           const events = await store.readStream("counter-1");
           const expectedRevision = events.length === 0 ? "no_stream" : events.length - 1;
-          const e = { id: crypto.randomUUID(), type: "Incremented", data: {}, metadata: { correlationId: "c", causationId: null, userId: null } };
+          const e = { id: crypto.randomUUID(), type: "Incremented", data: {}, metadata: { correlationId: "c", causationId: null, userId: null, system: "test" } };
           try { await store.append("counter-1", [e], { expectedRevision }); break; }
           catch (err) { if (!(err instanceof WrongExpectedRevisionError)) throw err; }
         }

@@ -6,7 +6,7 @@ const event = (position: number): RecordedEvent => ({
   id: `e${position}`,
   type: "T",
   data: {},
-  metadata: { correlationId: "c", causationId: null, userId: null },
+  metadata: { correlationId: "c", causationId: null, userId: null, system: "test" },
   streamName: "s-1",
   revision: position,
   position,

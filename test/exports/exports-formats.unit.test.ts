@@ -215,7 +215,7 @@ describe("export plan (what the worker decides from the task's stream)", () => {
     id: `e${revision}`,
     type,
     data,
-    metadata: { correlationId: "c", causationId: null, userId: null },
+    metadata: { correlationId: "c", causationId: null, userId: null, system: "test" },
     streamName: "task-7",
     revision,
     position: ++position,
@@ -329,7 +329,7 @@ describe("task decider: export commands", () => {
 
   test("a deleted task takes no export command", () => {
     spec
-      .given([created, { type: "TaskDeleted", data: { userId: 3, wasInFlight: true, attempt: 1 } }])
+      .given([created, { type: "TaskDeleted", data: { userId: 3, taskId: 7, wasInFlight: true, attempt: 1 } }])
       .when({ type: "RequestExport", format: "pdf", version: "1", now: "x" })
       .thenThrows(NotFoundError);
   });

@@ -18,7 +18,7 @@ const now = () => new Date().toISOString();
 /** Runs a command on the account as the system would, and waits until every read model shows it. */
 async function run(userId: number, command: UserCommand): Promise<void> {
   const result = await handle(app.adapters.eventStore, userStream(userId), userDecider, (state) => userDecider.decide(command, state), {
-    metadata: { correlationId: "test", causationId: null, userId: null },
+    metadata: { correlationId: "test", causationId: null, userId: null, system: "test" },
   });
   if (result.position !== null) await app.service.waitForProjections(result.position);
 }
@@ -116,7 +116,7 @@ describe("notifications", () => {
 
   test("task events on task streams notify the owner named in their data", async () => {
     const { token, id } = await app.register();
-    const metadata = { correlationId: "test", causationId: null, userId: null };
+    const metadata = { correlationId: "test", causationId: null, userId: null, system: "test" };
     const { position } = await app.adapters.eventStore.append(
       `task-${900_000 + id}`,
       [

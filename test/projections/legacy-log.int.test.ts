@@ -6,6 +6,7 @@ import { taskStream } from "../../src/tasks/events.ts";
 import { userStream } from "../../src/accounts/events.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { allProjections } from "../../projections/index.ts";
+import type { EventMetadata } from "../../src/core/event.ts";
 
 /**
  * A log written by the release before transcripts moved to blobs and charges moved onto task slots:
@@ -19,7 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const metadata = { correlationId: "legacy", causationId: null, userId: null };
+// As the old release wrote it: the acting user as a string (or null), no `system`.
+const metadata = { correlationId: "legacy", causationId: null, userId: null } as unknown as EventMetadata;
 const segment = (id: number, start: number, end: number, text: string) => ({ id, start, end, text, speaker: null, tokens: text.split(" ") });
 const append = (stream: string, events: { type: string; data: Json }[]) =>
   app.adapters.eventStore.append(
@@ -118,5 +120,42 @@ describe("a log from before transcripts moved to blobs", () => {
     const after = { tasks: await snapshotOf("tasks", ids), transcripts: await snapshotOf("transcripts", ids), users: await snapshotOf("users", [user.id]) };
     expect(after).toEqual(before);
     expect(before.transcripts.map((t) => (t.segments as unknown[]).length)).toEqual([1, 1]);
+  });
+});
+
+describe("events in older shapes are read in the current ones (upcast, the log untouched)", () => {
+  test("task events name their taskId, TaskRetried says `attempt`, and metadata names one actor", async () => {
+    const stream = taskStream(900_001);
+    const old = (userId: unknown) => ({ correlationId: "old", causationId: null, userId }) as unknown as EventMetadata;
+    await app.adapters.eventStore.append(
+      stream,
+      [
+        { id: crypto.randomUUID(), type: "TaskRenamed", data: { userId: 5, name: "Old" }, metadata: old("5") },
+        { id: crypto.randomUUID(), type: "TaskRetried", data: { userId: 5, attempts: 2, status: "pending" }, metadata: old("5") },
+        { id: crypto.randomUUID(), type: "TranscriptionStarted", data: { userId: 5 }, metadata: old(null) },
+      ],
+      { expectedRevision: "any" },
+    );
+    const read = await app.adapters.eventStore.readStream(stream);
+    expect(read.map((e) => e.data)).toEqual([
+      { userId: 5, taskId: 900_001, name: "Old" },
+      { userId: 5, taskId: 900_001, attempt: 2, status: "pending" },
+      { userId: 5, taskId: 900_001 },
+    ]);
+    expect(read.map((e) => e.metadata)).toEqual([
+      { correlationId: "old", causationId: null, userId: 5, system: null },
+      { correlationId: "old", causationId: null, userId: 5, system: null },
+      { correlationId: "old", causationId: null, userId: null, system: "unrecorded" },
+    ]);
+    // The same through the global log and a subscription.
+    const all = (await app.adapters.eventStore.readAll({ limit: 1_000_000 })).filter((e) => e.streamName === stream);
+    expect(all.map((e) => e.data)).toEqual(read.map((e) => e.data));
+    const seen: unknown[] = [];
+    const subscription = app.adapters.eventStore.subscribe({ after: read[0]!.position - 1 }, (event) => {
+      if (event.streamName === stream) seen.push(event.metadata);
+    });
+    for (let i = 0; i < 100 && seen.length < 3; i++) await Bun.sleep(10);
+    await subscription.stop();
+    expect(seen).toEqual(read.map((e) => e.metadata));
   });
 });

@@ -65,7 +65,7 @@ describe("compare-and-set writes", () => {
       id: "e3",
       type: "FolderRenamed",
       data: { folderId: 1, name: "Office", previousName: "Work" },
-      metadata: { correlationId: "c", causationId: null, userId: null },
+      metadata: { correlationId: "c", causationId: null, userId: null, system: "test" },
       streamName: "user-7",
       revision: 2,
       position: 3,

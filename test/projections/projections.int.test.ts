@@ -9,7 +9,7 @@ import { Checkpoints } from "../../projections/checkpoints.ts";
 import { counterProjection, type CounterView } from "../support/counter-projection.ts";
 import type { NewEvent } from "../../src/core/event.ts";
 
-const metadata = { correlationId: "c", causationId: null, userId: null };
+const metadata = { correlationId: "c", causationId: null, userId: null, system: "test" };
 const opened = (): NewEvent => ({ id: crypto.randomUUID(), type: "CounterOpened", data: { limit: 100 }, metadata });
 const incremented = (by: number): NewEvent => ({ id: crypto.randomUUID(), type: "CounterIncremented", data: { by }, metadata });
 

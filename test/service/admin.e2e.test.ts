@@ -154,7 +154,7 @@ describe("bun run admin before any server ever ran (only the event log)", () => 
       now: new Date().toISOString(),
     } as const;
     await handle(store, userStream(1), userDecider, (state) => userDecider.decide(command, state), {
-      metadata: { correlationId: "seed", causationId: null, userId: null },
+      metadata: { correlationId: "seed", causationId: null, userId: null, system: "test" },
     });
     await store.close();
     expect(readdirSync(dataDir)).not.toContain("readmodels.sqlite");

@@ -9,7 +9,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "scribe-cli-"));
 const env = { DATA_DIR: dataDir };
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const metadata = { correlationId: "corr-1", causationId: null, userId: "7" };
+const metadata = { correlationId: "corr-1", causationId: null, userId: 7, system: null };
 
 describe("bun run events (the log as NDJSON for analysts)", async () => {
   const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
@@ -66,7 +66,7 @@ describe("bun run events (the log as NDJSON for analysts)", async () => {
     expect(code).toBe(0);
     const events = lines(stdout);
     expect(events.map((e) => e.type)).toEqual(["TaskCreated", "UserRegistered", "TaskRenamed"]);
-    expect(events[0]).toMatchObject({ streamName: "task-1", revision: 0, metadata: { correlationId: "corr-1", userId: "7" } });
+    expect(events[0]).toMatchObject({ streamName: "task-1", revision: 0, metadata: { correlationId: "corr-1", userId: 7 } });
     expect(typeof events[0]!.time).toBe("string");
   });
 

@@ -8,7 +8,7 @@ import { userStream } from "../../src/accounts/events.ts";
  * back with the charge. Returns the log position of the charge (null when nothing was appended).
  */
 export async function chargeSeconds(store: EventStore, userId: number, seconds: number, taskId = -Math.floor(Math.random() * 1e9)): Promise<number | null> {
-  const context = { metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null } };
+  const context = { metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null, system: "test" } };
   const now = new Date().toISOString();
   await handle(
     store,

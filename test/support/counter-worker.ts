@@ -17,7 +17,7 @@ export function counterWorker(store: EventStore, options: { gate?: (streamName: 
       const current = await store.readStream(event.streamName);
       if (current.some((e) => e.type === "CounterIncremented")) return;
       await handle(store, event.streamName, counterDecider, (state) => counterDecider.decide({ type: "Increment", by: 1 }, state), {
-        metadata: { correlationId: event.metadata.correlationId, causationId: event.id, userId: null },
+        metadata: { correlationId: event.metadata.correlationId, causationId: event.id, userId: null, system: "test" },
       });
     },
   };

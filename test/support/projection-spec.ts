@@ -23,7 +23,7 @@ export function projectionSpec(projection: Projection) {
           id: crypto.randomUUID(),
           type: event.type,
           data: event.data as RecordedEvent["data"],
-          metadata: { correlationId: "spec", causationId: null, userId: null },
+          metadata: { correlationId: "spec", causationId: null, userId: null, system: "test" },
           streamName: event.streamName,
           revision,
           position: i + 1,

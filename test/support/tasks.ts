@@ -13,7 +13,7 @@ import { taskStream, type Disk } from "../../src/tasks/events.ts";
 export type User = { token: string; id: number };
 export type Json = Record<string, unknown>;
 
-const system = () => ({ correlationId: crypto.randomUUID(), causationId: null, userId: null });
+const system = () => ({ correlationId: crypto.randomUUID(), causationId: null, userId: null, system: "test" });
 
 export async function json<T = Json>(response: Response): Promise<T> {
   return (await response.json()) as T;

@@ -79,7 +79,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
         userDecider,
         (state) => userDecider.decide({ type: "ChangePlan", plan, interval, source: "operator", reference: null, now: new Date().toISOString() }, state),
         {
-          metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null },
+          metadata: { correlationId: crypto.randomUUID(), causationId: null, userId: null, system: "test" },
         },
       );
       if (result.position !== null) await service.waitForProjections(result.position);

@@ -100,7 +100,7 @@ describe("GET /api/tasks/{id}/share-url and the public page (spec 4.2)", () => {
 });
 
 describe("GET /api/tasks/{id}/history", () => {
-  test("lists the task's events, oldest first, with type, time, user_id and a data summary", async () => {
+  test("lists the task's events, oldest first, with type, time, who acted (user_id or system) and a data summary", async () => {
     const user = await app.register();
     const id = await transcribed(user);
     await createFolder(app, user, "Work");
@@ -110,13 +110,14 @@ describe("GET /api/tasks/{id}/history", () => {
     const events = await json<Json[]>(response);
     expect(events.map((e) => e.type)).toEqual(["TaskCreated", "TaskFinished", "TaskMoved", "TaskRenamed"]);
     for (const event of events) {
-      expect(Object.keys(event).sort()).toEqual(["data", "id", "position", "time", "type", "user_id"]);
+      expect(Object.keys(event).sort()).toEqual(["data", "id", "position", "system", "time", "type", "user_id"]);
       expect(event.time as string).toMatch(/^\d{4}-\d\d-\d\dT.*(Z|[+-]\d\d:\d\d)$/);
     }
     const positions = events.map((e) => e.position as number);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
     // The owner acted, except for the worker that finished the supplied transcript.
     expect(events.map((e) => e.user_id)).toEqual([user.id, null, user.id, user.id]);
+    expect(events.map((e) => e.system)).toEqual([null, "supplied-transcripts", null, null]);
     const created = events[0]!.data as Json;
     expect(created).toMatchObject({ taskId: id, userId: user.id, name: "Stand-up <i>notes</i>", disk: "objstore", segments: "2 segments" });
     expect(events[3]!.data).toMatchObject({ name: "Renamed" });

@@ -35,7 +35,7 @@ describe("task counts (pure)", () => {
   });
 });
 
-const metadata = { correlationId: "c", causationId: null, userId: null };
+const metadata = { correlationId: "c", causationId: null, userId: null, system: "test" };
 const stores: { store: SqliteEventStore; db: EmbeddedDocumentStore }[] = [];
 afterEach(async () => {
   for (const { store, db } of stores.splice(0)) {
@@ -74,15 +74,15 @@ async function history() {
     },
   });
   for (let id = 1; id <= 6; id++) await append(taskStream(id), [created(id, id <= 4 ? 1 : 2)]);
-  await append(taskStream(2), [{ type: "TaskMoved", data: { userId: 1, folder: { id: 9, name: "Work" } } }]);
+  await append(taskStream(2), [{ type: "TaskMoved", data: { userId: 1, taskId: 2, folder: { id: 9, name: "Work" } } }]);
   await append(taskStream(3), [
-    { type: "TaskMoved", data: { userId: 1, folder: { id: 9, name: "Work" } } },
-    { type: "TranscriptionStarted", data: { userId: 1 } },
+    { type: "TaskMoved", data: { userId: 1, taskId: 3, folder: { id: 9, name: "Work" } } },
+    { type: "TranscriptionStarted", data: { userId: 1, taskId: 3 } },
   ]);
   await append(taskStream(4), [{ type: "TaskFailed", data: { userId: 1, taskId: 4, attempt: 1, name: "Task 4", reason: "no audio" } }]);
-  await append(taskStream(1), [{ type: "TaskDeleted", data: { userId: 1, wasInFlight: true, attempt: 1 } }]);
+  await append(taskStream(1), [{ type: "TaskDeleted", data: { userId: 1, taskId: 1, wasInFlight: true, attempt: 1 } }]);
   await append(userStream(1), [{ type: "FolderRenamed", data: { folderId: 9, name: "Job", previousName: "Work" } }]);
-  await append(taskStream(5), [{ type: "TaskMoved", data: { userId: 2, folder: { id: 10, name: "Home" } } }]);
+  await append(taskStream(5), [{ type: "TaskMoved", data: { userId: 2, taskId: 5, folder: { id: 10, name: "Home" } } }]);
   await append(userStream(2), [{ type: "FolderDeleted", data: { folderId: 10, name: "Home" } }]);
   const events = await store.readAll({ after: 0, limit: 1000 });
   return { db, events: events.filter((e) => tasksProjection.eventTypes.includes(e.type)) };

@@ -29,7 +29,10 @@ const finished: TaskEvent = {
   type: "TaskFinished",
   data: { userId: 1, taskId: 7, attempt: 1, name: "Interview", transcript: null, duration: 60, cost: null, summary: null, mindmap: null },
 };
-const retried = (attempts: number, status: "pending" | "waiting" = "pending"): TaskEvent => ({ type: "TaskRetried", data: { userId: 1, attempts, status } });
+const retried = (attempts: number, status: "pending" | "waiting" = "pending"): TaskEvent => ({
+  type: "TaskRetried",
+  data: { userId: 1, taskId: 7, attempt: attempts, status },
+});
 const transcript = { key: "transcripts/ab/ab.json", sha256: "ab", segments: 1, bytes: 70 };
 
 describe("taskDecider", () => {
@@ -41,7 +44,7 @@ describe("taskDecider", () => {
   });
 
   test("every other command on a missing or deleted task is not found", () => {
-    const deleted: TaskEvent = { type: "TaskDeleted", data: { userId: 1, wasInFlight: true, attempt: 1 } };
+    const deleted: TaskEvent = { type: "TaskDeleted", data: { userId: 1, taskId: 7, wasInFlight: true, attempt: 1 } };
     const commands: TaskCommand[] = [
       { type: "RenameTask", name: "x" },
       { type: "DeleteTask" },
@@ -59,26 +62,26 @@ describe("taskDecider", () => {
     spec
       .given([created()])
       .when({ type: "RenameTask", name: "Call" })
-      .then([{ type: "TaskRenamed", data: { userId: 1, name: "Call" } }]);
+      .then([{ type: "TaskRenamed", data: { userId: 1, taskId: 7, name: "Call" } }]);
     spec.given([created()]).when({ type: "RenameTask", name: "Interview" }).then([]);
     const folder = { id: 3, name: "Work" };
     spec
       .given([created()])
       .when({ type: "MoveTask", folder })
-      .then([{ type: "TaskMoved", data: { userId: 1, folder } }]);
+      .then([{ type: "TaskMoved", data: { userId: 1, taskId: 7, folder } }]);
     spec
-      .given([created(), { type: "TaskMoved", data: { userId: 1, folder } }])
+      .given([created(), { type: "TaskMoved", data: { userId: 1, taskId: 7, folder } }])
       .when({ type: "MoveTask", folder })
       .then([]);
     spec
-      .given([created(), { type: "TaskMoved", data: { userId: 1, folder } }])
+      .given([created(), { type: "TaskMoved", data: { userId: 1, taskId: 7, folder } }])
       .when({ type: "MoveTask", folder: null })
-      .then([{ type: "TaskMoved", data: { userId: 1, folder: null } }]);
+      .then([{ type: "TaskMoved", data: { userId: 1, taskId: 7, folder: null } }]);
     spec.given([created()]).when({ type: "MoveTask", folder: null }).then([]);
   });
 
   test("the cost of a task the service transcribed is what was charged: a correction of it is refused", () => {
-    const started: TaskEvent = { type: "TranscriptionStarted", data: { userId: 1 } };
+    const started: TaskEvent = { type: "TranscriptionStarted", data: { userId: 1, taskId: 7 } };
     spec
       .given([created(), started, finished])
       .when({ type: "CorrectTaskDetails", cost: 0 })
@@ -86,41 +89,41 @@ describe("taskDecider", () => {
     spec
       .given([created(), started, finished])
       .when({ type: "CorrectTaskDetails", duration: 61 })
-      .then([{ type: "TaskDetailsCorrected", data: { userId: 1, duration: 61 } }]);
+      .then([{ type: "TaskDetailsCorrected", data: { userId: 1, taskId: 7, duration: 61 } }]);
     spec
       .given([created(), finished])
       .when({ type: "CorrectTaskDetails", cost: 5 })
-      .then([{ type: "TaskDetailsCorrected", data: { userId: 1, cost: 5 } }]);
+      .then([{ type: "TaskDetailsCorrected", data: { userId: 1, taskId: 7, cost: 5 } }]);
   });
 
   test("transcript edits, detail corrections and ratings", () => {
     spec
       .given([created()])
       .when({ type: "EditTranscript", transcript })
-      .then([{ type: "TranscriptEdited", data: { userId: 1, transcript } }]);
+      .then([{ type: "TranscriptEdited", data: { userId: 1, taskId: 7, transcript } }]);
     spec.given([created()]).when({ type: "CorrectTaskDetails" }).then([]);
     spec
       .given([created()])
       .when({ type: "CorrectTaskDetails", duration: 90 })
-      .then([{ type: "TaskDetailsCorrected", data: { userId: 1, duration: 90 } }]);
+      .then([{ type: "TaskDetailsCorrected", data: { userId: 1, taskId: 7, duration: 90 } }]);
     spec
       .given([created()])
       .when({ type: "CorrectTaskDetails", cost: 0, index: -2 })
-      .then([{ type: "TaskDetailsCorrected", data: { userId: 1, cost: 0, index: -2 } }]);
+      .then([{ type: "TaskDetailsCorrected", data: { userId: 1, taskId: 7, cost: 0, index: -2 } }]);
     spec
       .given([created()])
       .when({ type: "RateTask", quality: 4 })
-      .then([{ type: "TaskRated", data: { userId: 1, quality: 4 } }]);
+      .then([{ type: "TaskRated", data: { userId: 1, taskId: 7, quality: 4 } }]);
   });
 
   test("sharing is idempotent both ways", () => {
-    const shared: TaskEvent = { type: "TaskShared", data: { userId: 1 } };
+    const shared: TaskEvent = { type: "TaskShared", data: { userId: 1, taskId: 7 } };
     spec.given([created()]).when({ type: "ShareTask" }).then([shared]);
     spec.given([created(), shared]).when({ type: "ShareTask" }).then([]);
     spec
       .given([created(), shared])
       .when({ type: "UnshareTask" })
-      .then([{ type: "TaskUnshared", data: { userId: 1 } }]);
+      .then([{ type: "TaskUnshared", data: { userId: 1, taskId: 7 } }]);
     spec.given([created()]).when({ type: "UnshareTask" }).then([]);
   });
 
@@ -128,15 +131,15 @@ describe("taskDecider", () => {
     spec
       .given([created()])
       .when({ type: "DeleteTask" })
-      .then([{ type: "TaskDeleted", data: { userId: 1, wasInFlight: true, attempt: 1 } }]);
+      .then([{ type: "TaskDeleted", data: { userId: 1, taskId: 7, wasInFlight: true, attempt: 1 } }]);
     spec
       .given([created(), finished])
       .when({ type: "DeleteTask" })
-      .then([{ type: "TaskDeleted", data: { userId: 1, wasInFlight: false, attempt: 1 } }]);
+      .then([{ type: "TaskDeleted", data: { userId: 1, taskId: 7, wasInFlight: false, attempt: 1 } }]);
     spec
       .given([created(), failed])
       .when({ type: "DeleteTask" })
-      .then([{ type: "TaskDeleted", data: { userId: 1, wasInFlight: false, attempt: 1 } }]);
+      .then([{ type: "TaskDeleted", data: { userId: 1, taskId: 7, wasInFlight: false, attempt: 1 } }]);
   });
 
   test("only a failed task is retried: objstore back to pending, remote and videolink to waiting", () => {
@@ -171,7 +174,7 @@ describe("taskDecider", () => {
   });
 
   test("the pipeline: start only from pending; finish and fail only while in flight", () => {
-    const started: TaskEvent = { type: "TranscriptionStarted", data: { userId: 1 } };
+    const started: TaskEvent = { type: "TranscriptionStarted", data: { userId: 1, taskId: 7 } };
     spec.given([created()]).when({ type: "StartTranscription" }).then([started]);
     spec.given([created(), started]).when({ type: "StartTranscription" }).then([]);
     const finish: TaskCommand = { type: "FinishTask", transcript: null, duration: 60, cost: null, summary: null, mindmap: null };

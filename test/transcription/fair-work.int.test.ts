@@ -123,7 +123,7 @@ describe("a transcription delivered again resumes from the chunks already recogn
   test("the second delivery recognises only what the first did not finish, and the task finishes once", async () => {
     const { id } = await scribingTask("Resumed");
     const facts = taskFacts(await app.adapters.eventStore.readStream(taskStream(id)))!;
-    const metadata = { correlationId: "resume", causationId: null, userId: null };
+    const metadata = { correlationId: "resume", causationId: null, userId: null, system: "test" };
 
     // The first delivery stops (the worker is shutting down) after two chunks.
     const first = countingEngine(30);

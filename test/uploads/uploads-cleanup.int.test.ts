@@ -90,17 +90,21 @@ test("a session whose expiry passed but was not yet cleaned up refuses parts alr
     { userId: user.id, kind: "token", credentialId: "t" },
     (await app.adapters.documents.collection("users").findOne({ _id: String(user.id) })) as never,
     { file: "a.mp3", content_type: "audio/mpeg", size: 10 },
-    { correlationId: "c", causationId: null, userId: null },
+    { correlationId: "c", causationId: null, userId: null, system: "test" },
   );
   const { url } = await clocked.signPart(
     user.id,
     { path: session.path, upload_id: session.upload_id, part_number: 1 },
-    { correlationId: "c", causationId: null, userId: null },
+    { correlationId: "c", causationId: null, userId: null, system: "test" },
   );
   expect(new URL(url).searchParams.get("expires")).toBeString();
   now = new Date(Date.parse(session.expires_at));
   await expect(
-    clocked.signPart(user.id, { path: session.path, upload_id: session.upload_id, part_number: 1 }, { correlationId: "c", causationId: null, userId: null }),
+    clocked.signPart(
+      user.id,
+      { path: session.path, upload_id: session.upload_id, part_number: 1 },
+      { correlationId: "c", causationId: null, userId: null, system: "test" },
+    ),
   ).rejects.toThrow(/expired/);
   expect((await putSigned(app, (await signPart(app, user, session, 1)).url, bytes(10))).status).toBe(200);
 });
@@ -123,7 +127,7 @@ async function recordCompletion(on: TestApp, user: { id: number }, session: Sess
         },
         state,
       ),
-    { metadata: { correlationId: "test", causationId: null, userId: null } },
+    { metadata: { correlationId: "test", causationId: null, userId: null, system: "test" } },
   );
   return taskId;
 }
@@ -164,7 +168,7 @@ test("with no worker running, complete finishes its own completion after waiting
     const user = await noWorkers.register();
     const caller = { userId: user.id, kind: "token" as const, credentialId: "t" };
     const account = (await noWorkers.adapters.documents.collection("users").findOne({ _id: String(user.id) })) as never;
-    const metadata = { correlationId: "c", causationId: null, userId: String(user.id) };
+    const metadata = { correlationId: "c", causationId: null, userId: user.id, system: null };
     const data = bytes(1500, 3);
     const waited = await sign(noWorkers, user, { file: "waited.wav", content_type: "audio/wav", size: data.byteLength });
     await uploadParts(noWorkers, user, waited, data);

@@ -122,7 +122,7 @@ describe("the upload workflow", () => {
   test("a slot a completion took is given back when the upload is aborted before the completion was recorded", async () => {
     const user = await app.register();
     const session = await sign(app, user, { file: "a.mp3", content_type: "audio/mpeg", size: tone.byteLength });
-    const metadata = { correlationId: "c", causationId: null, userId: String(user.id) };
+    const metadata = { correlationId: "c", causationId: null, userId: user.id, system: null };
     // What a complete that died between its admission and its record leaves behind.
     const tasks = new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts);
     await tasks.admit(user.id, 999_001, 1, "objstore", metadata, session.upload_id);
@@ -342,7 +342,7 @@ describe("API access and plan limits", () => {
     const user = await app.register();
     // Three slots held straight on the account's stream (tasks being created), so no pipeline can free them.
     const tasks = new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts);
-    const metadata = { correlationId: "test", causationId: null, userId: null };
+    const metadata = { correlationId: "test", causationId: null, userId: null, system: "test" };
     const held = [900_001, 900_002, 900_003].map((id) => id + user.id * 10);
     for (const id of held) await tasks.admit(user.id, id, 1, "objstore", metadata);
     const session = await sign(app, user, { file: "a.mp3", content_type: "audio/mpeg", size: tone.byteLength });

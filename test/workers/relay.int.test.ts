@@ -13,7 +13,7 @@ import type { BusMessage } from "../../src/bus/port.ts";
 import type { NewEvent } from "../../src/core/event.ts";
 import { counterWorker } from "../support/counter-worker.ts";
 
-const metadata = { correlationId: "c", causationId: null, userId: null };
+const metadata = { correlationId: "c", causationId: null, userId: null, system: "test" };
 const opened = (): NewEvent => ({ id: crypto.randomUUID(), type: "CounterOpened", data: { limit: 10 }, metadata });
 
 const dirs: string[] = [];
