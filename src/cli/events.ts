@@ -1,25 +1,28 @@
 import { loadConfig } from "../config.ts";
-import { openEventStore } from "../adapters.ts";
+import { openEventStore, signingSecret } from "../adapters.ts";
 import type { RecordedEvent } from "../core/event.ts";
 import { parseArgs } from "./args.ts";
 import { eventFilter, FilterError, matchesFilter } from "./event-filter.ts";
+import { eventLine, exportedEvent, flatLine } from "./event-export.ts";
 
-const usage = `usage: bun run events [--stream NAME] [--type TYPE[,TYPE]] [--since TIME] [--until TIME] [--after POSITION] [--limit N] [--follow]
+const usage = `usage: bun run events [--stream NAME] [--type TYPE[,TYPE]] [--since TIME] [--until TIME] [--after POSITION] [--limit N] [--follow] [--flat] [--include-secrets]
 
 Prints the event log as NDJSON, one event a line, oldest first:
 {"position","streamName","revision","id","type","time","data","metadata"}
-  --stream   only this stream, e.g. task-42 or user-7
-  --type     only these event types (repeat or comma-separate)
-  --since    events recorded at or after this ISO 8601 time
-  --until    events recorded before this ISO 8601 time
-  --after    only events after this global position
-  --limit    stop after N events
-  --follow   keep printing new events as they are appended (Ctrl-C to stop)`;
-
-function line(event: RecordedEvent): string {
-  const { position, streamName, revision, id, type, time, data, metadata } = event;
-  return JSON.stringify({ position, streamName, revision, id, type, time, data, metadata });
-}
+(each line described by clients/events/scribe-events.schema.json). Secrets (password, token and key
+hashes) read "[redacted]" and e-mail addresses and social-login subjects are pseudonymised.
+  --stream           only this stream, e.g. task-42 or user-7
+  --type             only these event types (repeat or comma-separate)
+  --since            events recorded at or after this ISO 8601 time
+  --until            events recorded before this ISO 8601 time
+  --after            only events after this global position
+  --limit            stop after N events
+  --follow           keep printing new events as they are appended (Ctrl-C to stop)
+  --flat             one flat object a line with the same typed columns on every line (for DuckDB's read_ndjson):
+                     position, time, type, stream, category, revision, event_id, user_id, task_id, task_status,
+                     attempt, seconds, duration, cost, plan, format, reason, actor_user_id, actor_system,
+                     correlation_id, causation_id, data (the event's data as JSON text)
+  --include-secrets  OPERATORS ONLY: print secrets and addresses as stored (never hand this output to analysts)`;
 
 async function main(): Promise<number> {
   const { options } = parseArgs(process.argv.slice(2));
@@ -33,11 +36,14 @@ async function main(): Promise<number> {
   if (!Number.isInteger(after) || after < 0) throw new FilterError("--after must be a whole number");
   if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new FilterError("--limit must be a positive whole number");
 
-  const store = await openEventStore(loadConfig());
+  const config = loadConfig();
+  const store = await openEventStore(config);
+  const exportOptions = { includeSecrets: options.has("include-secrets"), pseudonymKey: signingSecret(config.dataDir) };
+  const format = options.has("flat") ? flatLine : eventLine;
   let printed = 0;
   const print = (event: RecordedEvent) => {
     if (printed >= limit || event.position <= after || !matchesFilter(filter, event)) return;
-    process.stdout.write(line(event) + "\n");
+    process.stdout.write(`${format(exportedEvent(event, exportOptions))}\n`);
     printed++;
   };
   try {

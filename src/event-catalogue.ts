@@ -1,0 +1,91 @@
+import type { UserEvent } from "./accounts/events.ts";
+import type { ClaimEvent } from "./accounts/claims.ts";
+import type { AdmissionEvent } from "./tasks/admission.ts";
+import type { TaskEvent } from "./tasks/events.ts";
+import type { FolderEvent } from "./folders/decider.ts";
+import type { UploadEvent } from "./uploads/events.ts";
+import type { SequenceEvent } from "./core/sequence.ts";
+import type { EventMetadata } from "./core/event.ts";
+
+/**
+ * Every event the service stores, in the shapes it is read in (older shapes are upcast on read): the
+ * types the event catalogue (clients/events/scribe-events.schema.json, `npm run catalogue`) is generated
+ * from, so the catalogue cannot drift from the code.
+ */
+export type StoredEvent = UserEvent | AdmissionEvent | FolderEvent | TaskEvent | UploadEvent | ClaimEvent | SequenceEvent;
+
+/** Who and what caused an event, on every event. */
+export type StoredEventMetadata = EventMetadata;
+
+/** Which streams carry which events: `<category>-<id>`. */
+export const eventStreams: Record<string, { stream: string; description: string; types: readonly StoredEvent["type"][] }> = {
+  user: {
+    stream: "user-<user id>",
+    description: "An account: profile, credentials, plan and balance, its folders and its concurrent-task slots.",
+    types: [
+      "UserRegistered",
+      "AccessTokenIssued",
+      "AccessTokenRevoked",
+      "ProfileUpdated",
+      "AvatarChanged",
+      "IdentityLinked",
+      "PlanChanged",
+      "AllowanceGranted",
+      "SecondsToppedUp",
+      "SecondsCharged",
+      "ApiKeyCreated",
+      "ApiKeyRevoked",
+      "NotificationsRead",
+      "FolderCreated",
+      "FolderRenamed",
+      "FolderDeleted",
+      "TaskAdmitted",
+      "TaskSlotReleased",
+    ],
+  },
+  task: {
+    stream: "task-<task id>",
+    description: "A task from creation to its end: edits, recognition, summaries, exports.",
+    types: [
+      "TaskCreated",
+      "TaskRenamed",
+      "TaskMoved",
+      "TranscriptEdited",
+      "TaskDetailsCorrected",
+      "TaskRated",
+      "TaskShared",
+      "TaskUnshared",
+      "TaskDeleted",
+      "TaskRetried",
+      "MediaFetchStarted",
+      "MediaFetched",
+      "TranscriptionStarted",
+      "SummaryRefreshed",
+      "SummaryFailed",
+      "ExportGenerated",
+      "ExportRequested",
+      "TaskFinished",
+      "TaskFailed",
+    ],
+  },
+  upload: {
+    stream: "upload-<upload id>",
+    description: "A multipart upload session: signed, then completed, aborted or expired.",
+    types: ["UploadSigned", "UploadCompleted", "UploadAborted", "UploadExpired"],
+  },
+  email: {
+    stream: "email-<SHA-256 of the address>",
+    description: "Which account holds an email address (unique per account).",
+    types: ["KeyClaimed", "KeyReleased"],
+  },
+  identity: {
+    stream: "identity-<SHA-256 of issuer and subject>",
+    description: "Which account a social-login identity belongs to.",
+    types: ["KeyClaimed", "KeyReleased"],
+  },
+  sequence: {
+    stream: "sequence-<name>",
+    description: "Integer ids (task, user, folder): each event's revision is the id it reserved.",
+    types: ["IdReserved"],
+  },
+};
