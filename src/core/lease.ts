@@ -41,11 +41,10 @@ export class Leases {
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
     }
-    const taken = await this.leases.findOneAndUpdate(
-      { _id: name, $or: [{ holder: this.holder }, { expiresAt: { $lt: now } }] },
-      { $set: { holder: this.holder, expiresAt } },
-    );
-    if (taken !== null) return true;
+    // Renewing our own lease, or taking one that has run out: each a single atomic compare-and-set.
+    const set = { $set: { holder: this.holder, expiresAt } };
+    if ((await this.leases.findOneAndUpdate({ _id: name, holder: this.holder }, set)) !== null) return true;
+    if ((await this.leases.findOneAndUpdate({ _id: name, expiresAt: { $lt: now } }, set)) !== null) return true;
     // A holder on this machine whose process is gone (a crash, kill -9) need not be waited for.
     const current = await this.leases.findOne({ _id: name });
     if (!current || !diedOnThisHost(current.holder)) return false;

@@ -1,12 +1,10 @@
 /**
- * A collection of the embedded store (embedded.ts): reads translate to SQL where they can and fall back to
- * the JS matcher over SQL-prefiltered rows where they cannot; writes are read-modify-write in JS inside
- * one IMMEDIATE transaction each.
+ * A collection of the embedded store (embedded.ts): every filter translates to SQL (embedded-sql.ts); writes
+ * are read-modify-write in JS inside one IMMEDIATE transaction each.
  */
 import type { Statement } from "bun:sqlite";
 import type { Collection, Document, Filter, FindOptions, Sort, Update, UpdateResult } from "./port.ts";
 import { indexName, parseFilter, parseFindOptions, parseSort } from "./filter.ts";
-import { matchesNode } from "./match.ts";
 import { field, orderBy, translateFilter, type SqlParam } from "./embedded-sql.ts";
 import { applyUpdate, parseUpdate, seedFromFilter, type ParsedUpdate } from "./update.ts";
 
@@ -72,13 +70,8 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   private count(filter: Filter): number {
     const t = translateFilter(filter);
-    if (t.exact) {
-      const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${t.where}`).get(...t.params);
-      return (row as { n: number }).n;
-    }
-    let n = 0;
-    for (const _ of this.candidates(filter)) n++;
-    return n;
+    const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${t.where}`).get(...t.params);
+    return (row as { n: number }).n;
   }
 
   async insertOne(doc: T): Promise<void> {
@@ -211,20 +204,8 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   private select(filter: Filter, options?: FindOptions): T[] {
-    const { sql, params, exact, skip, limit } = this.selectSql(filter, options);
-    if (exact) return (this.store.statement(sql).all(...params) as Row[]).map((r) => JSON.parse(r.doc) as T);
-    const node = parseFilter(filter);
-    const found: T[] = [];
-    let skipped = 0;
-    // SQL already sorted the superset; skip and limit count only the documents the JS matcher accepts.
-    for (const row of this.store.statement(sql).iterate(...params) as IterableIterator<Row>) {
-      const doc = JSON.parse(row.doc) as T;
-      if (!matchesNode(doc, node)) continue;
-      if (skipped++ < skip) continue;
-      found.push(doc);
-      if (limit > 0 && found.length >= limit) break;
-    }
-    return found;
+    const { sql, params } = this.selectSql(filter, options);
+    return (this.store.statement(sql).all(...params) as Row[]).map((r) => JSON.parse(r.doc) as T);
   }
 
   private selectSql(filter: Filter, options?: FindOptions) {
@@ -232,18 +213,18 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     const t = translateFilter(filter);
     let sql = `SELECT id, doc FROM ${this.table} WHERE ${t.where}${orderBy(sort)}`;
     const params: SqlParam[] = [...t.params];
-    if (t.exact && (limit > 0 || skip > 0)) {
+    if (limit > 0 || skip > 0) {
       sql += " LIMIT ? OFFSET ?";
       params.push(limit > 0 ? limit : -1, skip);
     }
-    return { sql, params, exact: t.exact, skip, limit };
+    return { sql, params };
   }
 
   private byId(id: string): Row | null {
     return this.store.statement(this.byIdSql).get(id) as Row | null;
   }
 
-  /** Rows matching `filter` in natural order, re-checked in JS when the SQL is only a superset. */
+  /** Rows matching `filter` in natural order. */
   private *candidates(filter: Filter, limit = 0): Generator<Row> {
     const id = idOnly(filter);
     if (id !== null) {
@@ -252,14 +233,8 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
       return;
     }
     const t = translateFilter(filter);
-    const node = t.exact ? null : parseFilter(filter);
-    const sql = `SELECT id, doc FROM ${this.table} WHERE ${t.where}${t.exact && limit > 0 ? ` LIMIT ${limit}` : ""}`;
-    let yielded = 0;
-    for (const row of this.store.statement(sql).iterate(...t.params) as IterableIterator<Row>) {
-      if (node !== null && !matchesNode(JSON.parse(row.doc) as Document, node)) continue;
-      yield row;
-      if (limit > 0 && ++yielded >= limit) return;
-    }
+    const sql = `SELECT id, doc FROM ${this.table} WHERE ${t.where}${limit > 0 ? ` LIMIT ${limit}` : ""}`;
+    yield* this.store.statement(sql).iterate(...t.params) as IterableIterator<Row>;
   }
 
   private insert(doc: Document): void {

@@ -8,12 +8,12 @@
  * Only there: json_type reads the document, while a bare json_extract comparison can be answered from
  * an expression index alone (counting a user's 10,000 tasks must not parse 10,000 documents).
  */
-import type { Filter } from "./port.ts";
-import type { Condition, FilterNode, Scalar } from "./filter.ts";
+import type { Filter, Scalar } from "./port.ts";
+import type { Condition, FilterNode } from "./filter.ts";
 import { isIndexSegment, isPlainObject, parseFilter } from "./filter.ts";
 
 export type SqlParam = string | number | null;
-export type Translation = { where: string; params: SqlParam[]; exact: boolean };
+export type Translation = { where: string; params: SqlParam[]; exact: true };
 
 type Field = { value: string; type: string; jsonPath: string };
 
@@ -24,61 +24,22 @@ export function field(segments: readonly string[]): Field {
   return { value: `json_extract(doc, '${jsonPath}')`, type: `json_type(doc, '${jsonPath}')`, jsonPath };
 }
 
-/**
- * `exact: false` means some condition (a regex SQL cannot express) was replaced by TRUE, so the SQL
- * selects a superset and the caller must re-check candidates with the JS matcher. That is sound because
- * the only negations generated ($ne, $nin) wrap exact conditions.
- */
+/** SQL for a parsed filter: every condition translates exactly, so no candidate needs re-checking in JS. */
 export function translate(node: FilterNode): Translation {
   const params: SqlParam[] = [];
-  let exact = true;
-  const inexact = () => {
-    exact = false;
-    return "1";
-  };
 
-  const visit = (n: FilterNode): string => {
-    if (n.kind === "field") {
-      const f = field(n.segments);
-      return joinAll(
-        n.conditions.map((c) => condition(f, c)),
-        " AND ",
-      );
-    }
-    return joinAll(n.children.map(visit), n.kind === "and" ? " AND " : " OR ");
-  };
-
-  const condition = (f: { value: string; type: string; jsonPath: string }, c: Condition): string => {
+  const condition = (f: Field, c: Condition): string => {
     const { value: v, type: t } = f;
     switch (c.op) {
       case "eq":
         return equals(v, t, c.value);
-      case "ne":
-        return `NOT IFNULL(${equals(v, t, c.value)}, 0)`;
       case "in":
         return oneOf(v, t, c.values);
-      case "nin":
-        return `NOT IFNULL(${oneOf(v, t, c.values)}, 0)`;
-      case "gt":
-      case "gte":
       case "lt":
       case "lte":
-        return range(v, t, c.op, c.value);
-      case "exists":
-        return c.value ? `${t} IS NOT NULL` : `${t} IS NULL`;
-      case "regex": {
-        const sql = regex(v, t, c.pattern, c.flags);
-        return sql ?? inexact();
-      }
-      case "elemMatch": {
-        // json_each also iterates objects and scalars, hence the array check.
-        const el = { value: "value", type: "type", jsonPath: f.jsonPath };
-        const inner = joinAll(
-          c.conditions.map((ic) => condition(el, ic)),
-          " AND ",
-        );
-        return `(${t} = 'array' AND EXISTS (SELECT 1 FROM json_each(doc, '${f.jsonPath}') WHERE ${inner}))`;
-      }
+        return below(v, t, c.op, c.value);
+      case "contains":
+        return `(${t} = 'text' AND instr(${v}, ${bind(c.text)}) > 0)`;
     }
   };
 
@@ -116,49 +77,24 @@ export function translate(node: FilterNode): Translation {
     return parts.length === 0 ? "0" : `(${parts.join(" OR ")})`;
   };
 
-  const range = (v: string, t: string, op: "gt" | "gte" | "lt" | "lte", x: Scalar): string => {
-    if (x === null) return op === "gte" || op === "lte" ? `${v} IS NULL` : "0";
-    const sqlOp = { gt: ">", gte: ">=", lt: "<", lte: "<=" }[op];
+  const below = (v: string, t: string, op: "lt" | "lte", x: Scalar): string => {
+    if (x === null) return op === "lte" ? `${v} IS NULL` : "0";
     const types = typeof x === "string" ? "('text')" : typeof x === "number" ? "('integer', 'real')" : "('true', 'false')";
     const operand = typeof x === "boolean" ? (x ? 1 : 0) : x;
-    return `(${v} ${sqlOp} ${bind(operand)} AND ${t} IN ${types})`;
+    return `(${v} ${op === "lt" ? "<" : "<="} ${bind(operand)} AND ${t} IN ${types})`;
   };
 
-  const regex = (v: string, t: string, pattern: string, flags: string): string | null => {
-    const literal = regexLiteral(pattern);
-    if (literal === null || (literal.anchored && flags.includes("m"))) return null;
-    if (!flags.includes("i")) {
-      return `(${t} = 'text' AND instr(${v}, ${bind(literal.text)}) ${literal.anchored ? "= 1" : "> 0"})`;
-    }
-    // LIKE folds ASCII case only, the same as a JS /i regex for an ASCII pattern; anything else runs in JS.
-    if (!/^[\x00-\x7f]*$/.test(literal.text)) return null;
-    const like = (literal.anchored ? "" : "%") + literal.text.replace(/[\\%_]/g, "\\$&") + "%";
-    return `(${t} = 'text' AND ${v} LIKE ${bind(like)} ESCAPE '\\')`;
-  };
-
-  const where = visit(node);
-  return { where, params, exact };
-}
-
-/** A pattern that is a plain (escaped) literal, optionally anchored with a leading ^, as its text. */
-export function regexLiteral(pattern: string): { text: string; anchored: boolean } | null {
-  const anchored = pattern.startsWith("^");
-  let text = "";
-  for (let i = anchored ? 1 : 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
-    if (ch === "\\") {
-      const next = pattern[i + 1];
-      // \d, \w, \b, \n ... are classes or escapes with a meaning: only escaped punctuation is literal.
-      if (next === undefined || /[A-Za-z0-9]/.test(next)) return null;
-      text += next;
-      i++;
-    } else if ("^$.|?*+()[]{}".includes(ch)) {
-      return null;
-    } else {
-      text += ch;
-    }
-  }
-  return { text, anchored };
+  const where = joinAll(
+    node.fields.map((f) => {
+      const sqlField = field(f.segments);
+      return joinAll(
+        f.conditions.map((c) => condition(sqlField, c)),
+        " AND ",
+      );
+    }),
+    " AND ",
+  );
+  return { where, params, exact: true };
 }
 
 export function orderBy(sort: [string[], 1 | -1][]): string {
@@ -182,11 +118,10 @@ function boolLike(x: number): boolean {
 
 /**
  * `translate(parseFilter(filter))`, remembered per filter shape: the SQL depends only on the paths, the
- * operators, the types of the values (and the booleans, nulls, `$exists` flags, 0s and 1s themselves),
- * never on the other strings and numbers, which are all bound parameters. A shape is translated once from a stand-in
- * filter whose strings and numbers are numbered markers; the markers found among the parameters say
- * which value of the real filter goes where. Filters with `$regex` or `$elemMatch`, and anything
- * malformed, take the plain path (which also produces the errors).
+ * operators, the types of the values (and the booleans, nulls, 0s and 1s themselves), never on the other
+ * strings and numbers, which are all bound parameters. A shape is translated once from a stand-in filter
+ * whose strings and numbers are numbered markers; the markers found among the parameters say which value
+ * of the real filter goes where. Anything malformed takes the plain path (which also produces the errors).
  */
 export function translateFilter(filter: Filter): Translation {
   const values: SqlParam[] = [];
@@ -214,8 +149,7 @@ const STRING_MARKER = "\u0000";
 function compileShape(filter: Filter): Template {
   const markers = blank();
   shapeOf(filter, [], markers);
-  const t = translate(parseFilter(markers));
-  if (!t.exact) throw new Error("a cached filter shape must translate exactly");
+  const t = translate(parseFilter(markers as Filter));
   const slots: number[] = [];
   const constants: SqlParam[] = [];
   for (const param of t.params) {
@@ -236,26 +170,13 @@ function compileShape(filter: Filter): Template {
  * The shape key of a filter (null when it is not cacheable), collecting its strings and numbers in
  * order into `values`; with `markers`, also writes the stand-in filter for the shape into it.
  */
-function shapeOf(filter: unknown, values: SqlParam[], markers: Filter | null): string | null {
+function shapeOf(filter: unknown, values: SqlParam[], markers: Record<string, unknown> | null): string | null {
   if (!isPlainObject(filter)) return null;
   let key = "{";
   for (const path of Object.keys(filter)) {
     const value = filter[path];
     key += JSON.stringify(path) + ":";
-    if (path === "$and" || path === "$or") {
-      if (!Array.isArray(value) || value.length === 0) return null;
-      const list: Filter[] = [];
-      key += "[";
-      for (const child of value) {
-        const inner = markers === null ? null : blank();
-        const part = shapeOf(child, values, inner);
-        if (part === null) return null;
-        key += part + ",";
-        if (inner !== null) list.push(inner);
-      }
-      key += "]";
-      if (markers !== null) markers[path] = list;
-    } else if (path.startsWith("$")) {
+    if (path.startsWith("$")) {
       return null;
     } else if (!isPlainObject(value)) {
       const tag = scalarShape(value, values);
@@ -268,12 +189,12 @@ function shapeOf(filter: unknown, values: SqlParam[], markers: Filter | null): s
       for (const op of Object.keys(value)) {
         const operand = value[op];
         key += op + ":";
-        if (op === "$eq" || op === "$ne" || op === "$gt" || op === "$gte" || op === "$lt" || op === "$lte") {
+        if (op === "$lt" || op === "$lte") {
           const tag = scalarShape(operand, values);
           if (tag === null) return null;
           key += tag;
           ops[op] = marker(operand, values.length - 1);
-        } else if (op === "$in" || op === "$nin") {
+        } else if (op === "$in") {
           if (!Array.isArray(operand)) return null;
           const list: unknown[] = [];
           key += "[";
@@ -285,11 +206,12 @@ function shapeOf(filter: unknown, values: SqlParam[], markers: Filter | null): s
           }
           key += "]";
           ops[op] = list;
-        } else if (op === "$exists" && typeof operand === "boolean") {
-          key += operand ? "t" : "f";
-          ops[op] = operand;
+        } else if (op === "$contains" && typeof operand === "string" && !operand.includes(STRING_MARKER)) {
+          values.push(operand);
+          key += "c";
+          ops[op] = STRING_MARKER + (values.length - 1);
         } else {
-          return null; // $regex, $options, $elemMatch, or an error for parseFilter to report
+          return null; // an error for parseFilter to report
         }
         key += ",";
       }
@@ -302,8 +224,8 @@ function shapeOf(filter: unknown, values: SqlParam[], markers: Filter | null): s
 }
 
 /** Without a prototype, so that a field named `__proto__` is a field like any other. */
-function blank(): Filter {
-  return Object.create(null) as Filter;
+function blank(): Record<string, unknown> {
+  return Object.create(null) as Record<string, unknown>;
 }
 
 /** The type tag of a comparable value, pushing strings and numbers onto `values`; null when not comparable. */

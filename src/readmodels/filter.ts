@@ -1,20 +1,20 @@
 /**
- * Parses a port `Filter` (see port.ts) into a small tree that both the SQL translator and the JS matcher
- * consume, so the two can never disagree about what is supported. Anything outside the port's subset
- * throws a TypeError here — on every adapter, so a projection that runs embedded also runs on MongoDB.
+ * Parses a port `Filter` (see port.ts) into the list of field conditions that the SQL translator, the JS
+ * matcher and the MongoDB adapter all consume, so they can never disagree about what is supported.
+ * Anything outside the port throws a TypeError here — on every adapter, so a projection that runs
+ * embedded also runs on MongoDB.
  */
-import type { Filter, FindOptions, Sort } from "./port.ts";
+import type { Filter, FindOptions, Scalar, Sort } from "./port.ts";
 
-export type Scalar = string | number | boolean | null;
+export type { Scalar };
 
-export type Condition =
-  | { op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte"; value: Scalar }
-  | { op: "in" | "nin"; values: Scalar[] }
-  | { op: "exists"; value: boolean }
-  | { op: "regex"; pattern: string; flags: string; regex: RegExp }
-  | { op: "elemMatch"; conditions: Condition[] };
+/** One field's conditions as the adapters read them: the port's operators, parsed and checked. */
+export type Condition = { op: "eq" | "lt" | "lte"; value: Scalar } | { op: "in"; values: Scalar[] } | { op: "contains"; text: string };
 
-export type FilterNode = { kind: "and" | "or"; children: FilterNode[] } | { kind: "field"; path: string; segments: string[]; conditions: Condition[] };
+export type FieldNode = { path: string; segments: string[]; conditions: Condition[] };
+
+/** A filter is the conjunction of its fields' conditions. */
+export type FilterNode = { fields: FieldNode[] };
 
 // Paths are spliced into SQL (as JSON path literals) and into index names, so only this shape is allowed.
 const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
@@ -53,18 +53,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 export function parseFilter(filter: Filter): FilterNode {
   if (!isPlainObject(filter)) throw new TypeError("a filter must be an object");
-  const children: FilterNode[] = [];
-  for (const [key, value] of Object.entries(filter)) {
-    if (key === "$and" || key === "$or") {
-      if (!Array.isArray(value) || value.length === 0) throw new TypeError(`${key} needs a non-empty array`);
-      children.push({ kind: key === "$and" ? "and" : "or", children: value.map((f) => parseFilter(f as Filter)) });
-    } else if (key.startsWith("$")) {
-      throw new TypeError(`unsupported top-level operator ${key}`);
-    } else {
-      children.push({ kind: "field", path: key, segments: pathSegments(key), conditions: parseConditions(key, value) });
-    }
+  const fields: FieldNode[] = [];
+  for (const [path, value] of Object.entries(filter)) {
+    if (path.startsWith("$")) throw new TypeError(`unsupported top-level operator ${path}`);
+    fields.push({ path, segments: pathSegments(path), conditions: parseConditions(path, value) });
   }
-  return { kind: "and", children };
+  return { fields };
 }
 
 function parseConditions(path: string, value: unknown): Condition[] {
@@ -76,44 +70,20 @@ function parseConditions(path: string, value: unknown): Condition[] {
   const conditions: Condition[] = [];
   for (const [op, operand] of Object.entries(value)) {
     switch (op) {
-      case "$eq":
-      case "$ne":
-      case "$gt":
-      case "$gte":
       case "$lt":
       case "$lte":
-        conditions.push({ op: op.slice(1) as "eq", value: scalar(path, operand) });
+        conditions.push({ op: op === "$lt" ? "lt" : "lte", value: scalar(path, operand) });
         break;
       case "$in":
-      case "$nin":
-        if (!Array.isArray(operand)) throw new TypeError(`${path}: ${op} needs an array`);
-        conditions.push({ op: op === "$in" ? "in" : "nin", values: operand.map((v) => scalar(path, v)) });
+        if (!Array.isArray(operand)) throw new TypeError(`${path}: $in needs an array`);
+        conditions.push({ op: "in", values: operand.map((v) => scalar(path, v)) });
         break;
-      case "$exists":
-        if (typeof operand !== "boolean") throw new TypeError(`${path}: $exists needs a boolean`);
-        conditions.push({ op: "exists", value: operand });
+      case "$contains":
+        if (typeof operand !== "string") throw new TypeError(`${path}: $contains needs a string`);
+        conditions.push({ op: "contains", text: operand });
         break;
-      case "$regex": {
-        const flags = value.$options ?? "";
-        if (typeof operand !== "string") throw new TypeError(`${path}: $regex needs a string`);
-        if (typeof flags !== "string" || !/^[ims]*$/.test(flags)) throw new TypeError(`${path}: $options must use i, m, s`);
-        conditions.push({ op: "regex", pattern: operand, flags, regex: new RegExp(operand, flags) });
-        break;
-      }
-      case "$options":
-        if (!("$regex" in value)) throw new TypeError(`${path}: $options without $regex`);
-        break;
-      case "$elemMatch": {
-        // Only operators on scalar elements: matching sub-documents of an array is outside the port.
-        const inner = isPlainObject(operand) ? parseConditions(path, operand) : [];
-        if (inner.length === 0 || inner.some((c) => c.op === "elemMatch")) {
-          throw new TypeError(`${path}: $elemMatch takes operators on the elements, e.g. { $eq: v } or { $in: [...] }`);
-        }
-        conditions.push({ op: "elemMatch", conditions: inner });
-        break;
-      }
       default:
-        throw new TypeError(`${path}: unsupported operator ${op}`);
+        throw new TypeError(`${path}: unsupported operator ${op} (the port has $in, $lt, $lte and $contains)`);
     }
   }
   return conditions;

@@ -1,10 +1,10 @@
 /**
- * The JS evaluation of a port filter, with MongoDB's semantics for the supported subset. The embedded
- * store uses it where a condition cannot be expressed in SQL (a real regex); it must agree with the SQL
- * translation (embedded-sql.ts) on every document, which test/readmodels/readmodels-match.unit.test.ts pins down.
+ * The JS evaluation of a port filter, with the same meaning as its SQL translation (embedded-sql.ts) and
+ * MongoDB's: the embedded store uses it to find the documents an update or delete touches inside its
+ * write transaction. test/readmodels/readmodels-match.unit.test.ts pins the two down against each other.
  */
-import type { Document, Filter } from "./port.ts";
-import { getPath, parseFilter, type Condition, type FilterNode, type Scalar } from "./filter.ts";
+import type { Document, Filter, Scalar } from "./port.ts";
+import { getPath, parseFilter, type Condition, type FilterNode } from "./filter.ts";
 
 export type Predicate = (doc: Document) => boolean;
 
@@ -14,18 +14,10 @@ export function compileFilter(filter: Filter): Predicate {
 }
 
 export function matchesNode(doc: Document, node: FilterNode): boolean {
-  switch (node.kind) {
-    case "and":
-      return node.children.every((child) => matchesNode(doc, child));
-    case "or":
-      return node.children.some((child) => matchesNode(doc, child));
-    case "field": {
-      const value = getPath(doc, node.segments);
-      return node.conditions.every((condition) => matchesCondition(value, condition));
-    }
-    default:
-      return assertNever(node);
-  }
+  return node.fields.every((field) => {
+    const value = getPath(doc, field.segments);
+    return field.conditions.every((condition) => matchesCondition(value, condition));
+  });
 }
 
 /** `value` is undefined when the field is missing. */
@@ -33,23 +25,13 @@ export function matchesCondition(value: unknown, condition: Condition): boolean 
   switch (condition.op) {
     case "eq":
       return equals(value, condition.value);
-    case "ne":
-      return !equals(value, condition.value);
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte":
-      return compareWith(value, condition.op, condition.value);
     case "in":
       return condition.values.some((v) => equals(value, v));
-    case "nin":
-      return !condition.values.some((v) => equals(value, v));
-    case "exists":
-      return (value !== undefined) === condition.value;
-    case "regex":
-      return typeof value === "string" && condition.regex.test(value);
-    case "elemMatch":
-      return Array.isArray(value) && value.some((el) => condition.conditions.every((c) => matchesCondition(el, c)));
+    case "lt":
+    case "lte":
+      return below(value, condition.op, condition.value);
+    case "contains":
+      return typeof value === "string" && value.includes(condition.text);
     default:
       return assertNever(condition);
   }
@@ -61,15 +43,11 @@ function equals(value: unknown, operand: Scalar): boolean {
   return value === operand;
 }
 
-/**
- * Range comparisons only hold between values of the operand's type (MongoDB's type bracketing);
- * `$gte: null` / `$lte: null` match null and missing, `$gt: null` / `$lt: null` match nothing.
- */
-function compareWith(value: unknown, op: "gt" | "gte" | "lt" | "lte", operand: Scalar): boolean {
+/** Bounds only hold between values of the operand's type (MongoDB's type bracketing); `$lte: null` matches null and missing. */
+function below(value: unknown, op: "lt" | "lte", operand: Scalar): boolean {
   let order: number;
-  if (operand === null) {
-    return (op === "gte" || op === "lte") && (value === null || value === undefined);
-  } else if (typeof operand === "string") {
+  if (operand === null) return op === "lte" && (value === null || value === undefined);
+  if (typeof operand === "string") {
     if (typeof value !== "string") return false;
     order = compareStrings(value, operand);
   } else if (typeof operand === "number") {
@@ -79,16 +57,7 @@ function compareWith(value: unknown, op: "gt" | "gte" | "lt" | "lte", operand: S
     if (typeof value !== "boolean") return false;
     order = Number(value) - Number(operand);
   }
-  switch (op) {
-    case "gt":
-      return order > 0;
-    case "gte":
-      return order >= 0;
-    case "lt":
-      return order < 0;
-    case "lte":
-      return order <= 0;
-  }
+  return op === "lt" ? order < 0 : order <= 0;
 }
 
 /**

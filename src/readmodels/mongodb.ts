@@ -9,6 +9,27 @@ import { DuplicateKeyError } from "./port.ts";
 import { indexName, parseFilter, parseFindOptions, parseSort } from "./filter.ts";
 import { parseUpdate, seedFromFilter } from "./update.ts";
 
+/**
+ * The port's filter in MongoDB's query language: the same operators but `$contains`, which becomes a
+ * `$regex` of the escaped text (MongoDB refuses a NUL there, so the port does too on this adapter).
+ */
+export function toMongoFilter(filter: Filter): MongoDocument {
+  const query: MongoDocument = {};
+  for (const field of parseFilter(filter).fields) {
+    const operators: MongoDocument = {};
+    for (const condition of field.conditions) {
+      if (condition.op === "eq") query[field.path] = condition.value;
+      else if (condition.op === "in") operators.$in = condition.values;
+      else if (condition.op === "contains") {
+        if (condition.text.includes("\0")) throw new TypeError(`${field.path}: $contains cannot look for a NUL on MongoDB`);
+        operators.$regex = condition.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      } else operators[`$${condition.op}`] = condition.value;
+    }
+    if (Object.keys(operators).length > 0) query[field.path] = operators;
+  }
+  return query;
+}
+
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
 const INDEX_NOT_FOUND = 27;
@@ -58,21 +79,20 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   ) {}
 
   async findOne(filter: Filter): Promise<T | null> {
-    parseFilter(filter);
-    const doc = await this.guard(() => this.inner.findOne(filter));
+    const doc = await this.guard(() => this.inner.findOne(toMongoFilter(filter)));
     return doc === null ? null : plain<T>(doc);
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    parseFilter(filter);
+    const query = toMongoFilter(filter);
     const { skip, limit } = parseFindOptions(options);
-    const docs = await this.guard(() => this.inner.find(filter, { ...(options?.sort ? { sort: options.sort } : {}), skip, limit }).toArray());
+    const docs = await this.guard(() => this.inner.find(query, { ...(options?.sort ? { sort: options.sort } : {}), skip, limit }).toArray());
     return docs.map((doc) => plain<T>(doc));
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {
-    parseFilter(filter);
-    return this.guard(() => this.inner.countDocuments(filter));
+    const query = toMongoFilter(filter);
+    return this.guard(() => this.inner.countDocuments(query));
   }
 
   async insertOne(doc: T): Promise<void> {
@@ -82,8 +102,8 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   }
 
   async replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult> {
-    parseFilter(filter);
-    const result = await this.guard(() => this.inner.replaceOne(filter, { ...doc }, { upsert: options?.upsert === true }));
+    const query = toMongoFilter(filter);
+    const result = await this.guard(() => this.inner.replaceOne(query, { ...doc }, { upsert: options?.upsert === true }));
     return counts(result);
   }
 
@@ -93,7 +113,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     const upsert = options?.upsert === true;
     // Without an _id in the filter the server would insert an ObjectId; the port promises string ids.
     const withId = upsert && typeof seedFromFilter(node)._id !== "string" ? { ...update, $setOnInsert: { _id: crypto.randomUUID() } } : update;
-    return counts(await this.guard(() => this.inner.updateOne(filter, withId, { upsert })));
+    return counts(await this.guard(() => this.inner.updateOne(toMongoFilter(filter), withId, { upsert })));
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null> {
@@ -101,25 +121,24 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     parseUpdate(update);
     const upsert = options?.upsert === true;
     const withId = upsert && typeof seedFromFilter(node)._id !== "string" ? { ...update, $setOnInsert: { _id: crypto.randomUUID() } } : update;
-    const doc = await this.guard(() => this.inner.findOneAndUpdate(filter, withId, { upsert, returnDocument: "after", includeResultMetadata: false }));
+    const doc = await this.guard(() =>
+      this.inner.findOneAndUpdate(toMongoFilter(filter), withId, { upsert, returnDocument: "after", includeResultMetadata: false }),
+    );
     return doc === null ? null : plain<T>(doc);
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
-    parseFilter(filter);
     parseUpdate(update);
-    return counts(await this.guard(() => this.inner.updateMany(filter, update)));
+    return counts(await this.guard(() => this.inner.updateMany(toMongoFilter(filter), update)));
   }
 
   async deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
-    parseFilter(filter);
-    const result = await this.guard(() => this.inner.deleteOne(filter));
+    const result = await this.guard(() => this.inner.deleteOne(toMongoFilter(filter)));
     return { deletedCount: result.deletedCount };
   }
 
   async deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
-    parseFilter(filter);
-    const result = await this.guard(() => this.inner.deleteMany(filter));
+    const result = await this.guard(() => this.inner.deleteMany(toMongoFilter(filter)));
     return { deletedCount: result.deletedCount };
   }
 

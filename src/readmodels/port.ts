@@ -1,21 +1,26 @@
 /**
- * The read-model store, shaped like a small subset of MongoDB's driver so that projections are written
- * once and run on both adapters (embedded SQLite documents, MongoDB). Both pass
+ * The read-model store: only what the projections and queries use, shaped like MongoDB's driver so that
+ * projections are written once and run on both adapters (embedded SQLite documents, MongoDB). Both pass
  * test/contracts/readmodels.contract.ts.
  *
  * Documents are plain JSON (no Date, no undefined): timestamps are ISO strings. `_id` is a string.
- *
- * Filters support, on dotted paths:
- * - `{ field: value }` equality of scalars (`null` matches a missing field too);
- * - `$eq $ne $gt $gte $lt $lte $in $nin $exists`;
- * - `$regex` (string) with optional `$options: "i"`;
- * - `$elemMatch: { $eq: value }` (or `$in`) to match an element of an array field;
- * - top-level `$and`, `$or`.
- * Equality on an array field without `$elemMatch` is not part of the contract.
  */
 export type Document = { _id: string } & { [key: string]: unknown };
 
-export type Filter = { [key: string]: unknown };
+export type Scalar = string | number | boolean | null;
+
+/**
+ * What a filter may ask of one field (a dotted path):
+ * - a scalar: equality, never across types (1 is not true, "1" is not 1); `null` also matches a missing field;
+ * - `$in`: equal to one of the values;
+ * - `$lt` / `$lte`: below a bound of the same type (strings by code point);
+ * - `$contains`: a string field that contains this text (case-sensitive, no pattern: store a lower-cased
+ *   copy to search without case, as tasks do with `nameKey`). MongoDB refuses a NUL in it.
+ */
+export type Condition = Scalar | { $in: readonly Scalar[] } | { $lt: Scalar } | { $lte: Scalar } | { $contains: string };
+
+/** Every field's condition must hold; `{}` matches every document. */
+export type Filter = { [path: string]: Condition };
 
 export type Sort = { [field: string]: 1 | -1 };
 

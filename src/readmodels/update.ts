@@ -65,15 +65,10 @@ export function applyUpdate(doc: Record<string, unknown>, update: ParsedUpdate):
   }
 }
 
-/** The document an upsert starts from: the filter's top-level (and $and) equalities, at their paths. */
+/** The document an upsert starts from: the filter's equalities, at their paths. */
 export function seedFromFilter(node: FilterNode): Record<string, unknown> {
   const seed: Record<string, unknown> = {};
-  const visit = (n: FilterNode): void => {
-    if (n.kind === "and") n.children.forEach(visit);
-    if (n.kind !== "field") return;
-    for (const c of n.conditions) if (c.op === "eq") setPath(seed, n.segments, c.value);
-  };
-  visit(node);
+  for (const field of node.fields) for (const c of field.conditions) if (c.op === "eq") setPath(seed, field.segments, c.value);
   return seed;
 }
 

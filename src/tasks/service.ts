@@ -31,8 +31,6 @@ export type TaskPatch = typeof updateTaskBody.static;
 /** A slot whose attempt has not begun this long after it was taken belongs to a creation or retry that died. */
 const abandonedAfterMs = 60_000;
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
 /**
  * Task use cases. Writes are commands on `task-<id>` (and the admission on `user-<id>`); reads come
  * from the `tasks`, `transcripts` and `folders` read models, scoped to the caller: another user's task
@@ -177,7 +175,7 @@ export class Tasks {
   async list(userId: number, query: { status?: string; search?: string; folder?: string; page?: number; per_page?: number }) {
     const filter: Filter = { userId };
     if (query.status && query.status !== "all") filter.status = query.status;
-    if (query.search) filter.nameKey = { $regex: escapeRegex(query.search.toLowerCase()) };
+    if (query.search) filter.nameKey = { $contains: query.search.toLowerCase() };
     if (query.folder !== undefined) {
       if (query.folder === "Uncategorized") filter.folderId = null;
       else {

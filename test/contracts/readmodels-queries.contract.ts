@@ -27,92 +27,85 @@ export function readModelQueryContract(context: ContractContext): void {
       expect(await ids(c, { active: true })).toEqual(["a", "d"]);
       expect(await ids(c, { active: false })).toEqual(["b"]);
       expect(await ids(c, { active: 1 })).toEqual(["c"]);
-      expect(await ids(c, { active: { $eq: 0 } })).toEqual(["e"]);
+      expect(await ids(c, { active: 0 })).toEqual(["e"]);
       expect(await ids(c, { score: 1.5 })).toEqual(["a"]);
       expect(await ids(c, { _id: "c" })).toEqual(["c"]);
       expect(await ids(c, { "address.city": "Paris" })).toEqual(["a"]);
       expect(await ids(c, { name: "Alice", age: 31 })).toEqual([]);
+      expect(await ids(c, {})).toEqual(["a", "b", "c", "d", "e"]);
     });
 
-    test("null matches null and missing; $ne matches missing", async () => {
+    test("null matches null and missing", async () => {
       expect(await ids(c, { score: null })).toEqual(["b", "d", "e"]);
-      expect(await ids(c, { nick: { $eq: null } })).toEqual(["a", "b", "c", "d", "e"]);
+      expect(await ids(c, { nick: null })).toEqual(["a", "b", "c", "d", "e"]);
       expect(await ids(c, { age: null })).toEqual(["e"]);
-      expect(await ids(c, { score: { $ne: null } })).toEqual(["a", "c"]);
-      expect(await ids(c, { "address.city": { $ne: "Paris" } })).toEqual(["b", "c", "d", "e"]);
-      expect(await ids(c, { age: { $ne: 30 } })).toEqual(["b", "c", "d", "e"]);
-      expect(await ids(c, { active: { $ne: true } })).toEqual(["b", "c", "e"]);
+      expect(await ids(c, { "address.zip": null })).toEqual(["b", "c", "d", "e"]);
     });
 
-    test("$exists tells null from missing", async () => {
-      expect(await ids(c, { score: { $exists: true } })).toEqual(["a", "c"]);
-      expect(await ids(c, { score: { $exists: false } })).toEqual(["b", "d", "e"]);
-      expect(await ids(c, { nick: { $exists: true } })).toEqual(["a"]);
-      expect(await ids(c, { "address.zip": { $exists: true } })).toEqual(["a"]);
-    });
-
-    test("ranges compare within one type only", async () => {
-      expect(await ids(c, { age: { $gt: 25 } })).toEqual(["a", "d"]);
-      expect(await ids(c, { age: { $gte: 25, $lt: 40 } })).toEqual(["a", "b"]);
+    test("$lt and $lte compare within one type only; strings by code point", async () => {
+      expect(await ids(c, { age: { $lt: 30 } })).toEqual(["b"]);
       expect(await ids(c, { age: { $lte: 30 } })).toEqual(["a", "b"]);
       expect(await ids(c, { age: { $lt: 100 } })).toEqual(["a", "b", "d"]);
-      expect(await ids(c, { name: { $gte: "C" } })).toEqual(["b", "c", "d", "e"]);
       expect(await ids(c, { name: { $lt: "C" } })).toEqual(["a"]);
-      expect(await ids(c, { active: { $gt: false } })).toEqual(["a", "d"]);
-      expect(await ids(c, { score: { $gte: 0 } })).toEqual(["a", "c"]);
+      expect(await ids(c, { name: { $lte: "Carol" } })).toEqual(["a", "c"]);
+      expect(await ids(c, { active: { $lt: true } })).toEqual(["b"]);
+      expect(await ids(c, { score: { $lte: 0 } })).toEqual(["c"]);
+      expect(await ids(c, { score: { $lte: null } })).toEqual(["b", "d", "e"]);
+      expect(await ids(c, { score: { $lt: null } })).toEqual([]);
+      expect(await ids(c, { age: { $lt: 40 }, active: true })).toEqual(["a"]);
     });
 
-    test("$in and $nin", async () => {
+    test("$in", async () => {
       expect(await ids(c, { age: { $in: [25, "30"] } })).toEqual(["b", "c"]);
       expect(await ids(c, { active: { $in: [true, 0] } })).toEqual(["a", "d", "e"]);
       expect(await ids(c, { score: { $in: [null, 0] } })).toEqual(["b", "c", "d", "e"]);
       expect(await ids(c, { _id: { $in: ["a", "e", "zz"] } })).toEqual(["a", "e"]);
       expect(await ids(c, { age: { $in: [] } })).toEqual([]);
-      expect(await ids(c, { age: { $nin: [30, 25] } })).toEqual(["c", "d", "e"]);
-      expect(await ids(c, { score: { $nin: [1.5] } })).toEqual(["b", "c", "d", "e"]);
-      expect(await ids(c, { score: { $nin: [null] } })).toEqual(["a", "c"]);
     });
 
-    test("$regex as a literal, anchored, case-insensitive, with LIKE's wildcards taken literally", async () => {
-      expect(await ids(c, { name: { $regex: "o" } })).toEqual(["b", "c"]);
-      expect(await ids(c, { name: { $regex: "A" } })).toEqual(["a"]);
-      expect(await ids(c, { name: { $regex: "a", $options: "i" } })).toEqual(["a", "c", "d", "e"]);
-      expect(await ids(c, { name: { $regex: "^b" } })).toEqual(["b"]);
-      expect(await ids(c, { name: { $regex: "^B", $options: "i" } })).toEqual(["b"]);
-      expect(await ids(c, { name: { $regex: "_100%" } })).toEqual(["d"]);
-      expect(await ids(c, { name: { $regex: "n\\_1" } })).toEqual(["d"]);
-      expect(await ids(c, { name: { $regex: "_", $options: "i" } })).toEqual(["d"]);
-      expect(await ids(c, { name: { $regex: "0%", $options: "i" } })).toEqual(["d"]);
-      expect(await ids(c, { age: { $regex: "3" } })).toEqual(["c"]); // only strings match a regex
+    test("$contains: a plain substring of a string field, case-sensitive, every character literal", async () => {
+      expect(await ids(c, { name: { $contains: "o" } })).toEqual(["b", "c"]);
+      expect(await ids(c, { name: { $contains: "A" } })).toEqual(["a"]);
+      expect(await ids(c, { name: { $contains: "_100%" } })).toEqual(["d"]);
+      expect(await ids(c, { name: { $contains: "%" } })).toEqual(["d"]);
+      expect(await ids(c, { name: { $contains: "_" } })).toEqual(["d"]);
+      expect(await ids(c, { name: { $contains: "Év" } })).toEqual(["e"]);
+      expect(await ids(c, { name: { $contains: "év" } })).toEqual([]);
+      expect(await ids(c, { name: { $contains: "" } })).toEqual(["a", "b", "c", "d", "e"]);
+      expect(await ids(c, { age: { $contains: "3" } })).toEqual(["c"]); // only strings contain text
+      expect(await ids(c, { "address.city": { $contains: "aris" } })).toEqual(["a", "d"]);
+      expect(await c.countDocuments({ name: { $contains: "o" }, age: 25 })).toBe(1);
     });
 
-    test("$regex as a real regular expression, and non-ASCII case folding", async () => {
-      expect(await ids(c, { name: { $regex: "^[a-c]", $options: "i" } })).toEqual(["a", "b", "c"]);
-      expect(await ids(c, { name: { $regex: "l$" } })).toEqual(["c"]);
-      expect(await ids(c, { name: { $regex: "ÉVA", $options: "i" } })).toEqual(["e"]);
-      expect(await ids(c, { name: { $regex: "^(bob|carol)$", $options: "i" }, age: { $gte: 0 } })).toEqual(["b"]);
+    test("$contains takes regular-expression and LIKE characters literally", async () => {
+      const s = context.fresh();
+      for (const [id, name] of [
+        ["dot", "a.b"],
+        ["star", "a*b"],
+        ["caret", "^start"],
+        ["slash", "back\\slash"],
+        ["brackets", "[x](y){z}"],
+        ["plain", "ab"],
+      ]) {
+        await s.insertOne({ _id: id!, name: name! });
+      }
+      expect(await ids(s, { name: { $contains: "." } })).toEqual(["dot"]);
+      expect(await ids(s, { name: { $contains: "a*" } })).toEqual(["star"]);
+      expect(await ids(s, { name: { $contains: "^" } })).toEqual(["caret"]);
+      expect(await ids(s, { name: { $contains: "\\" } })).toEqual(["slash"]);
+      expect(await ids(s, { name: { $contains: "](y){" } })).toEqual(["brackets"]);
+      expect(await ids(s, { name: { $contains: "ab" } })).toEqual(["plain"]);
     });
 
-    test("$elemMatch on array elements, not on scalars", async () => {
-      expect(await ids(c, { tags: { $elemMatch: { $eq: "y" } } })).toEqual(["a", "b"]);
-      expect(await ids(c, { tags: { $elemMatch: { $eq: "x" } } })).toEqual(["a"]);
-      expect(await ids(c, { tags: { $elemMatch: { $in: ["x", 1] } } })).toEqual(["a", "d"]);
-      expect(await ids(c, { tags: { $elemMatch: { $eq: 1 } } })).toEqual(["d"]);
-      expect(await ids(c, { tags: { $elemMatch: { $eq: true } } })).toEqual(["c"]);
-    });
-
-    test("$and and $or, also around conditions only a regex engine can decide", async () => {
-      expect(await ids(c, { $or: [{ name: "bob" }, { age: 40 }] })).toEqual(["b", "d"]);
-      expect(await ids(c, { $and: [{ age: { $gte: 25 } }, { active: true }] })).toEqual(["a", "d"]);
-      expect(await ids(c, { $or: [{ name: { $regex: "^[ab]", $options: "i" } }, { age: 40 }] })).toEqual(["a", "b", "d"]);
-      expect(await ids(c, { active: true, $or: [{ age: 30 }, { "address.city": "paris" }] })).toEqual(["a", "d"]);
-      expect(await c.countDocuments({ $or: [{ name: { $regex: "^[ab]", $options: "i" } }, { age: 40 }] })).toBe(3);
+    test("operators outside the port are refused on every adapter", async () => {
+      for (const filter of [{ age: { $gt: 1 } }, { age: { $ne: 1 } }, { $or: [{ age: 1 }] }, { name: { $regex: "a" } }, { tags: { $elemMatch: { $eq: "x" } } }])
+        await expect(c.find(filter as never)).rejects.toThrow(TypeError);
     });
   });
 
   describe("sort, skip, limit, count", () => {
     let c: Collection;
-    const all = { n: { $exists: true } };
+    const all = { n: { $lte: 1000 } };
     beforeAll(async () => {
       c = context.fresh();
       for (const n of [3, 7, 0, 9, 5, 1, 8, 2, 6, 4]) {
@@ -137,11 +130,11 @@ export function readModelQueryContract(context: ContractContext): void {
       expect(await ids(c, {}, { sort: { n: -1 }, skip: 9 })).toEqual(["i0", "other"]);
     });
 
-    test("skip and limit count only matches when a regex is decided outside the index", async () => {
-      const filter = { name: { $regex: "^item-[0-5]$" } };
+    test("skip and limit count only matches of a $contains", async () => {
+      const filter = { name: { $contains: "item-" }, n: { $lte: 5 } };
       expect(await ids(c, filter, { sort: { n: -1 }, skip: 1, limit: 2 })).toEqual(["i4", "i3"]);
       expect(await c.countDocuments(filter)).toBe(6);
-      expect((await c.findOne({ name: { $regex: "^item-[7]$" } }))?._id).toBe("i7");
+      expect((await c.findOne({ name: { $contains: "-7" } }))?._id).toBe("i7");
     });
 
     test("countDocuments and findOne", async () => {
@@ -163,7 +156,7 @@ export function readModelQueryContract(context: ContractContext): void {
         await s.insertOne({ _id: id!, name: name! });
       }
       expect(await ids(s, {}, { sort: { name: 1 } })).toEqual(["ascii", "accent", "fullwidth", "emoji"]);
-      expect(await ids(s, { name: { $gt: "\uff21" } })).toEqual(["emoji"]);
+      expect(await ids(s, { name: { $lte: "\uff21" } })).toEqual(["accent", "ascii", "fullwidth"]);
     });
   });
 }

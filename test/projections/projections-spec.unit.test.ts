@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { DocumentStore } from "../../src/readmodels/port.ts";
+import type { DocumentStore, Filter } from "../../src/readmodels/port.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { projectionSpec } from "../support/projection-spec.ts";
 import { foldersProjection } from "../../src/folders/folders-projection.ts";
@@ -46,7 +46,7 @@ describe("compare-and-set writes", () => {
         const inner = db.collection(name);
         return {
           ...inner,
-          findOne: async (filter: Record<string, unknown>) => {
+          findOne: async (filter: Filter) => {
             const found = await inner.findOne(filter);
             if (!interfered && found) {
               interfered = true;
