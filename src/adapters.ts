@@ -27,8 +27,6 @@ export type Adapters = {
   blobs: BlobStore;
   /** Transcripts as immutable blobs (events carry references); one per process, for its cache. */
   transcripts: TranscriptStore;
-  /** Set in the embedded profile: the API must serve its signed storage URLs. */
-  fileBlobs: FileBlobStore | null;
   secret: string;
   describe(): string;
   close(): Promise<void>;
@@ -70,15 +68,15 @@ export async function openAdapters(config: Config): Promise<Adapters> {
   // Commands on long streams (an account's) start from a snapshot kept beside the read models.
   stateCacheOf(eventStore).useSnapshots(new DocumentSnapshots(documents));
   const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl, config.natsStream) : new InProcessBus();
-  const fileBlobs = config.s3 ? null : new FileBlobStore({ root: join(config.dataDir, "blobs"), publicUrl: config.publicUrl, secret });
-  const blobs: BlobStore = config.s3 ? new S3BlobStore(config.s3) : fileBlobs!;
+  const blobs: BlobStore = config.s3
+    ? new S3BlobStore(config.s3)
+    : new FileBlobStore({ root: join(config.dataDir, "blobs"), publicUrl: config.publicUrl, secret });
   return {
     eventStore,
     documents,
     bus,
     blobs,
     transcripts: new TranscriptStore(blobs),
-    fileBlobs,
     secret,
     describe: () =>
       [

@@ -65,7 +65,7 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
     folderRoutes({ folders, authenticated }),
     exportRoutes({ exports: new Exports(adapters.eventStore, adapters.documents, adapters.blobs, tasks), authenticated }),
     uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated }),
-    audioRoutes({ tasks, blobs: adapters.blobs, fileBlobs: adapters.fileBlobs, authenticated }),
+    audioRoutes({ tasks, blobs: adapters.blobs, authenticated }),
     transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
   ];
 }

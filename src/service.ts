@@ -99,7 +99,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     });
     monthlyAllowance = startMonthlyAllowanceJob(adapters.eventStore, adapters.documents);
     stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
-    uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.fileBlobs);
+    uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.blobs);
     // Per host, not leased: each worker process clears what dead processes of its host left in the temp folder.
     tempSweep = startPeriodicJob(
       "temporary media sweep",
@@ -114,7 +114,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   let app: AnyElysia | null = null;
   if (roles.has("api")) {
     const features: AnyElysia[] = [];
-    if (adapters.fileBlobs) features.push(storageRoutes(adapters.fileBlobs));
+    if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
     app = createHttpApp(features, config.requestLimits, heavyWork);

@@ -1,7 +1,8 @@
 import { attachmentDisposition } from "./content-disposition.ts";
 import { BodyTooLargeError, IncompleteBodyError, PartBusyError } from "./file-io.ts";
 import type { FileBlobStore } from "./filesystem.ts";
-import { NoSuchUploadError, isValidBlobKey, type ByteRange } from "./port.ts";
+import { NoSuchUploadError, isValidBlobKey } from "./port.ts";
+import { serveBlob } from "./serve.ts";
 
 /**
  * The embedded store's stand-in for S3's presigned URLs: GET of a signed object and PUT of a signed
@@ -35,51 +36,12 @@ export async function serveStorageRequest(store: FileBlobStore, request: Request
 
 async function serveObject(store: FileBlobStore, key: string, request: Request, downloadName: string | undefined): Promise<Response> {
   const headers = new Headers({
-    "accept-ranges": "bytes",
     // Uploaded bytes are served from the API's own origin: never let a browser run them.
     "x-content-type-options": "nosniff",
     "content-security-policy": "sandbox",
   });
   if (downloadName !== undefined) headers.set("content-disposition", attachmentDisposition(downloadName));
-
-  const found = await store.locate(key);
-  if (!found) return json(404, "no such object");
-  let range: ByteRange | null = null;
-  const rangeHeader = request.headers.get("range");
-  if (rangeHeader) {
-    const parsed = parseRange(rangeHeader, found.size);
-    if (parsed === "unsatisfiable") {
-      headers.set("content-range", `bytes */${found.size}`);
-      return json(416, "range not satisfiable", headers);
-    }
-    range = parsed;
-  }
-  headers.set("content-type", found.contentType);
-  const { start, end } = range ?? { start: 0, end: found.size - 1 };
-  if (range) headers.set("content-range", `bytes ${start}-${end}/${found.size}`);
-  headers.set("content-length", String(end - start + 1));
-  // A file slice, not a stream: Bun then keeps Content-Length (also for HEAD, where it sends no
-  // body) and uses sendfile.
-  return new Response(Bun.file(found.path).slice(start, end + 1, found.contentType), { status: range ? 206 : 200, headers });
-}
-
-/**
- * One `bytes=` range (start-end, start-, or -suffix) resolved against the size; null means "ignore
- * the header and send everything" (several ranges, or a syntax we do not serve), as RFC 9110 allows.
- */
-export function parseRange(header: string, size: number): ByteRange | null | "unsatisfiable" {
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === "" && match[2] === "")) return null;
-  if (match[1] === "") {
-    const suffix = Number(match[2]);
-    if (suffix === 0 || size === 0) return "unsatisfiable";
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(match[1]);
-  if (start >= size) return "unsatisfiable";
-  const end = match[2] === "" ? size - 1 : Number(match[2]);
-  if (end < start) return null;
-  return { start, end: Math.min(end, size - 1) };
+  return (await serveBlob(store, key, request, headers)) ?? json(404, "no such object");
 }
 
 async function receivePart(store: FileBlobStore, key: string, uploadId: string, partNumber: number, request: Request, boundSize?: number): Promise<Response> {

@@ -46,6 +46,21 @@ export interface BlobStore {
   /** Discards the parts; aborting an unknown upload is not an error. */
   abortMultipartUpload(key: string, uploadId: string): Promise<void>;
   close(): Promise<void>;
+
+  // What only some stores can do. Callers ask for the capability, never for an adapter.
+
+  /**
+   * Stores whose signed URLs point back at this API (the embedded store) answer them here: GET of an
+   * object, PUT of a part. The composition root mounts it at `/storage/*` when the store has one.
+   */
+  serveSignedRequest?(request: Request): Promise<Response>;
+  /** Stores that keep the bytes on local disk: the object as a file Blob, which an HTTP response sends with sendfile. */
+  localFile?(key: string): Promise<(BlobInfo & { file: Blob }) | null>;
+  /**
+   * Stores that must clear abandoned multipart uploads themselves (on S3 a bucket lifecycle rule does):
+   * removes those older than `olderThanMs` and says how many.
+   */
+  sweepAbandonedUploads?(olderThanMs: number, nowMs: number): Promise<number>;
 }
 
 export class NoSuchUploadError extends Error {

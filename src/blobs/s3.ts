@@ -13,6 +13,8 @@ import {
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { attachmentDisposition } from "./content-disposition.ts";
 import { NoSuchUploadError, isValidBlobKey } from "./port.ts";
+import { fixedSizeChunks } from "./chunks.ts";
+import { httpStatus, isNoSuchUpload, isS3Error } from "./s3-errors.ts";
 import type { BlobInfo, BlobRead, BlobStore, ByteRange, SignedRequest, UploadedPart } from "./port.ts";
 
 export type S3BlobStoreOptions = {
@@ -245,49 +247,6 @@ export class S3BlobStore implements BlobStore {
   }
 }
 
-/** Regroups a stream into chunks of exactly `size` bytes (the last may be shorter, never empty unless it is the only one). */
-async function* fixedSizeChunks(stream: ReadableStream<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  let buffer = new Uint8Array(size);
-  let filled = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      let offset = 0;
-      while (offset < value.byteLength) {
-        const n = Math.min(size - filled, value.byteLength - offset);
-        buffer.set(value.subarray(offset, offset + n), filled);
-        filled += n;
-        offset += n;
-        if (filled === size) {
-          yield buffer;
-          buffer = new Uint8Array(size);
-          filled = 0;
-        }
-      }
-    }
-    if (filled > 0) yield buffer.subarray(0, filled);
-  } finally {
-    reader.releaseLock();
-  }
-}
-
 function checkKey(key: string): void {
   if (!isValidBlobKey(key)) throw new TypeError(`invalid blob key: ${JSON.stringify(key)}`);
-}
-
-/** Matches the S3 error code (the SDK names the exception after it). */
-function isS3Error(error: unknown, code: string): boolean {
-  const e = error as { name?: unknown; Code?: unknown } | null;
-  return e?.name === code || e?.Code === code;
-}
-
-/** AWS says NoSuchUpload; Ceph RGW says NoSuchKey for the same thing (the upload's record is gone). */
-function isNoSuchUpload(error: unknown): boolean {
-  return isS3Error(error, "NoSuchUpload") || isS3Error(error, "NoSuchKey");
-}
-
-function httpStatus(error: unknown): number | undefined {
-  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 }

@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
-import type { FileBlobStore } from "./filesystem.ts";
 import { leaveBodyUnread } from "../http/raw-body.ts";
 
 /**
- * The URLs the embedded blob store signs; signatures, not sessions, authorise them. The body is left
- * unread, so a part PUT reaches the store as the raw request stream and is written to disk chunk by chunk
- * (a 100 MB part must not become a 100 MB buffer).
+ * The URLs a blob store signs to this API itself (the embedded store's stand-in for presigned S3 URLs):
+ * signatures, not sessions, authorise them. The body is left unread, so a part PUT reaches the store as
+ * the raw request stream and is written to disk chunk by chunk (a 100 MB part must not become a 100 MB
+ * buffer). The composition root mounts this only for a store that has `serveSignedRequest`.
  */
-export function storageRoutes(store: FileBlobStore) {
-  const serve = ({ request }: { request: Request }) => store.handle(request);
+export function storageRoutes(serveSignedRequest: (request: Request) => Promise<Response>) {
+  const serve = ({ request }: { request: Request }) => serveSignedRequest(request);
   return new Elysia()
     .get("/storage/*", serve, { parse: leaveBodyUnread })
     .head("/storage/*", serve, { parse: leaveBodyUnread })

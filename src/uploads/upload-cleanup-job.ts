@@ -1,6 +1,6 @@
 import { bySystem } from "../core/event.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { FileBlobStore } from "../blobs/filesystem.ts";
+import type { BlobStore } from "../blobs/port.ts";
 import type { Uploads } from "./service.ts";
 import { uploadSessionSeconds } from "./events.ts";
 import type { UploadDocument } from "./uploads-projection.ts";
@@ -16,7 +16,7 @@ export type UploadCleanupResult = { expired: number; finished: number };
  * finishes completions whose request died between recording them and creating the task. Every step is
  * a command that appends nothing when it is not due, so several workers running this are harmless.
  */
-export async function cleanUpUploads(uploads: Uploads, db: DocumentStore, now: Date, fileBlobs: FileBlobStore | null = null): Promise<UploadCleanupResult> {
+export async function cleanUpUploads(uploads: Uploads, db: DocumentStore, now: Date, blobs: BlobStore | null = null): Promise<UploadCleanupResult> {
   const collection = db.collection<UploadDocument>("uploads");
   const metadata = (what: string) => bySystem("upload-cleanup", `upload-cleanup-${what}-${now.toISOString()}`);
   let expired = 0;
@@ -32,17 +32,17 @@ export async function cleanUpUploads(uploads: Uploads, db: DocumentStore, now: D
       console.error(`upload cleanup: upload ${upload.uploadId} not finished:`, (error as Error).message);
     }
   }
-  // Embedded store: multipart directories no session knows of (a sign that died before recording).
-  await fileBlobs?.removeExpiredUploads((uploadSessionSeconds + 3600) * 1000, now.getTime());
+  // Multipart uploads no session knows of (a sign that died before recording it), on stores that keep them.
+  await blobs?.sweepAbandonedUploads?.((uploadSessionSeconds + 3600) * 1000, now.getTime());
   return { expired, finished };
 }
 
 /** Runs the cleanup every few minutes in the workers role. */
-export function startUploadCleanupJob(uploads: Uploads, db: DocumentStore, fileBlobs: FileBlobStore | null, everyMs = 5 * 60_000): PeriodicJob {
+export function startUploadCleanupJob(uploads: Uploads, db: DocumentStore, blobs: BlobStore, everyMs = 5 * 60_000): PeriodicJob {
   return startPeriodicJob(
     "upload cleanup job",
     async () => {
-      await cleanUpUploads(uploads, db, new Date(), fileBlobs);
+      await cleanUpUploads(uploads, db, new Date(), blobs);
     },
     { everyMs, firstAfterMs: 2000, across: db },
   );

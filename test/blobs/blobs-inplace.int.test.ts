@@ -15,7 +15,7 @@ let store: FileBlobStore;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "scribe-inplace-"));
   const secret = "s";
-  app = new Elysia().use(storageRoutes(new FileBlobStore({ root, publicUrl: "http://unused", secret })));
+  app = new Elysia().use(storageRoutes((request) => new FileBlobStore({ root, publicUrl: "http://unused", secret }).serveSignedRequest(request)));
   app.listen({ hostname: "127.0.0.1", port: 0 });
   store = new FileBlobStore({ root, publicUrl: `http://127.0.0.1:${app.server!.port}`, secret });
 });

@@ -14,7 +14,7 @@ async function openServed(): Promise<{ store: FileBlobStore; root: string; close
   const secret = "test-secret";
   // The store keeps no state beyond the directory, so the one serving requests can be built before
   // the port (and so the public URL) is known, and the one signing after.
-  const app = new Elysia().use(storageRoutes(new FileBlobStore({ root, publicUrl: "http://unused", secret })));
+  const app = new Elysia().use(storageRoutes((request) => new FileBlobStore({ root, publicUrl: "http://unused", secret }).serveSignedRequest(request)));
   app.listen({ hostname: "127.0.0.1", port: 0 });
   const store = new FileBlobStore({ root, publicUrl: `http://127.0.0.1:${app.server!.port}`, secret });
   return {
@@ -140,9 +140,13 @@ describe("FileBlobStore over HTTP", () => {
     const { uploadId } = await ctx.store.createMultipartUpload("t/up.wav", { contentType: "audio/wav" });
     const signed = await ctx.store.signUploadPart("t/up.wav", uploadId, 1, { expiresInSeconds: 60 });
     // In process (no socket), so the declared length and the body can disagree.
-    const larger = await ctx.store.handle(new Request(signed.url, { method: "PUT", headers: { "content-length": "10" }, body: streamOf(bytes(50)) }));
+    const larger = await ctx.store.serveSignedRequest(
+      new Request(signed.url, { method: "PUT", headers: { "content-length": "10" }, body: streamOf(bytes(50)) }),
+    );
     expect(larger.status).toBe(413);
-    const shorter = await ctx.store.handle(new Request(signed.url, { method: "PUT", headers: { "content-length": "100" }, body: streamOf(bytes(50)) }));
+    const shorter = await ctx.store.serveSignedRequest(
+      new Request(signed.url, { method: "PUT", headers: { "content-length": "100" }, body: streamOf(bytes(50)) }),
+    );
     expect(shorter.status).toBe(400);
     expect(await ctx.store.listParts("t/up.wav", uploadId)).toEqual([]);
     // Nothing half-written is left behind.
@@ -203,11 +207,11 @@ describe("FileBlobStore over HTTP", () => {
   test("removeExpiredUploads deletes only old uploads", async () => {
     const old = await ctx.store.createMultipartUpload("t/old.wav", { contentType: "audio/wav" });
     const fresh = await ctx.store.createMultipartUpload("t/fresh.wav", { contentType: "audio/wav" });
-    const removed = await ctx.store.removeExpiredUploads(60_000, Date.now() + 61_000);
+    const removed = await ctx.store.sweepAbandonedUploads(60_000, Date.now() + 61_000);
     expect(removed).toBeGreaterThanOrEqual(2);
     await expect(ctx.store.listParts("t/old.wav", old.uploadId)).rejects.toBeInstanceOf(NoSuchUploadError);
     const kept = await ctx.store.createMultipartUpload("t/kept.wav", { contentType: "audio/wav" });
-    expect(await ctx.store.removeExpiredUploads(60_000)).toBe(0);
+    expect(await ctx.store.sweepAbandonedUploads(60_000)).toBe(0);
     expect(await ctx.store.listParts("t/kept.wav", kept.uploadId)).toEqual([]);
     expect(fresh.uploadId).not.toBe(old.uploadId);
   });

@@ -45,7 +45,7 @@ test("sessions past their expiry are expired and their parts deleted; open and c
   const storageId = staleState.session.storageUploadId;
 
   // Not due yet: nothing happens.
-  expect(await cleanUpUploads(uploads, app.adapters.documents, new Date(Date.parse(stale.expires_at) - 1000), app.adapters.fileBlobs)).toEqual({
+  expect(await cleanUpUploads(uploads, app.adapters.documents, new Date(Date.parse(stale.expires_at) - 1000), app.adapters.blobs)).toEqual({
     expired: 0,
     finished: 0,
   });
@@ -53,7 +53,7 @@ test("sessions past their expiry are expired and their parts deleted; open and c
   const fresh = await sign(app, user, { file: "fresh.mp3", content_type: "audio/mpeg", size: data.byteLength });
   await settle();
   const later = new Date(Date.parse(stale.expires_at) + 1000);
-  const result = await cleanUpUploads(uploads, app.adapters.documents, later, app.adapters.fileBlobs);
+  const result = await cleanUpUploads(uploads, app.adapters.documents, later, app.adapters.blobs);
   // `fresh` was signed a moment after `stale`, so at `later` it may be due as well.
   expect(result.expired).toBeGreaterThanOrEqual(1);
   expect((await sessionState(stale.upload_id)).status).toBe("expired");
@@ -63,7 +63,7 @@ test("sessions past their expiry are expired and their parts deleted; open and c
 
   // A second run has nothing left to do, and the expired session refuses parts and complete.
   await settle();
-  expect(await cleanUpUploads(uploads, app.adapters.documents, later, app.adapters.fileBlobs)).toEqual({ expired: 0, finished: 0 });
+  expect(await cleanUpUploads(uploads, app.adapters.documents, later, app.adapters.blobs)).toEqual({ expired: 0, finished: 0 });
   const part = await app.request("POST", "/api/uploads/sign-part", {
     token: user.token,
     json: { path: stale.path, upload_id: stale.upload_id, part_number: 1 },
