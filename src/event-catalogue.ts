@@ -1,9 +1,9 @@
-import type { UserEvent } from "./accounts/events.ts";
+import { userEventTypes, type UserEvent } from "./accounts/events.ts";
 import type { ClaimEvent } from "./accounts/claims.ts";
-import type { AdmissionEvent } from "./tasks/admission.ts";
-import type { TaskEvent } from "./tasks/events.ts";
-import type { FolderEvent } from "./folders/decider.ts";
-import type { UploadEvent } from "./uploads/events.ts";
+import { admissionEventTypes, type AdmissionEvent } from "./tasks/admission.ts";
+import { taskEventTypes, type TaskEvent } from "./tasks/events.ts";
+import { folderEventTypes, type FolderEvent } from "./folders/decider.ts";
+import { uploadEventTypes, type UploadEvent } from "./uploads/events.ts";
 import type { SequenceEvent } from "./core/sequence.ts";
 import type { EventMetadata } from "./core/event.ts";
 
@@ -22,56 +22,17 @@ export const eventStreams: Record<string, { stream: string; description: string;
   user: {
     stream: "user-<user id>",
     description: "An account: profile, credentials, plan and balance, its folders and its concurrent-task slots.",
-    types: [
-      "UserRegistered",
-      "AccessTokenIssued",
-      "AccessTokenRevoked",
-      "ProfileUpdated",
-      "AvatarChanged",
-      "IdentityLinked",
-      "PlanChanged",
-      "AllowanceGranted",
-      "SecondsToppedUp",
-      "SecondsCharged",
-      "ApiKeyCreated",
-      "ApiKeyRevoked",
-      "NotificationsRead",
-      "FolderCreated",
-      "FolderRenamed",
-      "FolderDeleted",
-      "TaskAdmitted",
-      "TaskSlotReleased",
-    ],
+    types: [...userEventTypes, ...folderEventTypes, ...admissionEventTypes],
   },
   task: {
     stream: "task-<task id>",
     description: "A task from creation to its end: edits, recognition, summaries, exports.",
-    types: [
-      "TaskCreated",
-      "TaskRenamed",
-      "TaskMoved",
-      "TranscriptEdited",
-      "TaskDetailsCorrected",
-      "TaskRated",
-      "TaskShared",
-      "TaskUnshared",
-      "TaskDeleted",
-      "TaskRetried",
-      "MediaFetchStarted",
-      "MediaFetched",
-      "TranscriptionStarted",
-      "SummaryRefreshed",
-      "SummaryFailed",
-      "ExportGenerated",
-      "ExportRequested",
-      "TaskFinished",
-      "TaskFailed",
-    ],
+    types: taskEventTypes,
   },
   upload: {
     stream: "upload-<upload id>",
     description: "A multipart upload session: signed, then completed, aborted or expired.",
-    types: ["UploadSigned", "UploadCompleted", "UploadAborted", "UploadExpired"],
+    types: uploadEventTypes,
   },
   email: {
     stream: "email-<SHA-256 of the address>",

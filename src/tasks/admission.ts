@@ -19,6 +19,8 @@ export type AdmissionEvent =
   | { type: "TaskAdmitted"; data: { taskId: number; attempt: number; admittedAt: string; upload?: string } }
   | { type: "TaskSlotReleased"; data: { taskId: number; attempt: number } };
 
+export const admissionEventTypes: readonly AdmissionEvent["type"][] = ["TaskAdmitted", "TaskSlotReleased"];
+
 type Charged = Extract<UserEvent, { type: "SecondsCharged" }>;
 type Folded = AdmissionEvent | Charged | Extract<UserEvent, { type: "UserRegistered" | "PlanChanged" | "AllowanceGranted" | "SecondsToppedUp" }>;
 

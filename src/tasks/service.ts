@@ -3,15 +3,14 @@ import type { DocumentStore, Filter } from "../readmodels/port.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
-import { NotFoundError, TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
+import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../core/projection.ts";
 import type { TaskDocument, TranscriptDocument } from "./tasks-projection.ts";
 import type { FolderDocument } from "../folders/folders-projection.ts";
 import { findTaskCounts, folderCountKey, type TaskCountsDocument } from "./task-counts.ts";
-import { userStream } from "../accounts/events.ts";
-import { admissionDecider, slotOfUpload, maxConcurrentTasks } from "./admission.ts";
+import { TaskSlots } from "./slots.ts";
 import { assertCostCorrectable, taskDecider, type TaskCommand } from "./decider.ts";
-import { taskStream, type Disk } from "./events.ts";
+import { taskStream } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
 import type { TranscriptStore } from "./transcripts.ts";
 import { loadState } from "../core/state-cache.ts";
@@ -28,9 +27,6 @@ export type Transcript = { userId: number; segments: Segment[] | null; summary: 
 /** What `PATCH /api/tasks/{id}` takes: the route's schema. */
 export type TaskPatch = typeof updateTaskBody.static;
 
-/** A slot whose attempt has not begun this long after it was taken belongs to a creation or retry that died. */
-const abandonedAfterMs = 60_000;
-
 /**
  * Task use cases. Writes are commands on `task-<id>` (and the admission on `user-<id>`); reads come
  * from the `tasks`, `transcripts` and `folders` read models, scoped to the caller: another user's task
@@ -43,7 +39,12 @@ export class Tasks {
     private readonly waitFor: WaitForProjections,
     readonly transcripts: TranscriptStore,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.slots = new TaskSlots(store, now);
+  }
+
+  /** The user's concurrent-task slots, which creating and retrying take (uploads take theirs through it too). */
+  readonly slots: TaskSlots;
 
   private get tasks() {
     return this.db.collection<TaskDocument>("tasks");
@@ -85,57 +86,6 @@ export class Tasks {
     if (position !== null) await this.waitFor(position);
   }
 
-  /**
-   * Takes one of the user's concurrent-task slots, freeing slots of creations that died first. For an
-   * upload's completion (`upload`), a slot that completion took before stands, and the id of its task is
-   * returned: every repeat of one completion names the same task. Otherwise `taskId` is returned.
-   */
-  async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata, upload?: string): Promise<number> {
-    const now = this.now().toISOString();
-    const admit = (abandoned: number[]) =>
-      handle(
-        this.store,
-        userStream(userId),
-        admissionDecider,
-        (state) => admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now, upload }, state),
-        { metadata },
-      );
-    let admitted: Awaited<ReturnType<typeof admit>>;
-    try {
-      admitted = await admit([]);
-    } catch (error) {
-      if (!(error instanceof TooManyRequestsError)) throw error;
-      const abandoned = await this.abandonedAdmissions(userId);
-      if (abandoned.length === 0) throw error;
-      admitted = await admit(abandoned);
-    }
-    return upload === undefined ? taskId : (slotOfUpload(admitted.state, upload)?.taskId ?? taskId);
-  }
-
-  private async abandonedAdmissions(userId: number): Promise<number[]> {
-    const { state } = await loadState(this.store, userStream(userId), admissionDecider);
-    const abandoned: number[] = [];
-    for (const { taskId, attempt, admittedAt } of state.inFlight.values()) {
-      if (this.now().getTime() - Date.parse(admittedAt) < abandonedAfterMs) continue;
-      // The attempt the slot was taken for never began: no task (its creation died), or a retry that was not recorded.
-      const { state: task } = await loadState(this.store, taskStream(taskId), taskDecider);
-      if (task.status === "none" || (task.status === "live" && task.attempts < attempt)) abandoned.push(taskId);
-    }
-    return abandoned;
-  }
-
-  async releaseUploadSlot(userId: number, upload: string, metadata: EventMetadata): Promise<void> {
-    await handle(this.store, userStream(userId), admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseUploadSlot", upload }, state), {
-      metadata,
-    });
-  }
-
-  async releaseSlot(userId: number, taskId: number, attempt: number, metadata: EventMetadata): Promise<void> {
-    await handle(this.store, userStream(userId), admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt }, state), {
-      metadata,
-    });
-  }
-
   /** `options.taskId`: an id taken earlier (an upload's completion records it first), so a repeat creates nothing new. */
   async create(userId: number, input: CreateTaskInput, metadata: EventMetadata, options: { taskId?: number } = {}): Promise<TaskDocument> {
     const problems = input.segments ? segmentErrors(input.segments) : {};
@@ -145,7 +95,7 @@ export class Tasks {
     // The transcript is stored before anything is appended: an event only ever names a blob that exists.
     const transcript = input.segments ? await this.transcripts.save(normalizeSegments(input.segments)) : null;
     const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
-    await this.admit(userId, taskId, 1, input.disk, metadata);
+    await this.slots.admit(userId, taskId, 1, input.disk, metadata);
     const position = await this.run(
       taskId,
       {
@@ -244,7 +194,7 @@ export class Tasks {
     const task = await this.owned(userId, taskId);
     const position = await this.run(taskId, { type: "DeleteTask" }, metadata);
     // Freed here too (the slot worker also does it), so a create right after a delete is admitted.
-    await this.releaseSlot(userId, taskId, task.attempts, metadata);
+    await this.slots.release(userId, taskId, task.attempts, metadata);
     await this.settle(position);
   }
 
@@ -258,7 +208,7 @@ export class Tasks {
       if (appended === undefined) continue;
       position = appended ?? position;
       deleted++;
-      await this.releaseSlot(userId, task.id, task.attempts, metadata);
+      await this.slots.release(userId, task.id, task.attempts, metadata);
     }
     await this.settle(position);
     return deleted;
@@ -294,9 +244,9 @@ export class Tasks {
     const task = await this.owned(userId, taskId);
     // The decider refuses (422) before a slot is taken that the retry could not use. Parallel retries take
     // the one slot of the next attempt; the retry that loses keeps out of the winner's slot. A slot whose
-    // attempt never began is freed by admission once it is needed (abandonedAdmissions).
+    // attempt never began is freed by admission once it is needed (TaskSlots).
     taskDecider.decide({ type: "RetryTask" }, (await loadState(this.store, taskStream(taskId), taskDecider)).state);
-    await this.admit(userId, taskId, task.attempts + 1, task.disk, metadata);
+    await this.slots.admit(userId, taskId, task.attempts + 1, task.disk, metadata);
     await this.settle(await this.run(taskId, { type: "RetryTask" }, metadata));
     return this.owned(userId, taskId);
   }

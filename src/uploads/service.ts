@@ -145,7 +145,14 @@ export class Uploads {
     // The slot first, so a 429 leaves nothing behind. The slot is the upload's: a parallel or repeated
     // complete finds it and names the same task. Should the session end before the completion is
     // recorded, the upload-completion worker frees it.
-    const taskId = await this.tasks.admit(caller.userId, await nextId(this.store, "task", metadata.correlationId), 1, "objstore", metadata, input.upload_id);
+    const taskId = await this.tasks.slots.admit(
+      caller.userId,
+      await nextId(this.store, "task", metadata.correlationId),
+      1,
+      "objstore",
+      metadata,
+      input.upload_id,
+    );
     const completion: Completion = {
       taskId,
       name: input.name ?? nameWithoutExtension(input.original_name),
@@ -247,7 +254,7 @@ export class Uploads {
 
   /** Gives back the slot a completion of this upload took, when the upload ended without its task. */
   async releaseSlot(userId: number, uploadId: string, metadata: EventMetadata): Promise<void> {
-    await this.tasks.releaseUploadSlot(userId, uploadId, metadata);
+    await this.tasks.slots.releaseForUpload(userId, uploadId, metadata);
   }
 
   private async load(uploadId: string): Promise<UploadState> {

@@ -16,7 +16,40 @@ const docs: Document[] = values.flatMap((f, i) => [
   f === undefined ? { _id: `f${i}` } : { _id: `f${i}`, f },
   f === undefined ? { _id: `g${i}`, g: {} } : { _id: `g${i}`, g: { h: f } },
 ]);
-const operands = [null, 0, 1, 1.5, -2, "", "1", "a", "B", "é", "[]", true, false];
+const operands = [
+  null,
+  0,
+  1,
+  1.5,
+  -2,
+  2,
+  -1.5,
+  1e300,
+  0.5,
+  "",
+  "0",
+  "1",
+  "1.5",
+  "true",
+  "null",
+  "false",
+  "e",
+  "É",
+  "a",
+  "ab",
+  "A",
+  "b",
+  "B",
+  "é",
+  "😀",
+  "[]",
+  "{",
+  "a%",
+  "_",
+  "\\",
+  true,
+  false,
+];
 
 function filters(): Filter[] {
   const out: Filter[] = [];
@@ -25,10 +58,18 @@ function filters(): Filter[] {
       out.push({ [path]: x }, { [path]: { $lt: x } }, { [path]: { $lte: x } });
       if (typeof x === "string") out.push({ [path]: { $contains: x } });
     }
-    for (const list of [[], [1, "a"], [null, true], ["1", 1.5, false], ["[]", "é"]]) out.push({ [path]: { $in: list } });
-    for (const text of ["%", "_", "\\", "a", "[", "😀"]) out.push({ [path]: { $contains: text } });
+    for (const list of [[], [1, "a"], [null, true], ["1", 1.5, false], ["[]", "é"], [0, false], ["A", "a", "😀"], [null]]) out.push({ [path]: { $in: list } });
+    for (const text of ["%", "_", "\\", "a", "[", "😀", "a%", "B"]) out.push({ [path]: { $contains: text } });
+    // Two conditions on one field: both must hold.
+    for (const [low, high] of [
+      [0, 1.5],
+      ["a", "b"],
+      [null, 1],
+      [false, true],
+    ] as const)
+      out.push({ [path]: { $lt: high, $lte: low } }, { [path]: { $in: [low, high], $lte: high } });
   }
-  out.push({ f: 1, "g.h": "a" }, { f: { $lte: 1 }, "g.h": { $in: [null, "a"] } });
+  out.push({ f: 1, "g.h": "a" }, { f: { $lte: 1 }, "g.h": { $in: [null, "a"] } }, { f: { $contains: "a" }, "g.h": null });
   return out;
 }
 

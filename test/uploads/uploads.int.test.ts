@@ -125,7 +125,7 @@ describe("the upload workflow", () => {
     const metadata = { correlationId: "c", causationId: null, userId: user.id, system: null };
     // What a complete that died between its admission and its record leaves behind.
     const tasks = new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts);
-    await tasks.admit(user.id, 999_001, 1, "objstore", metadata, session.upload_id);
+    await tasks.slots.admit(user.id, 999_001, 1, "objstore", metadata, session.upload_id);
     const slots = async () => (await loadState(app.adapters.eventStore, userStream(user.id), admissionDecider)).state.inFlight.size;
     expect(await slots()).toBe(1);
     const aborted = await app.request("POST", "/api/uploads/abort", { token: user.token, json: { path: session.path, upload_id: session.upload_id } });
@@ -344,14 +344,14 @@ describe("API access and plan limits", () => {
     const tasks = new Tasks(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts);
     const metadata = { correlationId: "test", causationId: null, userId: null, system: "test" };
     const held = [900_001, 900_002, 900_003].map((id) => id + user.id * 10);
-    for (const id of held) await tasks.admit(user.id, id, 1, "objstore", metadata);
+    for (const id of held) await tasks.slots.admit(user.id, id, 1, "objstore", metadata);
     const session = await sign(app, user, { file: "a.mp3", content_type: "audio/mpeg", size: tone.byteLength });
     await uploadParts(app, user, session, tone);
     const body = completeBody(session, "a.mp3", "audio/mpeg", tone.byteLength);
     expect((await complete(app, user, body)).status).toBe(429);
     expect(await taskCount(user.token)).toBe(0);
     expect((await app.adapters.eventStore.readStream(uploadStream(session.upload_id))).map((e) => e.type)).toEqual(["UploadSigned"]);
-    await tasks.releaseSlot(user.id, held[0]!, 1, metadata);
+    await tasks.slots.release(user.id, held[0]!, 1, metadata);
     expect((await complete(app, user, body)).status).toBe(201);
     expect(await taskCount(user.token)).toBe(1);
   });
