@@ -59,7 +59,7 @@ async function receivePart(store: FileBlobStore, key: string, uploadId: string, 
   }
   const body = request.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   try {
-    const part = await store.writePart(key, uploadId, partNumber, body, declared, lengthHeader !== null);
+    const part = await store.parts.write(key, uploadId, partNumber, body, declared, lengthHeader !== null);
     return new Response(null, { status: 200, headers: { etag: part.etag } });
   } catch (error) {
     if (error instanceof NoSuchUploadError) return json(404, "no such upload");

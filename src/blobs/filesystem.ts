@@ -29,7 +29,8 @@ export class FileBlobStore implements BlobStore {
   private readonly layout: FileLayout;
   private readonly objects: FileObjects;
   private readonly multipart: FileMultipart;
-  private readonly parts: FilePartWriter;
+  /** Receives the parts PUT to the URLs this store signs (filesystem-http.ts). */
+  readonly parts: FilePartWriter;
   private readonly publicUrl: string;
 
   constructor(private readonly options: FileBlobStoreOptions) {
@@ -96,18 +97,6 @@ export class FileBlobStore implements BlobStore {
 
   abortMultipartUpload(key: string, uploadId: string): Promise<void> {
     return this.multipart.abort(key, uploadId);
-  }
-
-  /** Streams one part to disk; see FilePartWriter.write. */
-  writePart(
-    key: string,
-    uploadId: string,
-    partNumber: number,
-    body: ReadableStream<Uint8Array>,
-    declaredLength: number | null,
-    framed = false,
-  ): Promise<UploadedPart> {
-    return this.parts.write(key, uploadId, partNumber, body, declaredLength, framed);
   }
 
   /** Serves the URLs this store signs (GET of an object, PUT of a part); see filesystem-http.ts. */

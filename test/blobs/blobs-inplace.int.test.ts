@@ -75,7 +75,7 @@ test("parts sent in any order, re-sent, with and without Content-Length, assembl
 
 test("an in-place upload completes only as parts 1..n of the part size; a stale ETag is refused", async () => {
   const { uploadId } = await store.createMultipartUpload("t/gaps.mp3", { contentType: "audio/mpeg", partSize: 100 });
-  const write = (n: number, size: number) => store.writePart("t/gaps.mp3", uploadId, n, new Response(bytes(size, n)).body!, size, true);
+  const write = (n: number, size: number) => store.parts.write("t/gaps.mp3", uploadId, n, new Response(bytes(size, n)).body!, size, true);
   const first = await write(1, 100);
   const third = await write(3, 50);
   await expect(store.completeMultipartUpload("t/gaps.mp3", uploadId, [first, third])).rejects.toBeInstanceOf(InvalidPartError);
@@ -94,7 +94,7 @@ test("an in-place upload completes only as parts 1..n of the part size; a stale 
 
 test("a part being written locks it: a second PUT of it, and complete, are refused meanwhile", async () => {
   const { uploadId } = await store.createMultipartUpload("t/busy.mp3", { contentType: "audio/mpeg", partSize: 100 });
-  const done = await store.writePart("t/busy.mp3", uploadId, 1, new Response(bytes(100)).body!, 100, true);
+  const done = await store.parts.write("t/busy.mp3", uploadId, 1, new Response(bytes(100)).body!, 100, true);
   let finish!: () => void;
   const slow = new ReadableStream<Uint8Array>({
     async start(c) {
@@ -104,9 +104,9 @@ test("a part being written locks it: a second PUT of it, and complete, are refus
       c.close();
     },
   });
-  const writing = store.writePart("t/busy.mp3", uploadId, 2, slow, 30, false);
+  const writing = store.parts.write("t/busy.mp3", uploadId, 2, slow, 30, false);
   await Bun.sleep(50);
-  await expect(store.writePart("t/busy.mp3", uploadId, 2, new Response(bytes(30)).body!, 30, true)).rejects.toBeInstanceOf(PartBusyError);
+  await expect(store.parts.write("t/busy.mp3", uploadId, 2, new Response(bytes(30)).body!, 30, true)).rejects.toBeInstanceOf(PartBusyError);
   await expect(store.completeMultipartUpload("t/busy.mp3", uploadId, [done])).rejects.toBeInstanceOf(PartBusyError);
   finish();
   const second = await writing;
