@@ -1,3 +1,4 @@
+import { openApiOptions } from "./openapi.ts";
 import type { AnyElysia } from "elysia";
 import type { Config } from "./config.ts";
 import type { Adapters } from "./adapters.ts";
@@ -117,7 +118,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
-    app = createHttpApp(features, config.requestLimits, heavyWork);
+    app = createHttpApp(features, config.requestLimits, heavyWork, openApiOptions(config));
   }
 
   return {

@@ -1,3 +1,4 @@
+import { fileResponse } from "../http/openapi/responses.ts";
 import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { BlobStore } from "../blobs/port.ts";
@@ -63,7 +64,22 @@ export function userRoutes({ accounts, profiles, blobs, publicUrl, queueOf, auth
         },
       });
     },
-    { params: t.Object({ userId: t.String(), file: t.String() }), detail: { tags, summary: "Avatar image (public)" } },
+    {
+      params: t.Object({ userId: t.String(), file: t.String() }),
+      detail: {
+        tags,
+        summary: "Avatar image (public)",
+        responses: {
+          200: fileResponse("The image: an uploaded one, or the generated initials (SVG).", [
+            "image/png",
+            "image/jpeg",
+            "image/gif",
+            "image/webp",
+            "image/svg+xml",
+          ]),
+        },
+      },
+    },
   );
 
   return new Elysia({ name: "user-feature" }).use(account).use(images);

@@ -6,7 +6,7 @@ import type { Checkout } from "./checkout.ts";
 import type { PaymentWebhooks } from "./payment-webhook.ts";
 import { signatureHeader } from "./webhook-signature.ts";
 
-const checkoutOptions = t.Object({
+export const checkoutOptions = t.Object({
   provider: t.String({ description: "The payment provider: `sandbox` (no money is taken) in the embedded profile." }),
   plan: t.String({ description: "test | month | year" }),
   plan_key: t.String({ description: "The plan this buys: pro." }),

@@ -9,8 +9,7 @@ import { leaveBodyUnread } from "../http/raw-body.ts";
  */
 export function storageRoutes(serveSignedRequest: (request: Request) => Promise<Response>) {
   const serve = ({ request }: { request: Request }) => serveSignedRequest(request);
-  return new Elysia()
-    .get("/storage/*", serve, { parse: leaveBodyUnread })
-    .head("/storage/*", serve, { parse: leaveBodyUnread })
-    .put("/storage/*", serve, { parse: leaveBodyUnread });
+  // Not in the OpenAPI document: clients only ever follow the URLs sign and sign-part hand out.
+  const hook = { parse: leaveBodyUnread, detail: { hide: true } };
+  return new Elysia().get("/storage/*", serve, hook).head("/storage/*", serve, hook).put("/storage/*", serve, hook);
 }

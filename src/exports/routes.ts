@@ -1,8 +1,19 @@
 import { Elysia, t, type AnyElysia } from "elysia";
+import type { OpenAPIV3 } from "openapi-types";
+import { fileResponse, jsonResponse } from "../http/openapi/responses.ts";
 import { taskParams } from "../tasks/schemas.ts";
 import { attachmentDisposition } from "../blobs/content-disposition.ts";
-import { chunkStream, exportFormats } from "./formats/index.ts";
+import { chunkStream, contentTypes, exportFormats } from "./formats/index.ts";
 import type { Download, Exports } from "./service.ts";
+
+/** What a downloaded file can be (the media types without their parameters). */
+const exportMediaTypes = [...new Set(Object.values(contentTypes).map((type) => type.split(";")[0]!))];
+
+const readySchema: OpenAPIV3.SchemaObject = {
+  type: "object",
+  properties: { status: { type: "string", enum: ["ready"] }, url: { type: "string", format: "uri" }, expires_in: { type: "integer" } },
+  required: ["status", "url", "expires_in"],
+};
 
 const unknownFormat = `The format must be one of ${exportFormats.join(", ")}.`;
 
@@ -54,6 +65,17 @@ export function exportRoutes({ exports, authenticated }: { exports: Exports; aut
         tags: ["Tasks"],
         security: [{ bearer: [] }],
         summary: "Export the transcript",
+        responses: {
+          200: {
+            description: 'The file (txt, srt, vtt, csv, pdf, docx); for pdf and docx with `Accept: application/json`, `{status: "ready", url, expires_in}`.',
+            content: { ...fileResponse("", exportMediaTypes).content, ...jsonResponse("", readySchema).content },
+          },
+          202: jsonResponse(
+            "pdf or docx of the current transcript is being made: ask again after Retry-After.",
+            { type: "object", properties: { status: { type: "string", enum: ["processing"] }, message: { type: "string" } }, required: ["status", "message"] },
+            { "Retry-After": { description: "Seconds until it is worth asking again.", schema: { type: "integer" } } },
+          ),
+        },
         description:
           'txt, srt, vtt and csv: 200 with the file. pdf and docx: 200 with the file, or `{status: "ready", url}` (a signed URL valid 15 minutes) when `Accept` asks for JSON; 202 `{status: "processing", message}` while the export of the current transcript is being made. 409 when the task has no transcript yet; 422 for an unknown format.',
       },

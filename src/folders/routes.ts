@@ -2,9 +2,14 @@ import { nameText } from "../http/names.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { Folders } from "./service.ts";
 
-const folder = t.Object({ id: t.Integer(), name: t.String() });
+export const folderSchema = t.Object({ id: t.Integer(), name: t.String() });
+export const folderListSchema = t.Object({
+  folders: t.Array(t.Object({ id: t.Integer(), name: t.String(), count: t.Integer() })),
+  uncategorized_count: t.Integer(),
+  total_count: t.Integer(),
+});
 const nameBody = t.Object({
-  name: nameText({ maxLength: 255, description: "At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive)." }),
+  name: nameText({ maxLength: 14, description: "At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive)." }),
 });
 const nameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });
 
@@ -14,13 +19,7 @@ export function folderRoutes({ folders, authenticated }: { folders: Folders; aut
   return new Elysia({ name: "folder-routes" })
     .use(authenticated)
     .get("/api/folders", ({ caller }) => folders.list(caller.userId), {
-      response: {
-        200: t.Object({
-          folders: t.Array(t.Object({ id: t.Integer(), name: t.String(), count: t.Integer() })),
-          uncategorized_count: t.Integer(),
-          total_count: t.Integer(),
-        }),
-      },
+      response: { 200: folderListSchema },
       detail: detail("Folders with task counts"),
     })
     .post(
@@ -30,12 +29,12 @@ export function folderRoutes({ folders, authenticated }: { folders: Folders; aut
         set.status = 201;
         return created;
       },
-      { body: nameBody, response: { 201: folder }, detail: detail("Create a folder") },
+      { body: nameBody, response: { 201: folderSchema }, detail: detail("Create a folder") },
     )
     .patch("/api/folders/:name", ({ params, body, caller, metadata }) => folders.rename(caller.userId, params.name, body.name, metadata), {
       params: nameParams,
       body: nameBody,
-      response: { 200: folder },
+      response: { 200: folderSchema },
       detail: detail("Rename a folder (its tasks follow)"),
     })
     .delete(

@@ -4,12 +4,27 @@ import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "../health/routes.ts";
 import { defaultRequestLimits, requestLimits, type RequestLimits } from "./request-limits.ts";
 import { Semaphore } from "../core/semaphore.ts";
+import { buildOpenApi, type OpenApiOptions, type RouteShape } from "./openapi/document.ts";
 
 /**
  * The HTTP API: the error mapping, OpenAPI (`/swagger`, JSON at `/swagger/json`, generated from the same
  * `t` schemas that validate requests), health, and the feature plugins the composition root passes in.
  */
-export function createHttpApp(features: AnyElysia[] = [], limits: RequestLimits = defaultRequestLimits, heavyWork: Semaphore = new Semaphore(1)): AnyElysia {
+/** The document of an app the composition root did not describe further (tests of the HTTP skeleton). */
+const bareOpenApiOptions: OpenApiOptions = {
+  info: { title: "Scribe transcription API", version: "0.1.0", description: "Timed transcripts from audio and video." },
+  servers: [],
+  tags: [],
+  named: {},
+  errors: {},
+};
+
+export function createHttpApp(
+  features: AnyElysia[] = [],
+  limits: RequestLimits = defaultRequestLimits,
+  heavyWork: Semaphore = new Semaphore(1),
+  openApi: OpenApiOptions = bareOpenApiOptions,
+): AnyElysia {
   // Responses are still checked against their schemas (and cleaned of extra fields). What this turns off is
   // running TypeBox's transform encoder on them first: our only transforms are Elysia's t.Integer and
   // t.Numeric, whose encoders return the value as it is, and the generic encoder walk cost ~4 µs a response.
@@ -19,6 +34,10 @@ export function createHttpApp(features: AnyElysia[] = [], limits: RequestLimits 
     .use(
       swagger({
         path: "/swagger",
+        // The plugin's own document (OpenAPI 3.0 as Elysia sees the routes) stays out of the way; the page at
+        // /swagger shows ours, built from the same routes by buildOpenApi.
+        specPath: "/swagger/elysia.json",
+        scalarConfig: { spec: { url: "/swagger/json" } },
         documentation: {
           info: {
             title: "Scribe transcription API",
@@ -31,5 +50,8 @@ export function createHttpApp(features: AnyElysia[] = [], limits: RequestLimits 
     )
     .use(healthRoutes);
   for (const feature of features) app = app.use(feature);
+  let document: unknown = null;
+  // Built on the first request, when every route is registered; the routes do not change after.
+  app = app.get("/swagger/json", () => (document ??= buildOpenApi(app.routes as RouteShape[], openApi)), { detail: { hide: true } });
   return app;
 }

@@ -2,7 +2,7 @@ import { Elysia, t, type AnyElysia } from "elysia";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { Notifications } from "./service.ts";
 
-const notificationView = t.Object({
+export const notificationView = t.Object({
   id: t.String({ description: "Stable id (the id of the event that caused the notification)." }),
   title: t.String({ description: "Plan changed | Balance low | Task finished | Task failed | Export ready" }),
   message: t.String(),

@@ -2,6 +2,7 @@ import { Elysia, type AnyElysia } from "elysia";
 import { NotFoundError } from "../core/errors.ts";
 import { isValidBlobKey, type BlobStore } from "../blobs/port.ts";
 import { serveBlob } from "../blobs/serve.ts";
+import { contentRange, fileResponse, jsonResponse } from "../http/openapi/responses.ts";
 import type { Tasks } from "./service.ts";
 import { taskParams } from "./schemas.ts";
 import { ownsMediaKey } from "../media/ownership.ts";
@@ -31,6 +32,11 @@ export function audioRoutes({ tasks, blobs, authenticated }: { tasks: Tasks; blo
     {
       params: taskParams,
       detail: {
+        responses: {
+          200: fileResponse("The whole file, with its content type (audio or video).", ["audio/*", "video/*"]),
+          206: fileResponse("The part of the file the Range asked for.", ["audio/*", "video/*"], contentRange),
+          416: jsonResponse("Range not satisfiable.", { $ref: "#/components/schemas/Error" }, contentRange),
+        },
         tags: ["Tasks"],
         security: [{ bearer: [] }],
         summary: "Stream the task's original file",

@@ -1,3 +1,4 @@
+import { textResponse } from "../http/openapi/responses.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { NotFoundError } from "../core/errors.ts";
@@ -68,6 +69,42 @@ export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Ta
     {
       params: taskParams,
       detail: {
+        responses: {
+          200: {
+            description: "The shared transcript: an HTML page, or JSON for `Accept: application/json`.",
+            content: {
+              ...textResponse("", "text/html").content,
+              "application/json": {
+                schema: {
+                  type: "object" as const,
+                  properties: {
+                    id: { type: "integer" },
+                    name: { type: "string" },
+                    status: { type: "string" },
+                    duration: { type: "integer" },
+                    created_at: { type: "string", format: "date-time" },
+                    summary: { type: "string", nullable: true },
+                    mindmap: { type: "string", nullable: true },
+                    segments: {
+                      type: "array",
+                      items: {
+                        type: "object",
+                        properties: {
+                          start: { type: "integer" },
+                          end: { type: "integer" },
+                          text: { type: "string" },
+                          speaker: { type: "string", nullable: true },
+                        },
+                        required: ["start", "end", "text", "speaker"],
+                      },
+                    },
+                  },
+                  required: ["id", "name", "status", "duration", "created_at", "summary", "mindmap", "segments"],
+                },
+              },
+            },
+          },
+        },
         tags: ["Tasks"],
         summary: "Public page of a shared transcript",
         description: "HTML, or JSON for `Accept: application/json`. 404 when not shared.",

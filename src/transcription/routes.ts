@@ -1,3 +1,4 @@
+import { textResponse } from "../http/openapi/responses.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { Tasks } from "../tasks/service.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
@@ -41,10 +42,13 @@ export function transcriptionRoutes({
       },
       {
         params: taskParams,
-        detail: detail(
-          "Live status as Server-Sent Events",
-          "`text/event-stream`: `event: status` with `{status, attempts, failure_reason}` at once and on every change, until the task has finished or failed (then the stream ends); `event: deleted` if it is deleted. A `: heartbeat` comment comes every 15 s.",
-        ),
+        detail: {
+          responses: { 200: textResponse("Server-Sent Events: `status`, and `deleted` if the task is deleted.", "text/event-stream") },
+          ...detail(
+            "Live status as Server-Sent Events",
+            "`text/event-stream`: `event: status` with `{status, attempts, failure_reason}` at once and on every change, until the task has finished or failed (then the stream ends); `event: deleted` if it is deleted. A `: heartbeat` comment comes every 15 s.",
+          ),
+        },
       },
     );
 }

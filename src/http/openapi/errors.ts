@@ -1,0 +1,61 @@
+import type { JsonSchema } from "./normalize-schema.ts";
+
+/** The statuses an operation may answer with the one error shape of spec section 7. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 416 | 422 | 429 | 500 | 502 | 503;
+
+/** Spec section 7: every error is JSON with `message`; a 422 adds `errors`, field → messages. */
+export const errorSchemas: Record<string, JsonSchema> = {
+  Error: {
+    type: "object",
+    description: "Every error answer (spec section 7).",
+    properties: { message: { type: "string" } },
+    required: ["message"],
+  },
+  ValidationError: {
+    type: "object",
+    description: "A 422: what was wrong, by field.",
+    properties: {
+      message: { type: "string" },
+      errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+    },
+    required: ["message", "errors"],
+  },
+};
+
+const meaning: Record<ErrorStatus, string> = {
+  400: "The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8.",
+  401: "Not authenticated: the token or key is missing, unknown or revoked.",
+  403: "Forbidden, or a plan limit is exceeded.",
+  404: "Not found (another user's resource is not found either).",
+  409: "Conflict: the resource is being changed by another request; repeat in a moment.",
+  413: "The body is larger than this endpoint takes.",
+  416: "Range not satisfiable.",
+  422: "Validation failed.",
+  429: "Too many requests: the rate limit, the login throttle or 3 tasks in progress.",
+  500: "Internal server error.",
+  502: "An upstream service (the identity provider) failed.",
+  503: "Not ready: the service is starting or a dependency is down.",
+};
+
+const retryAfter = {
+  "Retry-After": {
+    description: "Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit).",
+    schema: { type: "integer" },
+  },
+};
+
+/** On every answer to an authenticated request: what is left of the caller's per-minute allowance. */
+export const rateLimitHeaders = {
+  "X-RateLimit-Remaining": { description: "Requests left to this credential in the current minute.", schema: { type: "integer" } },
+};
+
+export function errorResponses(statuses: readonly ErrorStatus[]): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const status of statuses) {
+    const schema = { $ref: `#/components/schemas/${status === 422 ? "ValidationError" : "Error"}` };
+    const response: JsonSchema = { description: meaning[status], content: { "application/json": { schema } } };
+    if (status === 429) response.headers = retryAfter;
+    out[String(status)] = response;
+  }
+  return out;
+}

@@ -1,0 +1,108 @@
+import type { Config } from "./config.ts";
+import type { OpenApiOptions } from "./http/openapi/document.ts";
+import { apiKeyView, createdApiKey, profileResponse, tokenResponse, userResponse } from "./accounts/schemas.ts";
+import { checkoutOptions } from "./billing/routes.ts";
+import { folderListSchema, folderSchema } from "./folders/routes.ts";
+import { notificationView } from "./notifications/routes.ts";
+import { createdTask, messageSchema, taskDetailSchema, taskListItemSchema, taskListSchema } from "./tasks/schemas.ts";
+import { segmentSchema } from "./tasks/segments.ts";
+import { completedSchema, formatsSchema, sessionSchema, signedPartSchema } from "./uploads/schemas.ts";
+
+/**
+ * What the OpenAPI document says beyond the routes' own schemas: its servers and tags, the names of the
+ * shared schemas (components), and the errors each operation answers besides those its shape implies
+ * (401 and 429 when authenticated; 400, 413 and 422 with a body; 422 with parameters; 500 always).
+ * test/http/openapi.int.test.ts checks every operation is listed here, so a new route is thought about.
+ */
+export function openApiOptions(config: Config): OpenApiOptions {
+  return {
+    info: {
+      title: "Scribe transcription API",
+      version: "0.1.0",
+      contact: { name: "Scribe", url: "https://github.com/scribe/scribe" },
+      description:
+        "Timed transcripts, summaries and mind maps from audio and video. Errors are JSON with `message`; a 422 adds `errors` keyed by field (spec section 7).",
+    },
+    servers: [{ url: config.publicUrl, description: "This server (PUBLIC_URL)" }],
+    tags: [
+      { name: "Health", description: "Liveness of the service." },
+      { name: "Auth", description: "Register, log in (password or social) and log out." },
+      { name: "User", description: "The account: profile, balance, subscription and queue." },
+      { name: "API keys", description: "Keys for third-party integrations (paid plans)." },
+      { name: "Notifications", description: "The account's notifications." },
+      { name: "Checkout", description: "Subscription checkout links." },
+      { name: "Payment webhooks", description: "What the payment provider calls, signed." },
+      { name: "Sandbox payment provider", description: "The built-in stand-in for a payment provider: its checkout page." },
+      { name: "Tasks", description: "Transcription tasks: create, list, read, edit, delete, retry, share, export." },
+      { name: "Folders", description: "Folders that organise tasks." },
+      { name: "Uploads", description: "Multipart uploads straight to storage; completing one creates its task." },
+    ],
+    named: {
+      Task: taskDetailSchema,
+      TaskListItem: taskListItemSchema,
+      TaskList: taskListSchema,
+      CreatedTask: createdTask,
+      Segment: segmentSchema,
+      Message: messageSchema,
+      TokenResponse: tokenResponse,
+      User: userResponse,
+      Profile: profileResponse,
+      ApiKey: apiKeyView,
+      CreatedApiKey: createdApiKey,
+      Folder: folderSchema,
+      FolderList: folderListSchema,
+      Notification: notificationView,
+      UploadSession: sessionSchema,
+      SignedPart: signedPartSchema,
+      CompletedUpload: completedSchema,
+      UploadFormats: formatsSchema,
+      CheckoutOptions: checkoutOptions,
+    },
+    errors: {
+      "GET /api/health": [],
+      "POST /api/register": [429],
+      "POST /api/login": [401, 429],
+      "POST /api/auth/social-login": [401, 502],
+      "POST /api/logout": [403],
+      "GET /api/user": [],
+      "PUT /api/user": [],
+      "GET /avatars/{userId}/{file}": [404],
+      "GET /api/api-keys": [403],
+      "POST /api/api-keys": [403],
+      "DELETE /api/api-keys/{id}": [403, 404],
+      "GET /api/notifications": [],
+      "POST /api/notifications/mark-all-as-read": [],
+      "GET /api/checkout/{plan}": [404],
+      "POST /api/webhooks/sandbox": [400, 401],
+      "GET /sandbox/checkout/{reference}": [404],
+      "POST /sandbox/checkout/{reference}/complete": [404, 409],
+      "POST /api/tasks": [403, 429],
+      "GET /api/tasks": [],
+      "DELETE /api/tasks/bulk": [],
+      "PATCH /api/tasks/bulk/move": [],
+      "GET /api/tasks/{id}": [404],
+      "PATCH /api/tasks/{id}": [404],
+      "DELETE /api/tasks/{id}": [404],
+      "PATCH /api/tasks/{id}/retry": [404, 429],
+      "GET /api/tasks/{id}/share-url": [404],
+      "DELETE /api/tasks/{id}/share-url": [404],
+      "GET /share/tasks/{id}": [404],
+      "GET /api/tasks/{id}/history": [404],
+      "GET /api/folders": [],
+      "POST /api/folders": [],
+      "PATCH /api/folders/{name}": [404],
+      "DELETE /api/folders/{name}": [404],
+      "GET /api/tasks/{id}/download/{format}": [404, 409],
+      "GET /api/uploads/formats": [],
+      "POST /api/uploads/sign": [403],
+      "POST /api/uploads/sign-part": [404],
+      "POST /api/uploads/complete": [403, 404, 409],
+      "POST /api/uploads/abort": [404],
+      "GET /api/tasks/{id}/audio": [404, 416],
+      "GET /api/tasks/{id}/refresh-summary": [404, 502],
+      "GET /api/tasks/{id}/events": [404],
+    },
+    parameterBounds: { "GET /api/tasks": { page: { minimum: 1, maximum: 1_000_000 }, per_page: { minimum: 1, maximum: 100 } } },
+    bodyMediaTypes: { "PUT /api/user": ["multipart/form-data"] },
+  };
+}

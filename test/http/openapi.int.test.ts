@@ -1,0 +1,161 @@
+/**
+ * The published contract, checked as client developers check one, with tools nobody here wrote:
+ * Spectral's `spectral:oas` ruleset (zero errors) and @apidevtools/swagger-parser (valid), plus what the
+ * issue asked of the document itself: OpenAPI 3.1, named components, integers as integers, timestamps as
+ * date-time, every operation with its error answers and an operationId, files with their media types.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { openApiOptions } from "../../src/openapi.ts";
+
+type Json = Record<string, unknown>;
+type Operation = Json & { operationId: string; responses: Record<string, Json>; parameters?: Json[]; requestBody?: Json };
+
+const root = join(import.meta.dir, "../..");
+let app: TestApp;
+let doc: Json & { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Json> } };
+let file: string;
+const dir = mkdtempSync(join(tmpdir(), "scribe-openapi-"));
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const response = await app.request("GET", "/swagger/json");
+  expect(response.status).toBe(200);
+  doc = (await response.json()) as typeof doc;
+  file = join(dir, "openapi.json");
+  writeFileSync(file, JSON.stringify(doc));
+});
+afterAll(async () => {
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+
+/** Every subschema of the document, with where it is. */
+function* schemas(value: unknown, at = ""): Generator<[string, Json]> {
+  if (Array.isArray(value)) for (const [i, item] of value.entries()) yield* schemas(item, `${at}/${i}`);
+  else if (value && typeof value === "object") {
+    yield [at, value as Json];
+    for (const [key, child] of Object.entries(value)) yield* schemas(child, `${at}/${key}`);
+  }
+}
+
+describe("third-party tools accept the document", () => {
+  test("Spectral (spectral:oas) reports no error", async () => {
+    const spectral = Bun.spawn(
+      [join(root, "node_modules/.bin/spectral"), "lint", "--ruleset", join(import.meta.dir, "spectral.yaml"), "--fail-severity", "error", file],
+      {
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [out, code] = await Promise.all([new Response(spectral.stdout).text(), spectral.exited]);
+    expect({ code, out: code === 0 ? "" : out }).toEqual({ code: 0, out: "" });
+  }, 60_000);
+
+  test("@apidevtools/swagger-parser validates it", async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+});
+
+describe("the document says what the service does", () => {
+  test("the page at /swagger shows this document", async () => {
+    expect(await (await app.request("GET", "/swagger")).text()).toContain("/swagger/json");
+  });
+
+  test("OpenAPI 3.1 with servers, described tags, and named component schemas", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    expect((doc.servers as Json[])[0]).toMatchObject({ url: app.config.publicUrl });
+    for (const tag of doc.tags as Json[]) expect(String(tag.description).length).toBeGreaterThan(0);
+    for (const name of ["Task", "TaskListItem", "Folder", "User", "Notification", "UploadSession", "Error", "ValidationError"])
+      expect(Object.keys(doc.components.schemas)).toContain(name);
+    expect(JSON.stringify(doc.paths["/api/tasks/{id}"]!.get!.responses["200"])).toContain("#/components/schemas/Task");
+    expect(JSON.stringify(doc.paths["/api/tasks"]!.get!.responses["200"])).toContain("#/components/schemas/TaskList");
+  });
+
+  test("no 3.0 or Elysia leftovers: integers are integers, no nullable, no error keyword, no patternProperties", () => {
+    for (const [at, schema] of schemas(doc)) {
+      expect({ at, nullable: schema.nullable, error: schema.error, patternProperties: schema.patternProperties }).toEqual({
+        at,
+        nullable: undefined,
+        error: undefined,
+        patternProperties: undefined,
+      });
+      if (schema.format === "integer" || schema.format === "numeric") throw new Error(`${at}: a coercing ${schema.format} string`);
+    }
+    const task = doc.components.schemas.Task as { properties: Record<string, Json> };
+    expect(task.properties.id).toEqual({ type: "integer" });
+    expect(task.properties.size).toEqual({ type: ["integer", "null"] });
+    expect(task.properties.created_at).toMatchObject({ type: "string", format: "date-time" });
+  });
+
+  test("every operation has a unique operationId, one body media type (JSON; multipart only where a file goes), and the section 7 errors", () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { key, op } of operations()) {
+      const types = Object.keys(((op.requestBody as Json | undefined)?.content ?? {}) as Json);
+      if (types.length > 0)
+        expect({ key, types }).toEqual({ key, types: key === "PUT /api/user" ? ["application/json", "multipart/form-data"] : ["application/json"] });
+      expect(op.responses["500"]).toBeDefined();
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!status.startsWith("4") && !status.startsWith("5")) continue;
+        const schema = JSON.stringify(response);
+        expect({ key, status, shape: schema.includes(status === "422" ? "ValidationError" : "#/components/schemas/Error") }).toEqual({
+          key,
+          status,
+          shape: true,
+        });
+      }
+      if (Array.isArray(op.security) && op.security.length > 0) {
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["401", "429"]));
+        expect(JSON.stringify(op.responses["429"])).toContain("Retry-After");
+      }
+    }
+  });
+
+  test("the statuses the spec names are documented where it names them", () => {
+    const statuses = (key: string) => {
+      const [method, path] = key.split(" ") as [string, string];
+      return Object.keys(doc.paths[path]![method.toLowerCase()]!.responses);
+    };
+    expect(statuses("POST /api/tasks")).toEqual(expect.arrayContaining(["201", "401", "403", "422", "429"]));
+    expect(statuses("POST /api/uploads/complete")).toEqual(expect.arrayContaining(["201", "403", "422", "429"]));
+    expect(statuses("GET /api/tasks/{id}/audio")).toEqual(expect.arrayContaining(["200", "206", "404", "416"]));
+    expect(statuses("GET /api/checkout/{plan}")).toEqual(expect.arrayContaining(["200", "404"]));
+    expect(statuses("POST /api/login")).toEqual(expect.arrayContaining(["200", "401", "422", "429"]));
+    expect(statuses("GET /api/tasks/{id}/download/{format}")).toEqual(expect.arrayContaining(["200", "202", "404", "409", "422"]));
+    expect(statuses("POST /api/logout")).toEqual(expect.arrayContaining(["204", "401"]));
+  });
+
+  test("downloads, audio and pages have their media types; logout has no body", () => {
+    const download = doc.paths["/api/tasks/{id}/download/{format}"]!.get!.responses;
+    expect(Object.keys(download["200"]!.content as Json)).toEqual(expect.arrayContaining(["text/plain", "application/pdf", "application/json"]));
+    expect(JSON.stringify(download["202"])).toContain("processing");
+    const audio = doc.paths["/api/tasks/{id}/audio"]!.get!.responses;
+    expect(Object.keys(audio["206"]!.content as Json)).toContain("audio/*");
+    expect(doc.paths["/api/logout"]!.post!.responses["204"]!.content).toBeUndefined();
+    expect(Object.keys(doc.paths["/share/tasks/{id}"]!.get!.responses["200"]!.content as Json)).toEqual(["text/html", "application/json"]);
+  });
+
+  test("limits agree with the service: folder names at most 14, per_page 1 to 100", () => {
+    const folderBody = JSON.stringify(doc.paths["/api/folders"]!.post!.requestBody);
+    expect(folderBody).toContain('"maxLength":14');
+    const perPage = doc.paths["/api/tasks"]!.get!.parameters!.find((p) => p.name === "per_page")!;
+    expect(perPage.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
+  });
+
+  test("every operation is listed in the errors table of src/openapi.ts, and nothing else is", () => {
+    const table = Object.keys(openApiOptions(app.config).errors).sort();
+    expect(
+      operations()
+        .map(({ key }) => key)
+        .sort(),
+    ).toEqual(table);
+  });
+});
