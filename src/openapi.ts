@@ -4,7 +4,7 @@ import { apiKeyView, createdApiKey, profileResponse, tokenResponse, userResponse
 import { checkoutOptions } from "./billing/routes.ts";
 import { folderListSchema, folderSchema } from "./folders/routes.ts";
 import { notificationView } from "./notifications/routes.ts";
-import { createdTask, messageSchema, taskDetailSchema, taskListItemSchema, taskListSchema } from "./tasks/schemas.ts";
+import { createdTask, taskDetailSchema, taskListItemSchema, taskListSchema } from "./tasks/schemas.ts";
 import { segmentSchema } from "./tasks/segments.ts";
 import { completedSchema, formatsSchema, sessionSchema, signedPartSchema } from "./uploads/schemas.ts";
 
@@ -43,7 +43,6 @@ export function openApiOptions(config: Config): OpenApiOptions {
       TaskList: taskListSchema,
       CreatedTask: createdTask,
       Segment: segmentSchema,
-      Message: messageSchema,
       TokenResponse: tokenResponse,
       User: userResponse,
       Profile: profileResponse,

@@ -808,9 +808,6 @@ export interface components {
             speaker?: string | null;
             tokens?: string[] | null;
         };
-        Message: {
-            message: string;
-        };
         TokenResponse: {
             /** @description Opaque bearer token; send it as `Authorization: Bearer <token>`. */
             token: string;
@@ -1702,7 +1699,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description Not authenticated: the token or key is missing, unknown or revoked. */
@@ -2535,7 +2534,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description Not authenticated: the token or key is missing, unknown or revoked. */
@@ -2861,7 +2862,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description Not authenticated: the token or key is missing, unknown or revoked. */
@@ -3223,7 +3226,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description Not authenticated: the token or key is missing, unknown or revoked. */
@@ -3882,7 +3887,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
