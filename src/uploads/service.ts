@@ -5,19 +5,17 @@ import type { EventMetadata } from "../core/event.ts";
 import { NoSuchUploadError, type BlobStore, type UploadedPart } from "../blobs/port.ts";
 import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
-import { pollUntil } from "../core/poll.ts";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationFailedError } from "../core/errors.ts";
+import { ForbiddenError, NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
 import type { Tasks } from "../tasks/service.ts";
-import { taskDecider } from "../tasks/decider.ts";
-import { taskStream } from "../tasks/events.ts";
 import { assertOpen, ownSession, uploadDecider, type Completion, type UploadCommand, type UploadState } from "./decider.ts";
 import { partUrlSeconds, uploadIdPattern, uploadSessionSeconds, uploadStream, type UploadSession } from "./events.ts";
 import { extensionOf, formatErrors, mediaTypeEssence, nameWithoutExtension, safeFileName } from "../media/formats.ts";
 import { expectedPartSize, partPlan, partProblem } from "./parts.ts";
 import { uploadRefusal } from "./access.ts";
+import { UploadCompletions, type CreatedTask } from "./completion.ts";
 import type { abortBody, completeBody, signBody, signPartBody } from "./schemas.ts";
 
 /** What the upload routes take: their schemas, validated before they get here. */
@@ -25,12 +23,6 @@ export type SignInput = typeof signBody.static;
 export type PartInput = typeof signPartBody.static;
 export type CompleteInput = typeof completeBody.static;
 export type AbortInput = typeof abortBody.static;
-
-/**
- * The task a completion created, as it was created (status `pending`, spec 4.3): the same answer for
- * every repeat of the complete, whatever the task has become since.
- */
-export type CreatedTask = { id: number; name: string; path: string; size: number; status: "pending"; speaker_diarization: boolean };
 
 export type SessionView = { path: string; upload_id: string; part_size: number; part_count: number; expires_at: string };
 
@@ -47,8 +39,12 @@ export class Uploads {
     private readonly tasks: Tasks,
     private readonly now: () => Date = () => new Date(),
     /** How long complete waits for the upload-completion worker before finishing the completion itself. */
-    private readonly workerWaitMs = 10_000,
-  ) {}
+    workerWaitMs = 10_000,
+  ) {
+    this.completions = new UploadCompletions(store, blobs, tasks, workerWaitMs);
+  }
+
+  private readonly completions: UploadCompletions;
 
   async sign(caller: Caller, user: UserDocument, input: SignInput, metadata: EventMetadata): Promise<SessionView> {
     const problems = formatErrors(input.file, input.content_type, { file: "file", contentType: "content_type" });
@@ -112,7 +108,7 @@ export class Uploads {
   async complete(caller: Caller, user: UserDocument, input: CompleteInput, metadata: EventMetadata): Promise<CreatedTask> {
     if (!uploadIdPattern.test(input.upload_id)) throw notFound();
     const current = ownSession(await this.load(input.upload_id), caller.userId, input.path);
-    if (current.status === "completed") return this.taskOf(current.session, current.completion, metadata);
+    if (current.status === "completed") return this.completions.taskOf(current.session, current.completion, metadata);
     assertOpen(current, this.now().toISOString());
     const session = current.session;
 
@@ -136,7 +132,7 @@ export class Uploads {
       if (!(error instanceof NoSuchUploadError)) throw error;
       // Gone from the store: a complete running in parallel took it, or it was discarded meanwhile.
       const now = await this.load(input.upload_id);
-      if (now.status === "completed") return this.taskOf(now.session, now.completion, metadata);
+      if (now.status === "completed") return this.completions.taskOf(now.session, now.completion, metadata);
       throw new ValidationFailedError({ upload_id: ["The parts of this upload are gone; sign the upload again."] });
     }
     const problem = partProblem(session, parts);
@@ -166,68 +162,7 @@ export class Uploads {
       metadata,
     );
     if (recorded.status !== "completed") throw new Error(`upload ${input.upload_id} is ${recorded.status} after completing`);
-    return this.taskOf(recorded.session, recorded.completion, metadata);
-  }
-
-  /**
-   * The task a recorded completion creates, once the upload-completion worker has made it. Should no
-   * worker have done so in time (none running, or it gave up), the request finishes the completion
-   * itself: finishing is idempotent, so it does what the worker would.
-   */
-  private async taskOf(session: UploadSession, completion: Completion, metadata: EventMetadata): Promise<CreatedTask> {
-    const created = async () => {
-      const [first] = await this.store.readStream(taskStream(completion.taskId), { maxCount: 1 });
-      if (first) await this.tasks.settle(first.position);
-      return first !== undefined;
-    };
-    await pollUntil(created, this.workerWaitMs);
-    await this.finish(session, completion, metadata);
-    return {
-      id: completion.taskId,
-      name: completion.name,
-      path: session.key,
-      size: session.size,
-      status: "pending",
-      speaker_diarization: completion.speakerDiarization,
-    };
-  }
-
-  /** Assembles the object unless it is there already, then creates the task unless it exists. Idempotent. */
-  async finish(session: UploadSession, completion: Completion, metadata: EventMetadata): Promise<TaskDocument> {
-    const { state: task } = await loadState(this.store, taskStream(completion.taskId), taskDecider);
-    if (task.status === "live") return this.tasks.owned(session.userId, completion.taskId);
-    if (task.status === "deleted") throw new NotFoundError("The task this upload created has been deleted.");
-
-    let object = await this.blobs.head(session.key);
-    if (!object) {
-      try {
-        const listed = await this.blobs.listParts(session.key, session.storageUploadId);
-        // Checked before the completion was recorded; parts going missing since means another
-        // request is assembling them right now.
-        if (partProblem(session, listed)) throw new NoSuchUploadError(session.storageUploadId);
-        object = await this.blobs.completeMultipartUpload(session.key, session.storageUploadId, listed);
-      } catch (error) {
-        if (!(error instanceof NoSuchUploadError)) throw error;
-        object = await this.blobs.head(session.key);
-        if (!object) throw new ConflictError("This upload is being completed; repeat the request in a moment.");
-      }
-    }
-    if (object.size !== session.size) throw new Error(`upload ${session.uploadId}: assembled ${object.size} bytes, signed ${session.size}`);
-
-    return this.tasks.create(
-      session.userId,
-      {
-        disk: "objstore",
-        name: completion.name,
-        path: session.key,
-        file: completion.file,
-        size: session.size,
-        duration: completion.duration ?? undefined,
-        speaker_diarization: completion.speakerDiarization,
-      },
-      metadata,
-      { taskId: completion.taskId },
-    );
+    return this.completions.taskOf(recorded.session, recorded.completion, metadata);
   }
 
   async abort(userId: number, input: AbortInput, metadata: EventMetadata): Promise<void> {
@@ -249,7 +184,7 @@ export class Uploads {
   async finishRecorded(uploadId: string, metadata: EventMetadata): Promise<TaskDocument | null> {
     const state = await this.load(uploadId);
     if (state.status !== "completed") return null;
-    return this.finish(state.session, state.completion, metadata);
+    return this.completions.finish(state.session, state.completion, metadata);
   }
 
   /** Gives back the slot a completion of this upload took, when the upload ended without its task. */
