@@ -59,6 +59,7 @@ export function openApiOptions(config: Config): OpenApiOptions {
     },
     errors: {
       "GET /api/health": [],
+      "GET /api/ready": [],
       "POST /api/register": [429],
       "POST /api/login": [401, 429],
       "POST /api/auth/social-login": [401, 502],

@@ -1,3 +1,5 @@
+import { dependenciesOf } from "./readiness.ts";
+import { readyRoutes } from "./health/ready-routes.ts";
 import { openApiOptions } from "./openapi.ts";
 import type { AnyElysia } from "elysia";
 import type { Config } from "./config.ts";
@@ -114,7 +116,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
 
   let app: AnyElysia | null = null;
   if (roles.has("api")) {
-    const features: AnyElysia[] = [];
+    const features: AnyElysia[] = [readyRoutes(dependenciesOf(config, adapters, roles))];
     if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));

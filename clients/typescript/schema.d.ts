@@ -21,6 +21,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: every dependency this process uses
+         * @description Public. 200 when every dependency answers (each within 2 s), 503 naming those that do not; checked on every request, so it recovers when they do.
+         */
+        get: operations["getReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/register": {
         parameters: {
             query?: never;
@@ -1020,6 +1040,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ready";
+                        dependencies: {
+                            /** @description event store, read models, bus, blobs; for workers also ffmpeg and the speech engine */
+                            name: string;
+                            ok: boolean;
+                            /** @description How long the check took. */
+                            latency_ms: number;
+                            /** @description Why it is down. */
+                            error?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Status 503 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "not ready";
+                        message: string;
+                        dependencies: {
+                            /** @description event store, read models, bus, blobs; for workers also ffmpeg and the speech engine */
+                            name: string;
+                            ok: boolean;
+                            /** @description How long the check took. */
+                            latency_ms: number;
+                            /** @description Why it is down. */
+                            error?: string;
+                        }[];
+                    };
                 };
             };
         };

@@ -149,6 +149,10 @@ export class InProcessBus implements Bus {
     return member;
   }
 
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error("the bus is closed");
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.groups.values()].flatMap((g) => [...g.members].map((m) => m.stop())));

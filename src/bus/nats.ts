@@ -95,6 +95,12 @@ export class NatsBus implements Bus {
     return loop;
   }
 
+  /** A PING/PONG with the server: while NATS is away (reconnecting) it does not answer, and the caller's timeout says so. */
+  async ping(): Promise<void> {
+    if (this.nc.isClosed()) throw new Error("the NATS connection is closed");
+    await this.nc.flush();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.stop()));
     if (!this.nc.isClosed()) await this.nc.drain();

@@ -45,6 +45,8 @@ export interface Bus {
    */
   publish(subject: string, data: Uint8Array, options: { id: string }): Promise<void>;
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
+  /** Resolves when the bus answers now (a round trip to the server); rejects when it is closed. For readiness. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -96,7 +96,7 @@ describe("compose.yaml (cluster profile)", () => {
       else if (!unprobed.has(name))
         expect({ name, test: service.healthcheck?.test !== undefined && !service.healthcheck.disable }).toEqual({ name, test: true });
     }
-    expect(JSON.stringify(services.api!.healthcheck?.test)).toContain("/api/health");
+    expect(JSON.stringify(services.api!.healthcheck?.test)).toContain("/api/ready");
   });
 
   test("projections run as one replica; named volumes are declared", () => {
