@@ -61,6 +61,12 @@ export function busContract(adapterName: string, open: OpenBus): void {
       expect(() => got[0]!.inProgress()).not.toThrow();
     });
 
+    test("ping answers while the bus is open, and fails once it is closed (readiness)", async () => {
+      await bus.ping();
+      await bus.close();
+      await expect(bus.ping()).rejects.toThrow();
+    });
+
     test("filters select with * (one token) and > (the rest)", async () => {
       const star: string[] = [];
       const rest: string[] = [];

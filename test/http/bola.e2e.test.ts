@@ -33,6 +33,7 @@ type Case = { op: string; way: Way; what: string; actors?: "b" | "anonymous" | "
 /** Operations that name no object of anyone's, so there is nothing of A's for B to point at. */
 const noObjectId: Record<string, string> = {
   "GET /api/health": "public liveness probe, no object",
+  "GET /api/ready": "public readiness probe: names dependencies, no user's object",
   "POST /api/auth/social-login":
     "exchanges an authorization code at the identity provider and names no object (not configured here: 422); that an unverified provider email never links to an existing account is test/social-login.e2e.test.ts's",
   "GET /api/uploads/formats": "a static list of supported formats, the same for every caller",
