@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
-import type { RecordedEvent } from "../core/event.ts";
+import { streamCategory, type RecordedEvent } from "../core/event.ts";
+import { userIdOfStream } from "../accounts/events.ts";
+import { taskIdOfStream } from "../tasks/events.ts";
 
 /**
  * What `bun run events` prints for analysts. By default nothing in it lets anyone sign in or tells who a
@@ -70,11 +72,6 @@ function taskStatusAfter(event: RecordedEvent): string | null {
   }
 }
 
-const idInStream = (streamName: string, category: string) => {
-  const rest = streamName.startsWith(`${category}-`) ? streamName.slice(category.length + 1) : "";
-  return /^\d+$/.test(rest) ? Number(rest) : null;
-};
-
 const integer = (value: unknown) => (typeof value === "number" && Number.isInteger(value) ? value : null);
 const text = (value: unknown) => (typeof value === "string" ? value : null);
 
@@ -85,18 +82,16 @@ const text = (value: unknown) => (typeof value === "string" ? value : null);
  */
 export function flatLine(event: RecordedEvent): string {
   const data = (event.data ?? {}) as Record<string, unknown>;
-  const dash = event.streamName.indexOf("-");
-  const category = dash === -1 ? event.streamName : event.streamName.slice(0, dash);
   return JSON.stringify({
     position: event.position,
     time: event.time,
     type: event.type,
     stream: event.streamName,
-    category,
+    category: streamCategory(event.streamName),
     revision: event.revision,
     event_id: event.id,
-    user_id: integer(data.userId) ?? idInStream(event.streamName, "user"),
-    task_id: integer(data.taskId) ?? idInStream(event.streamName, "task"),
+    user_id: integer(data.userId) ?? userIdOfStream(event.streamName),
+    task_id: integer(data.taskId) ?? taskIdOfStream(event.streamName),
     task_status: taskStatusAfter(event),
     attempt: integer(data.attempt),
     seconds: integer(data.seconds),

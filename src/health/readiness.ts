@@ -12,6 +12,7 @@ export async function checkDependencies(dependencies: readonly Dependency[], tim
   return Promise.all(
     dependencies.map(async ({ name, check }) => {
       const started = performance.now();
+      const latency = () => Math.round((performance.now() - started) * 10) / 10;
       let timer: ReturnType<typeof setTimeout> | undefined;
       try {
         await Promise.race([
@@ -20,9 +21,9 @@ export async function checkDependencies(dependencies: readonly Dependency[], tim
             timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
           }),
         ]);
-        return { name, ok: true, latency_ms: Math.round((performance.now() - started) * 10) / 10 };
+        return { name, ok: true, latency_ms: latency() };
       } catch (error) {
-        return { name, ok: false, latency_ms: Math.round((performance.now() - started) * 10) / 10, error: (error as Error).message };
+        return { name, ok: false, latency_ms: latency(), error: (error as Error).message };
       } finally {
         clearTimeout(timer);
       }

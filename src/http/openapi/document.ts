@@ -63,8 +63,8 @@ export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOpti
     }
     return out;
   };
-  const named = (schema: JsonSchema): JsonSchema =>
-    names.has(canonical(schema)) ? { $ref: `#/components/schemas/${names.get(canonical(schema))}` } : ref(schema);
+  /** A schema where an operation uses it: its component when it is a named one, else with named parts referenced. */
+  const named = (schema: JsonSchema): JsonSchema => ref(schema, false);
   // Components refer to each other too (a task list's items are TaskListItem).
   for (const [name, schema] of Object.entries(components)) components[name] = ref(schema);
 
