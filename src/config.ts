@@ -53,7 +53,14 @@ export type Config = {
   mediaFetch: { maxBytes: number; timeoutSeconds: number; allowLoopback: boolean; forbiddenAddresses: string[]; ytDlp: string };
   /** Speech recognition, summaries, chunking and deadlines (src/transcription/config.ts). */
   transcription: TranscriptionConfig;
+  /** The lowest level logged (LOG_LEVEL: trace, debug, info, warn, error, fatal, silent). */
+  logLevel: LogLevel;
+  /** When set (METRICS_TOKEN), `GET /metrics` needs `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
 };
+
+export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export type LogLevel = (typeof logLevels)[number];
 
 export class ConfigError extends Error {}
 
@@ -63,6 +70,12 @@ function integer(env: Record<string, string | undefined>, name: string, fallback
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return value;
+}
+
+function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, values: readonly T[], fallback: T): T {
+  const raw = optional(env, name) ?? fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
+  return raw as T;
 }
 
 function optional(env: Record<string, string | undefined>, name: string): string | null {
@@ -131,6 +144,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registrationsPerMinute: integer(env, "REGISTRATIONS_PER_MINUTE", 5, 1, 1_000_000_000),
     idp: identityProvider(env, port),
     paymentWebhookSecret: optional(env, "PAYMENT_WEBHOOK_SECRET"),
+    logLevel: oneOf(env, "LOG_LEVEL", logLevels, "info"),
+    metricsToken: optional(env, "METRICS_TOKEN"),
     transcription: loadTranscriptionConfig(env, (message) => new ConfigError(message)),
     mediaFetch: {
       maxBytes: integer(env, "MEDIA_FETCH_MAX_BYTES", 2_147_483_648, 1, Number.MAX_SAFE_INTEGER),
