@@ -55,6 +55,8 @@ export type Config = {
   transcription: TranscriptionConfig;
   /** The lowest level logged (LOG_LEVEL: trace, debug, info, warn, error, fatal, silent). */
   logLevel: LogLevel;
+  /** Prometheus metrics (METRICS=on|off, default on): with them off, `GET /metrics` is 404 and requests pay nothing for them. */
+  metricsEnabled: boolean;
   /** When set (METRICS_TOKEN), `GET /metrics` needs `Authorization: Bearer <token>`. */
   metricsToken: string | null;
 };
@@ -145,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idp: identityProvider(env, port),
     paymentWebhookSecret: optional(env, "PAYMENT_WEBHOOK_SECRET"),
     logLevel: oneOf(env, "LOG_LEVEL", logLevels, "info"),
+    metricsEnabled: oneOf(env, "METRICS", ["on", "off"], "on") === "on",
     metricsToken: optional(env, "METRICS_TOKEN"),
     transcription: loadTranscriptionConfig(env, (message) => new ConfigError(message)),
     mediaFetch: {
