@@ -12,7 +12,8 @@ import { Checkpoints } from "../projections/checkpoints.ts";
 import { startRelay } from "../workers/relay.ts";
 import { Semaphore } from "./core/semaphore.ts";
 import { Leases, holdLeadership, type LeasedWork, type Leadership } from "./core/lease.ts";
-import { startWorker } from "../workers/worker.ts";
+import { startWorker, type JobObserver } from "../workers/worker.ts";
+import type { RequestObserver } from "./http/request-observer.ts";
 import { createWorkers } from "../workers/index.ts";
 import { startMonthlyAllowanceJob } from "./billing/index.ts";
 import { startStuckTaskSweeper, sweepTemporaryMedia, transcriptionTempRoot } from "./transcription/index.ts";
@@ -50,6 +51,9 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   let tempSweep: { stop(): void } | null = null;
 
   const leases = new Leases(adapters.documents);
+  // What is told about each answered request and each worker's delivery: logs and metrics.
+  const requestObservers: RequestObserver[] = [];
+  const jobObservers: JobObserver[] = [];
   // Shared by the API's large bodies and the workers' large summaries: in the embedded profile they take memory from one process.
   const heavyWork = new Semaphore(config.heavyWorkAtOnce);
   const leaderships: Leadership[] = [];
@@ -93,7 +97,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       heavyWork,
     });
     for (const worker of workers) {
-      consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency));
+      consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency, jobObservers));
     }
     // One relay among all the worker processes: the lease holder publishes, the others stand by.
     const relayLeadership: Leadership = lease("relay", async () => {
@@ -120,7 +124,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
-    app = createHttpApp(features, config.requestLimits, heavyWork, openApiOptions(config));
+    app = createHttpApp(features, { limits: config.requestLimits, heavyWork, openApi: openApiOptions(config), observers: requestObservers });
   }
 
   return {

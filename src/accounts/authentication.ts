@@ -5,7 +5,7 @@ import type { Accounts, Caller } from "./service.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import type { UserDocument } from "./users-projection.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { correlationIdOf } from "../http/correlation.ts";
+import { requestContext } from "../http/correlation.ts";
 
 /** Reads `Authorization: Bearer <token or key>`; anything else is no credential at all. */
 export function bearerSecret(header: string | undefined | null): string | null {
@@ -35,7 +35,9 @@ export function authentication(accounts: Accounts, limiter: RateLimiter) {
       if (!rate.allowed) throw new TooManyRequestsError("Too many requests. Slow down and retry after the time in Retry-After.", rate.retryAfterSeconds);
       set.headers["x-ratelimit-remaining"] = String(rate.remaining);
       // The metadata of every event this request causes: who acted, and the request's correlation id.
-      return { ...found, metadata: byUser(found.caller.userId, correlationIdOf(request)) };
+      const context = requestContext(request);
+      context.userId = found.caller.userId;
+      return { ...found, metadata: byUser(found.caller.userId, context.id) };
     },
   );
 }

@@ -5,6 +5,7 @@ import { healthRoutes } from "../health/routes.ts";
 import { defaultRequestLimits, requestLimits, type RequestLimits } from "./request-limits.ts";
 import { Semaphore } from "../core/semaphore.ts";
 import { buildOpenApi, type OpenApiOptions, type RouteShape } from "./openapi/document.ts";
+import { requestObserver, type RequestObserver } from "./request-observer.ts";
 
 /**
  * The HTTP API: the error mapping, OpenAPI (`/swagger`, JSON at `/swagger/json`, generated from the same
@@ -19,16 +20,23 @@ const bareOpenApiOptions: OpenApiOptions = {
   errors: {},
 };
 
-export function createHttpApp(
-  features: AnyElysia[] = [],
-  limits: RequestLimits = defaultRequestLimits,
-  heavyWork: Semaphore = new Semaphore(1),
-  openApi: OpenApiOptions = bareOpenApiOptions,
-): AnyElysia {
+/** How the app is set up; each part has a default for tests of the HTTP skeleton. */
+export type HttpAppOptions = {
+  limits?: RequestLimits;
+  heavyWork?: Semaphore;
+  openApi?: OpenApiOptions;
+  /** Told about every answered request (the log line, the HTTP metrics). */
+  observers?: readonly RequestObserver[];
+};
+
+export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOptions = {}): AnyElysia {
+  const { limits = defaultRequestLimits, heavyWork = new Semaphore(1), openApi = bareOpenApiOptions, observers = [] } = options;
   // Responses are still checked against their schemas (and cleaned of extra fields). What this turns off is
   // running TypeBox's transform encoder on them first: our only transforms are Elysia's t.Integer and
   // t.Numeric, whose encoders return the value as it is, and the generic encoder walk cost ~4 µs a response.
   let app: AnyElysia = new Elysia({ encodeSchema: false })
+    // First, so that every route (health and the 413s of the limits included) is observed, and timed from its first hook.
+    .use(requestObserver(observers))
     .use(requestLimits(limits, heavyWork))
     .use(errorHandler)
     .use(
