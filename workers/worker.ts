@@ -1,24 +1,8 @@
 import type { Bus, Consumer } from "../src/bus/port.ts";
-import type { Worker } from "../src/core/worker.ts";
+import type { JobObservation, JobObserver, JobOutcome, Worker } from "../src/core/worker.ts";
 import type { EventStore } from "../src/core/event-store.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 import { decodeReference, loadReferenced } from "./subjects.ts";
-
-/** How a delivery ended: handled (acknowledged), failed (the bus delivers it again), or skipped (its event is not in the log). */
-export type JobOutcome = "done" | "failed" | "skipped";
-
-/** One delivery to a worker as operators see it: in the workers' log lines and in `scribe_worker_jobs_total`. */
-export type JobObservation = {
-  worker: string;
-  outcome: JobOutcome;
-  durationSeconds: number;
-  /** The event the worker reacted to; null when it is no longer in the log. */
-  event: RecordedEvent | null;
-  deliveryCount: number;
-  error?: unknown;
-};
-
-export type JobObserver = (observation: JobObservation) => void;
 
 export async function startWorker(
   bus: Bus,

@@ -19,3 +19,19 @@ export type Worker = {
   /** Called when the service stops: long jobs give up, so their message is delivered again (elsewhere or after a restart). */
   abort?(): void;
 };
+
+/** How a delivery ended: handled (acknowledged), failed (the bus delivers it again), or skipped (its event is not in the log). */
+export type JobOutcome = "done" | "failed" | "skipped";
+
+/** One delivery to a worker as operators see it: in the workers' log lines and in `scribe_worker_jobs_total`. */
+export type JobObservation = {
+  worker: string;
+  outcome: JobOutcome;
+  durationSeconds: number;
+  /** The event the worker reacted to; null when it is no longer in the log. */
+  event: RecordedEvent | null;
+  deliveryCount: number;
+  error?: unknown;
+};
+
+export type JobObserver = (observation: JobObservation) => void;
