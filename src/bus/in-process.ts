@@ -17,6 +17,7 @@ class Group {
   readonly queue: Delivery[] = [];
   readonly members: Member[] = [];
   private turn = 0;
+  private retrying = 0;
 
   constructor(
     public filter: string,
@@ -39,14 +40,21 @@ class Group {
     }
   }
 
+  /** Queued, plus in the members' hands, plus waiting out a retry delay. */
+  depth(): number {
+    return this.queue.length + this.retrying + this.members.reduce((sum, member) => sum + member.inFlight, 0);
+  }
+
   failed(delivery: Delivery, error: unknown, durable: string): void {
     if (delivery.deliveryCount >= this.maxDeliver) {
       console.error(`bus: ${durable} gave up on ${delivery.subject} ${delivery.id} after ${delivery.deliveryCount} deliveries`, error);
       delivery.settle();
       return;
     }
+    this.retrying++;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
+      this.retrying--;
       this.offer({ ...delivery, deliveryCount: delivery.deliveryCount + 1 });
     }, retryDelayMs(delivery.deliveryCount));
     this.timers.add(timer);
@@ -63,6 +71,10 @@ class Member implements Consumer {
     private readonly concurrency: number,
     private readonly handler: MessageHandler,
   ) {}
+
+  get inFlight(): number {
+    return this.active.size;
+  }
 
   hasFreeSlot(): boolean {
     return !this.stopped && this.active.size < this.concurrency;
@@ -151,6 +163,10 @@ export class InProcessBus implements Bus {
 
   async ping(): Promise<void> {
     if (this.closed) throw new Error("the bus is closed");
+  }
+
+  async queueDepth(durable: string): Promise<number> {
+    return this.groups.get(durable)?.depth() ?? 0;
   }
 
   async close(): Promise<void> {

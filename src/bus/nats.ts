@@ -101,6 +101,16 @@ export class NatsBus implements Bus {
     await this.nc.flush();
   }
 
+  async queueDepth(durable: string): Promise<number> {
+    try {
+      const info = await this.jsm.consumers.info(this.stream, durable);
+      return info.num_pending + info.num_ack_pending;
+    } catch (error) {
+      if (apiErrorCode(error) === CONSUMER_NOT_FOUND) return 0;
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.stop()));
     if (!this.nc.isClosed()) await this.nc.drain();
@@ -138,6 +148,9 @@ async function ensureConsumer(jsm: JetStreamManager, stream: string, options: Co
     await jsm.consumers.update(stream, options.durable, mutable);
   }
 }
+
+/** JetStream's JSConsumerNotFoundErr. */
+const CONSUMER_NOT_FOUND = 10014;
 
 function apiErrorCode(error: unknown): number | undefined {
   return error instanceof NatsError ? error.api_error?.err_code : undefined;

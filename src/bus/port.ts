@@ -47,6 +47,11 @@ export interface Bus {
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
   /** Resolves when the bus answers now (a round trip to the server); rejects when it is closed. For readiness. */
   ping(): Promise<void>;
+  /**
+   * The messages a durable has yet to finish: waiting for delivery, plus delivered and not yet acknowledged
+   * (0 for a durable that does not exist). For the queue-depth metric.
+   */
+  queueDepth(durable: string): Promise<number>;
   close(): Promise<void>;
 }
 

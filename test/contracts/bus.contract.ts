@@ -67,6 +67,27 @@ export function busContract(adapterName: string, open: OpenBus): void {
       await expect(bus.ping()).rejects.toThrow();
     });
 
+    test("queueDepth counts a durable's messages until they are acknowledged (the queue-depth metric)", async () => {
+      const durable = unique("depth");
+      expect(await bus.queueDepth(durable)).toBe(0); // no such durable yet
+      const release = gate();
+      let handled = 0;
+      await bus.consume({ durable, subject: `${root}.depth`, concurrency: 1 }, async () => {
+        await release.promise;
+        handled++;
+      });
+      for (const n of [1, 2, 3]) void bus.publish(`${root}.depth`, bytes(String(n)), { id: `${root}-depth-${n}` }).catch(() => {});
+      // One in the handler's hands, two waiting: all three still to finish.
+      const deadline = Date.now() + 4_000;
+      while ((await bus.queueDepth(durable)) !== 3 && Date.now() < deadline) await Bun.sleep(20);
+      expect(await bus.queueDepth(durable)).toBe(3);
+      release.open();
+      await waitFor(() => handled === 3, undefined, "the three messages");
+      const settled = Date.now() + 4_000;
+      while ((await bus.queueDepth(durable)) !== 0 && Date.now() < settled) await Bun.sleep(20);
+      expect(await bus.queueDepth(durable)).toBe(0);
+    });
+
     test("filters select with * (one token) and > (the rest)", async () => {
       const star: string[] = [];
       const rest: string[] = [];
