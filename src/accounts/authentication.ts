@@ -6,12 +6,8 @@ import type { RateLimiter } from "./rate-limiter.ts";
 import type { UserDocument } from "./users-projection.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { requestContext } from "../http/correlation.ts";
+import { bearerSecret } from "../http/bearer.ts";
 
-/** Reads `Authorization: Bearer <token or key>`; anything else is no credential at all. */
-export function bearerSecret(header: string | undefined | null): string | null {
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return match ? match[1]! : null;
-}
 
 /**
  * Every route that uses this plugin needs a live token or API key (401), an API key only works

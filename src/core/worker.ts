@@ -21,7 +21,8 @@ export type Worker = {
 };
 
 /** How a delivery ended: handled (acknowledged), failed (the bus delivers it again), or skipped (its event is not in the log). */
-export type JobOutcome = "done" | "failed" | "skipped";
+export const jobOutcomes = ["done", "failed", "skipped"] as const;
+export type JobOutcome = (typeof jobOutcomes)[number];
 
 /** One delivery to a worker as operators see it: in the workers' log lines and in `scribe_worker_jobs_total`. */
 export type JobObservation = {

@@ -12,7 +12,7 @@ import { fetchMediaWorker } from "./fetch-media-worker.ts";
 import { taskMediaWorker } from "./task-media-worker.ts";
 
 export { Tasks } from "./service.ts";
-export { folderTaskCounts, queueCounts } from "./task-counts.ts";
+export { folderTaskCounts, queueCounts, tasksByStatus } from "./task-counts.ts";
 export { taskRoutes } from "./routes.ts";
 export { shareRoutes } from "./share-routes.ts";
 export { historyRoutes } from "./history-routes.ts";

@@ -1,5 +1,5 @@
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { TaskStatus } from "./events.ts";
+import { taskStatuses, type TaskStatus } from "./events.ts";
 import { compareAndSet, type ProjectedDocument } from "../core/projection.ts";
 
 /**
@@ -99,4 +99,11 @@ export async function queueCounts(db: DocumentStore, userId: number): Promise<{ 
 export async function folderTaskCounts(db: DocumentStore, userId: number): Promise<{ inFolder(folderId: number | null): number; total: number }> {
   const counts = await findTaskCounts(db, userId);
   return { inFolder: (folderId) => counts?.byFolder[folderCountKey(folderId)] ?? 0, total: counts?.total ?? 0 };
+}
+
+/** Every user's tasks counted by status (the `scribe_tasks` gauge): one indexed count per status. */
+export async function tasksByStatus(db: DocumentStore): Promise<Record<TaskStatus, number>> {
+  const tasks = db.collection("tasks");
+  const counts = await Promise.all(taskStatuses.map((status) => tasks.countDocuments({ status })));
+  return Object.fromEntries(taskStatuses.map((status, i) => [status, counts[i]!])) as Record<TaskStatus, number>;
 }

@@ -1,0 +1,14 @@
+import { Elysia, type AnyElysia } from "elysia";
+import { errorHandler } from "./error-handler.ts";
+import { healthRoutes } from "../health/routes.ts";
+import { requestObserver, type RequestObserver } from "./request-observer.ts";
+
+/**
+ * What a process without the api role serves on its port: health, readiness and metrics, for compose's
+ * healthchecks and Prometheus. No API, no documents, no request bodies.
+ */
+export function createOperationsApp(features: AnyElysia[], observers: readonly RequestObserver[]): AnyElysia {
+  let app: AnyElysia = new Elysia().use(requestObserver(observers)).use(errorHandler).use(healthRoutes);
+  for (const feature of features) app = app.use(feature);
+  return app;
+}
