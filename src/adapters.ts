@@ -36,10 +36,9 @@ export type Adapters = {
  * The secret that signs embedded storage URLs: SIGNING_SECRET when set (several API processes must
  * share it), else one generated on first start and kept under DATA_DIR.
  */
-export function signingSecret(dataDir: string): string {
-  const fromEnv = process.env.SIGNING_SECRET?.trim();
-  if (fromEnv) return fromEnv;
-  const file = join(dataDir, "signing-secret");
+export function signingSecret(config: Pick<Config, "dataDir" | "signingSecret">): string {
+  if (config.signingSecret) return config.signingSecret;
+  const file = join(config.dataDir, "signing-secret");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
   writeFileSync(file, secret, { mode: 0o600 });
@@ -62,7 +61,7 @@ export async function openDocumentStore(config: Config): Promise<DocumentStore> 
 
 export async function openAdapters(config: Config): Promise<Adapters> {
   mkdirSync(config.dataDir, { recursive: true });
-  const secret = signingSecret(config.dataDir);
+  const secret = signingSecret(config);
   const eventStore = await openEventStore(config);
   const documents = await openDocumentStore(config);
   // Commands on long streams (an account's) start from a snapshot kept beside the read models.

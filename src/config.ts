@@ -1,9 +1,12 @@
-import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { loadTranscriptionConfig, type TranscriptionConfig } from "./transcription/config.ts";
-import { defaultRequestLimits, type RequestLimits } from "./http/request-limits.ts";
+import { transcriptionConfigOf, type TranscriptionConfig } from "./transcription/config.ts";
+import type { RequestLimits } from "./http/request-limits.ts";
+import { ConfigError, type Env, readSettings } from "./config/read-settings.ts";
+import type { Settings } from "./config/schema.ts";
+import type { roles } from "./config/settings/server.ts";
+import { logLevels } from "./config/settings/observability.ts";
 
-export type Role = "api" | "projections" | "workers";
+export type Role = (typeof roles)[number];
 
 /** Everything the service reads from the environment, validated once at start (composition root only). */
 export type Config = {
@@ -28,6 +31,8 @@ export type Config = {
     secretAccessKey: string;
     forcePathStyle: boolean;
   } | null;
+  /** Signs storage URLs and checkout references (SIGNING_SECRET); null: generated once and kept under DATA_DIR. */
+  signingSecret: string | null;
   workerConcurrency: number;
   /**
    * How long the relay's, the projection writer's and the timed jobs' leases last (LEASE_TTL_SECONDS):
@@ -61,114 +66,86 @@ export type Config = {
   metricsToken: string | null;
 };
 
-export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 export type LogLevel = (typeof logLevels)[number];
+export { ConfigError, logLevels };
 
-export class ConfigError extends Error {}
-
-function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
-function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, values: readonly T[], fallback: T): T {
-  const raw = optional(env, name) ?? fallback;
-  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
-  return raw as T;
-}
-
-function optional(env: Record<string, string | undefined>, name: string): string | null {
-  const raw = env[name]?.trim();
-  return raw ? raw : null;
-}
-
-function identityProvider(env: Record<string, string | undefined>, port: number): Config["idp"] {
-  const issuer = optional(env, "IDP_ISSUER");
-  if (!issuer) return null;
-  const clientId = optional(env, "IDP_CLIENT_ID");
-  const clientSecret = optional(env, "IDP_CLIENT_SECRET");
-  if (!clientId || !clientSecret) throw new ConfigError("IDP_ISSUER needs IDP_CLIENT_ID and IDP_CLIENT_SECRET");
-  const redirectUri = optional(env, "IDP_REDIRECT_URI") ?? `${optional(env, "PUBLIC_URL") ?? `http://localhost:${port}`}/auth/callback`;
-  return { issuer: issuer.replace(/\/+$/, ""), clientId, clientSecret, redirectUri };
-}
-
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const port = integer(env, "PORT", 3000, 0, 65535);
-  const roles = (optional(env, "ROLES") ?? "api,projections,workers").split(",").map((r) => r.trim());
-  for (const role of roles) {
-    if (role !== "api" && role !== "projections" && role !== "workers") throw new ConfigError(`ROLES: unknown role "${role}" (api, projections, workers)`);
-  }
-  const s3Endpoint = optional(env, "S3_ENDPOINT");
-  let s3: Config["s3"] = null;
-  if (s3Endpoint) {
-    const bucket = optional(env, "S3_BUCKET");
-    const accessKeyId = optional(env, "S3_ACCESS_KEY_ID") ?? optional(env, "AWS_ACCESS_KEY_ID");
-    const secretAccessKey = optional(env, "S3_SECRET_ACCESS_KEY") ?? optional(env, "AWS_SECRET_ACCESS_KEY");
-    if (!bucket || !accessKeyId || !secretAccessKey) throw new ConfigError("S3_ENDPOINT needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY");
-    s3 = {
-      endpoint: s3Endpoint,
-      publicEndpoint: optional(env, "S3_PUBLIC_ENDPOINT"),
-      bucket,
-      region: optional(env, "S3_REGION") ?? "us-east-1",
-      accessKeyId,
-      secretAccessKey,
-      forcePathStyle: (optional(env, "S3_FORCE_PATH_STYLE") ?? "true") !== "false",
-    };
+/** S3 when S3_ENDPOINT is set; its bucket and keys are then required (the AWS_ names stand in for the keys). */
+function blobStore(s: Settings, problems: string[]): Config["s3"] {
+  if (!s.S3_ENDPOINT) return null;
+  const bucket = s.S3_BUCKET;
+  const accessKeyId = s.S3_ACCESS_KEY_ID ?? s.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = s.S3_SECRET_ACCESS_KEY ?? s.AWS_SECRET_ACCESS_KEY;
+  if (!bucket || !accessKeyId || !secretAccessKey) {
+    problems.push("S3_ENDPOINT needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY");
+    return null;
   }
   return {
-    port,
-    dataDir: resolve(optional(env, "DATA_DIR") ?? "./data"),
-    publicUrl: (optional(env, "PUBLIC_URL") ?? `http://localhost:${port}`).replace(/\/+$/, ""),
-    roles: roles as Role[],
-    eventStoreUrl: optional(env, "EVENTSTORE_URL"),
-    mongodbUrl: optional(env, "MONGODB_URL"),
-    mongodbDatabase: optional(env, "MONGODB_DATABASE") ?? "scribe",
-    natsUrl: optional(env, "NATS_URL"),
-    natsStream: {
-      maxAgeMs: integer(env, "NATS_STREAM_MAX_AGE_SECONDS", 7 * 24 * 3600, 60, 10 * 365 * 24 * 3600) * 1000,
-      maxBytes: integer(env, "NATS_STREAM_MAX_BYTES", 1024 ** 3, 1024 * 1024, Number.MAX_SAFE_INTEGER),
-    },
-    s3,
-    workerConcurrency: integer(env, "WORKER_CONCURRENCY", 2, 1, 64),
-    leaseTtlMs: integer(env, "LEASE_TTL_SECONDS", 10, 1, 3600) * 1000,
-    requestLimits: {
-      bodyBytes: integer(env, "BODY_LIMIT_BYTES", defaultRequestLimits.bodyBytes, 1024, 2 ** 31),
-      transcriptBodyBytes: integer(env, "TRANSCRIPT_BODY_LIMIT_BYTES", defaultRequestLimits.transcriptBodyBytes, 1024, 2 ** 31),
-      jsonDepth: integer(env, "JSON_MAX_DEPTH", defaultRequestLimits.jsonDepth, 4, 1000),
-      transcriptJsonValues: integer(env, "JSON_MAX_VALUES", defaultRequestLimits.transcriptJsonValues, 1000, 100_000_000),
-    },
-    heavyWorkAtOnce: integer(env, "HEAVY_WORK_AT_ONCE", 1, 1, 1000),
-    rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 10, 1, 1_000_000_000),
-    loginAttemptsPerMinute: integer(env, "LOGIN_ATTEMPTS_PER_MINUTE", 5, 1, 1_000_000_000),
-    registrationsPerMinute: integer(env, "REGISTRATIONS_PER_MINUTE", 5, 1, 1_000_000_000),
-    idp: identityProvider(env, port),
-    paymentWebhookSecret: optional(env, "PAYMENT_WEBHOOK_SECRET"),
-    logLevel: oneOf(env, "LOG_LEVEL", logLevels, "info"),
-    metricsEnabled: oneOf(env, "METRICS", ["on", "off"], "on") === "on",
-    metricsToken: optional(env, "METRICS_TOKEN"),
-    transcription: loadTranscriptionConfig(env, (message) => new ConfigError(message)),
-    mediaFetch: {
-      maxBytes: integer(env, "MEDIA_FETCH_MAX_BYTES", 2_147_483_648, 1, Number.MAX_SAFE_INTEGER),
-      timeoutSeconds: integer(env, "MEDIA_FETCH_TIMEOUT_SECONDS", 900, 1, 86_400),
-      // Tests serve media from 127.0.0.1; never set this in production (it opens loopback to fetches).
-      allowLoopback: optional(env, "MEDIA_FETCH_ALLOW_LOOPBACK") === "true",
-      forbiddenAddresses: addressList(env, "MEDIA_FETCH_FORBIDDEN_ADDRESSES"),
-      ytDlp: optional(env, "YT_DLP_PATH") ?? "yt-dlp",
-    },
+    endpoint: s.S3_ENDPOINT,
+    publicEndpoint: s.S3_PUBLIC_ENDPOINT,
+    bucket,
+    region: s.S3_REGION,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: s.S3_FORCE_PATH_STYLE,
   };
 }
 
-/** Comma-separated IP literals (tests: loopback addresses that stand for a private hop). */
-function addressList(env: Record<string, string | undefined>, name: string): string[] {
-  const raw = optional(env, name);
-  if (!raw) return [];
-  const addresses = raw
-    .split(",")
-    .map((a) => a.trim())
-    .filter(Boolean);
-  for (const address of addresses) if (isIP(address) === 0) throw new ConfigError(`${name}: ${address} is not an IP address`);
-  return addresses;
+function identityProvider(s: Settings, publicUrl: string, problems: string[]): Config["idp"] {
+  if (!s.IDP_ISSUER) return null;
+  if (!s.IDP_CLIENT_ID || !s.IDP_CLIENT_SECRET) {
+    problems.push("IDP_ISSUER needs IDP_CLIENT_ID and IDP_CLIENT_SECRET");
+    return null;
+  }
+  const redirectUri = s.IDP_REDIRECT_URI ?? `${publicUrl}/auth/callback`;
+  return { issuer: s.IDP_ISSUER.replace(/\/+$/, ""), clientId: s.IDP_CLIENT_ID, clientSecret: s.IDP_CLIENT_SECRET, redirectUri };
+}
+
+/**
+ * Reads the configuration through the schema (src/config/schema.ts) and refuses to go on with every
+ * problem at once: malformed values, unknown settings meant for Scribe, settings that need others.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const { values: s, problems } = readSettings(env);
+  const publicUrl = (s.PUBLIC_URL ?? `http://localhost:${s.PORT}`).replace(/\/+$/, "");
+  const config: Config = {
+    port: s.PORT,
+    dataDir: resolve(s.DATA_DIR),
+    publicUrl,
+    roles: s.ROLES,
+    eventStoreUrl: s.EVENTSTORE_URL,
+    mongodbUrl: s.MONGODB_URL,
+    mongodbDatabase: s.MONGODB_DATABASE,
+    natsUrl: s.NATS_URL,
+    natsStream: { maxAgeMs: s.NATS_STREAM_MAX_AGE_SECONDS * 1000, maxBytes: s.NATS_STREAM_MAX_BYTES },
+    s3: blobStore(s, problems),
+    signingSecret: s.SIGNING_SECRET,
+    workerConcurrency: s.WORKER_CONCURRENCY,
+    leaseTtlMs: s.LEASE_TTL_SECONDS * 1000,
+    requestLimits: {
+      bodyBytes: s.BODY_LIMIT_BYTES,
+      transcriptBodyBytes: s.TRANSCRIPT_BODY_LIMIT_BYTES,
+      jsonDepth: s.JSON_MAX_DEPTH,
+      transcriptJsonValues: s.JSON_MAX_VALUES,
+    },
+    heavyWorkAtOnce: s.HEAVY_WORK_AT_ONCE,
+    rateLimitPerMinute: s.RATE_LIMIT_PER_MINUTE,
+    loginAttemptsPerMinute: s.LOGIN_ATTEMPTS_PER_MINUTE,
+    registrationsPerMinute: s.REGISTRATIONS_PER_MINUTE,
+    idp: identityProvider(s, publicUrl, problems),
+    paymentWebhookSecret: s.PAYMENT_WEBHOOK_SECRET,
+    logLevel: s.LOG_LEVEL,
+    metricsEnabled: s.METRICS,
+    metricsToken: s.METRICS_TOKEN,
+    transcription: transcriptionConfigOf(s, problems),
+    mediaFetch: {
+      maxBytes: s.MEDIA_FETCH_MAX_BYTES,
+      timeoutSeconds: s.MEDIA_FETCH_TIMEOUT_SECONDS,
+      // Tests serve media from 127.0.0.1; never set this in production (it opens loopback to fetches).
+      allowLoopback: s.MEDIA_FETCH_ALLOW_LOOPBACK,
+      forbiddenAddresses: s.MEDIA_FETCH_FORBIDDEN_ADDRESSES,
+      ytDlp: s.YT_DLP_PATH,
+    },
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }

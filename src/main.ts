@@ -28,6 +28,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? `scribe: configuration: ${error.message}` : error);
+  // One line per problem, so an operator fixes them all in one go.
+  if (error instanceof ConfigError) for (const problem of error.problems) console.error(`scribe: configuration: ${problem}`);
+  else console.error(error);
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 import { isPlanKey, planKeys, type BillingInterval, type PlanKey } from "../accounts/plans.ts";
 import { parseArgs } from "./args.ts";
+import type { ConfigCommand } from "./config-command.ts";
 
 export const adminUsage = `usage: bun run admin <command> [options]
 
@@ -15,9 +16,13 @@ MONGODB_URL) and works while the server runs: changes reach it within a second.
   apikey revoke <key-id>      revoke an API key
   users [--json]              list accounts: id, email, name, plan, remaining seconds
                               (a table, or NDJSON with --json)
+  config [--markdown|--json]  the configuration reference: every environment variable, its type,
+                              default and meaning (needs no DATA_DIR and no server)
+  config --check              validate this environment as start-up does and print the values in
+                              effect (secrets as "(set)"); exit 2 with every problem otherwise
   help                        this text
 
-Exit codes: 0 done, 1 refused (unknown email or key, plan without API access), 2 bad usage.`;
+Exit codes: 0 done, 1 refused (unknown email or key, plan without API access), 2 bad usage or configuration.`;
 
 export type AdminCommand =
   | { type: "help" }
@@ -25,7 +30,8 @@ export type AdminCommand =
   | { type: "grant"; email: string; seconds: number }
   | { type: "apikey-create"; email: string; name: string }
   | { type: "apikey-revoke"; keyId: string }
-  | { type: "users"; json: boolean };
+  | { type: "users"; json: boolean }
+  | ConfigCommand;
 
 /** Wrong words or options: the CLI prints this with the usage text and exits 2. */
 export class UsageError extends Error {}
@@ -55,7 +61,7 @@ function intervalFor(plan: PlanKey, raw: string | undefined): BillingInterval {
 /** Parses the words after `admin` into a command, or throws UsageError; touches no store. */
 export function parseAdminCommand(argv: string[]): AdminCommand {
   // Flags take no value: taken out first so `--json users` does not read "users" as the flag's value.
-  const flags = new Set<string>(argv.filter((arg) => arg === "--json" || arg === "--help"));
+  const flags = new Set<string>(argv.filter((arg) => ["--json", "--help", "--markdown", "--check"].includes(arg)));
   const { options, words } = parseArgs(argv.filter((arg) => !flags.has(arg)));
   for (const flag of flags) options.set(flag.slice(2), ["true"]);
   const [name, ...rest] = words;
@@ -95,6 +101,13 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       expectOptions(options, ["json"]);
       expectWords(rest, 0, "users [--json]");
       return { type: "users", json: options.has("json") };
+    case "config": {
+      expectOptions(options, ["markdown", "json", "check"]);
+      expectWords(rest, 0, "config [--markdown|--json|--check]");
+      const formats = (["markdown", "json", "check"] as const).filter((format) => options.has(format));
+      if (formats.length > 1) throw new UsageError("config takes one of --markdown, --json, --check");
+      return { type: "config", format: formats[0] ?? "text" };
+    }
     case undefined:
       throw new UsageError("missing command");
     default:

@@ -13,6 +13,7 @@ import type { UserDocument } from "../accounts/users-projection.ts";
 import type { CredentialDocument } from "../accounts/credentials-projection.ts";
 import { catchUpReadModels } from "./catch-up.ts";
 import { adminUsage, parseAdminCommand, UsageError, type AdminCommand } from "./admin-args.ts";
+import { runConfigCommand, type ConfigCommand } from "./config-command.ts";
 
 /** The operator asked for something the data refuses (unknown email or key, a domain rule): exit 1. */
 class Refused extends Error {}
@@ -35,7 +36,7 @@ function usersTable(users: UserDocument[]): string[] {
 }
 
 /** Every change goes through the account's decider as a command, like the HTTP routes' own. */
-async function run(command: Exclude<AdminCommand, { type: "help" }>, { accounts, db, metadata }: Context): Promise<string[]> {
+async function run(command: Exclude<AdminCommand, { type: "help" } | ConfigCommand>, { accounts, db, metadata }: Context): Promise<string[]> {
   switch (command.type) {
     case "plan": {
       const user = await userByEmail(accounts, command.email);
@@ -88,6 +89,13 @@ async function main(argv: string[]): Promise<number> {
     console.log(adminUsage);
     return 0;
   }
+  // Before loadConfig: the reference is for machines with nothing (or something wrong) configured yet.
+  if (command.type === "config") {
+    const { code, stdout, stderr } = runConfigCommand(command);
+    process.stdout.write(stdout);
+    process.stderr.write(stderr);
+    return code;
+  }
 
   const config = loadConfig();
   const store = await openEventStore(config);
@@ -117,7 +125,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof ConfigError ? `admin: ${error.message}` : error);
+    if (error instanceof ConfigError) for (const problem of error.problems) console.error(`admin: configuration: ${problem}`);
+    else console.error(error);
     process.exit(error instanceof ConfigError ? 2 : 1);
   },
 );

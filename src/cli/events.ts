@@ -38,7 +38,7 @@ async function main(): Promise<number> {
 
   const config = loadConfig();
   const store = await openEventStore(config);
-  const exportOptions = { includeSecrets: options.has("include-secrets"), pseudonymKey: signingSecret(config.dataDir) };
+  const exportOptions = { includeSecrets: options.has("include-secrets"), pseudonymKey: signingSecret(config) };
   const format = options.has("flat") ? flatLine : eventLine;
   let printed = 0;
   const print = (event: RecordedEvent) => {

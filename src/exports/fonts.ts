@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import fontkit from "@pdf-lib/fontkit";
+import { readSetting } from "../config/read-settings.ts";
+import { schema } from "../config/schema.ts";
 
 /**
  * Fonts for the PDF export, from Debian packages (scripts/setup.sh and the Dockerfile install them):
@@ -9,8 +11,7 @@ import fontkit from "@pdf-lib/fontkit";
  * A character neither covers (most emoji) is left out of the PDF rather than drawn as a box.
  * `EXPORT_FONT` / `EXPORT_FALLBACK_FONT` name other files (TTF, OTF, or a TTC whose first face is used).
  */
-export const defaultPrimaryFont = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
-export const defaultFallbackFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+export const defaultPrimaryFont = schema.EXPORT_FONT.fallback;
 
 export type LoadedFont = {
   /** A standalone TrueType/OpenType file (a face taken out of its collection), for pdf-lib to embed and subset. */
@@ -26,11 +27,12 @@ let cached: ExportFonts | null = null;
 /** Reads the fonts once per process (a few milliseconds each time after that: nothing). */
 export function exportFonts(env: Record<string, string | undefined> = process.env): ExportFonts {
   if (cached) return cached;
-  const primaryPath = env.EXPORT_FONT || defaultPrimaryFont;
+  // Read here, not from Config: this runs on the rendering thread, which shares the environment only.
+  const primaryPath = readSetting(env, "EXPORT_FONT");
   if (!existsSync(primaryPath)) {
     throw new Error(`PDF export font ${primaryPath} is missing: install the Debian package fonts-wqy-microhei (scripts/setup.sh does) or set EXPORT_FONT`);
   }
-  const fallbackPath = env.EXPORT_FALLBACK_FONT || defaultFallbackFont;
+  const fallbackPath = readSetting(env, "EXPORT_FALLBACK_FONT");
   cached = { primary: loadFont(primaryPath), fallback: existsSync(fallbackPath) ? loadFont(fallbackPath) : null };
   return cached;
 }

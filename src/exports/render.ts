@@ -3,6 +3,7 @@ import type { HeavyFormat } from "./formats/index.ts";
 import { renderPdf } from "./pdf.ts";
 import { renderDocx } from "./docx.ts";
 import { BackgroundThread } from "../core/background-thread.ts";
+import { readSetting } from "../config/read-settings.ts";
 
 /** Makes a heavy export's bytes here, on this thread. */
 export function renderHere(format: HeavyFormat, document: ExportDocument): Promise<Uint8Array> {
@@ -19,6 +20,6 @@ const thread = new BackgroundThread<RenderJob, Uint8Array>(new URL("./render-thr
  * request would wait that second. `EXPORT_RENDER_THREAD=0` renders on the caller's thread.
  */
 export function renderHeavy(format: HeavyFormat, document: ExportDocument): Promise<Uint8Array> {
-  if (process.env.EXPORT_RENDER_THREAD === "0") return renderHere(format, document);
+  if (!readSetting(process.env, "EXPORT_RENDER_THREAD")) return renderHere(format, document);
   return thread.run({ format, document });
 }

@@ -5,6 +5,7 @@ import { keepRawBody } from "./raw-body.ts";
 import { holdHeavyWork, markReadWhole } from "./heavy-work-slots.ts";
 import type { Semaphore } from "../core/semaphore.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
+import { schema } from "../config/schema.ts";
 
 export type RequestLimits = {
   /** Most bytes a request body may have (BODY_LIMIT_BYTES, default 1 MiB). */
@@ -17,11 +18,12 @@ export type RequestLimits = {
   transcriptJsonValues: number;
 };
 
+/** The defaults are the configuration schema's (src/config/settings/limits.ts), so the two cannot differ. */
 export const defaultRequestLimits: RequestLimits = {
-  bodyBytes: 1024 * 1024,
-  transcriptBodyBytes: 24 * 1024 * 1024,
-  jsonDepth: 32,
-  transcriptJsonValues: 2_000_000,
+  bodyBytes: schema.BODY_LIMIT_BYTES.fallback,
+  transcriptBodyBytes: schema.TRANSCRIPT_BODY_LIMIT_BYTES.fallback,
+  jsonDepth: schema.JSON_MAX_DEPTH.fallback,
+  transcriptJsonValues: schema.JSON_MAX_VALUES.fallback,
 };
 
 /** Every other JSON body is small: its largest array is a bulk request's 1,000 ids. */

@@ -1,8 +1,9 @@
-import { cpus } from "node:os";
+import { readSettings, type Env } from "../config/read-settings.ts";
+import type { Settings } from "../config/schema.ts";
 
 /** Which speech recognition engine turns audio into words (see engines/). */
-export type EngineName = "sphinx" | "whisper" | "openai";
-export type WhisperAccelerator = "none" | "cuda" | "vulkan";
+export type EngineName = Settings["TRANSCRIPTION_ENGINE"];
+export type WhisperAccelerator = Settings["WHISPER_GPU"];
 
 /** An OpenAI-compatible HTTP endpoint: `url` is the base (`https://api.openai.com` or `.../v1`). */
 export type OpenAiEndpoint = { url: string; apiKey: string | null; model: string };
@@ -37,74 +38,38 @@ export type TranscriptionConfig = {
   tempDir: string | null;
 };
 
-type Env = Record<string, string | undefined>;
+/** An endpoint when its URL is set (the schema has checked it is http or https), without trailing slashes. */
+const endpoint = (url: string | null, apiKey: string | null, model: string): OpenAiEndpoint | null =>
+  url ? { url: url.replace(/\/+$/, ""), apiKey, model } : null;
 
-const sphinxModel = "/usr/share/pocketsphinx/model/en-us";
-
-export function loadTranscriptionConfig(env: Env, fail: (message: string) => Error): TranscriptionConfig {
-  const text = (from: Env, name: string) => from[name]?.trim() || null;
-  const integer = (from: Env, name: string, fallback: number, min: number, max: number) => {
-    const raw = text(from, name);
-    if (raw === null) return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) throw fail(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-    return value;
-  };
-  const oneOf = <T extends string>(from: Env, name: string, values: readonly T[], fallback: T): T => {
-    const raw = text(from, name) ?? fallback;
-    if (!values.includes(raw as T)) throw fail(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
-    return raw as T;
-  };
-  // Names written out in full, so that a scan for the variables the service reads finds them.
-  const endpoint = (urlName: string, url: string | null, key: string | null, model: string | null, defaultModel: string): OpenAiEndpoint | null => {
-    if (!url) return null;
-    if (!/^https?:\/\//.test(url)) throw fail(`${urlName} must be an http(s) URL, got "${url}"`);
-    return { url: url.replace(/\/+$/, ""), apiKey: key, model: model ?? defaultModel };
-  };
-
-  const engine = oneOf<EngineName>(env, "TRANSCRIPTION_ENGINE", ["sphinx", "whisper", "openai"], "sphinx");
-  const whisperModel = text(env, "WHISPER_MODEL");
-  if (engine === "whisper" && !whisperModel) throw fail("TRANSCRIPTION_ENGINE=whisper needs WHISPER_MODEL (the path of a whisper.cpp ggml model file)");
-  const openai = endpoint(
-    "TRANSCRIPTION_OPENAI_URL",
-    text(env, "TRANSCRIPTION_OPENAI_URL"),
-    text(env, "TRANSCRIPTION_OPENAI_KEY"),
-    text(env, "TRANSCRIPTION_OPENAI_MODEL"),
-    "whisper-1",
-  );
-  if (engine === "openai" && !openai) throw fail("TRANSCRIPTION_ENGINE=openai needs TRANSCRIPTION_OPENAI_URL (and usually TRANSCRIPTION_OPENAI_KEY)");
-  const cores = Math.max(1, cpus().length);
-
+/** The transcription part of the configuration, from settings already read; what it needs that is missing goes to `problems`. */
+export function transcriptionConfigOf(s: Settings, problems: string[]): TranscriptionConfig {
+  const engine = s.TRANSCRIPTION_ENGINE;
+  if (engine === "whisper" && !s.WHISPER_MODEL) problems.push("TRANSCRIPTION_ENGINE=whisper needs WHISPER_MODEL (the path of a whisper.cpp ggml model file)");
+  const openai = endpoint(s.TRANSCRIPTION_OPENAI_URL, s.TRANSCRIPTION_OPENAI_KEY, s.TRANSCRIPTION_OPENAI_MODEL);
+  if (engine === "openai" && !openai) problems.push("TRANSCRIPTION_ENGINE=openai needs TRANSCRIPTION_OPENAI_URL (and usually TRANSCRIPTION_OPENAI_KEY)");
   return {
-    worker: oneOf(env, "TRANSCRIPTION_WORKER", ["on", "off"], "on") === "on",
+    worker: s.TRANSCRIPTION_WORKER,
     engine,
-    sphinx: {
-      binary: text(env, "SPHINX_BINARY") ?? "pocketsphinx_continuous",
-      hmm: text(env, "SPHINX_HMM") ?? `${sphinxModel}/en-us`,
-      lm: text(env, "SPHINX_LM") ?? `${sphinxModel}/en-us.lm.bin`,
-      dict: text(env, "SPHINX_DICT") ?? `${sphinxModel}/cmudict-en-us.dict`,
-    },
-    whisper: {
-      model: whisperModel,
-      accelerator: oneOf<WhisperAccelerator>(env, "WHISPER_GPU", ["none", "cuda", "vulkan"], "none"),
-      language: text(env, "WHISPER_LANGUAGE"),
-      threads: integer(env, "WHISPER_THREADS", cores, 1, 256),
-    },
-    openai: openai && { ...openai, language: text(env, "TRANSCRIPTION_LANGUAGE") },
-    summaryOpenai: endpoint(
-      "SUMMARY_OPENAI_URL",
-      text(env, "SUMMARY_OPENAI_URL"),
-      text(env, "SUMMARY_OPENAI_KEY"),
-      text(env, "SUMMARY_OPENAI_MODEL"),
-      "gpt-4o-mini",
-    ),
-    recognitionConcurrency: integer(env, "RECOGNITION_CONCURRENCY", cores, 1, 256),
-    tasksPerWorker: integer(env, "TRANSCRIPTION_TASKS_PER_WORKER", 8, 1, 256),
-    chunkSeconds: integer(env, "CHUNK_SECONDS", 30, 5, 3600),
-    scribingDeadlineSeconds: integer(env, "SCRIBING_DEADLINE_SECONDS", 7200, 10, 7 * 24 * 3600),
-    maxMediaSeconds: integer(env, "MAX_MEDIA_SECONDS", 6 * 3600, 1, 7 * 24 * 3600),
-    ackWaitSeconds: integer(env, "TRANSCRIPTION_ACK_WAIT_SECONDS", 30, 1, 3600),
-    maxSpeakers: integer(env, "MAX_SPEAKERS", 6, 2, 20),
-    tempDir: text(env, "TRANSCRIPTION_TMPDIR"),
+    sphinx: { binary: s.SPHINX_BINARY, hmm: s.SPHINX_HMM, lm: s.SPHINX_LM, dict: s.SPHINX_DICT },
+    whisper: { model: s.WHISPER_MODEL, accelerator: s.WHISPER_GPU, language: s.WHISPER_LANGUAGE, threads: s.WHISPER_THREADS },
+    openai: openai && { ...openai, language: s.TRANSCRIPTION_LANGUAGE },
+    summaryOpenai: endpoint(s.SUMMARY_OPENAI_URL, s.SUMMARY_OPENAI_KEY, s.SUMMARY_OPENAI_MODEL),
+    recognitionConcurrency: s.RECOGNITION_CONCURRENCY,
+    tasksPerWorker: s.TRANSCRIPTION_TASKS_PER_WORKER,
+    chunkSeconds: s.CHUNK_SECONDS,
+    scribingDeadlineSeconds: s.SCRIBING_DEADLINE_SECONDS,
+    maxMediaSeconds: s.MAX_MEDIA_SECONDS,
+    ackWaitSeconds: s.TRANSCRIPTION_ACK_WAIT_SECONDS,
+    maxSpeakers: s.MAX_SPEAKERS,
+    tempDir: s.TRANSCRIPTION_TMPDIR,
   };
+}
+
+/** The transcription configuration alone (tests, and the pipeline's defaults): every problem in one `fail`. */
+export function loadTranscriptionConfig(env: Env, fail: (message: string) => Error): TranscriptionConfig {
+  const { values, problems } = readSettings(env);
+  const config = transcriptionConfigOf(values, problems);
+  if (problems.length > 0) throw fail(problems.join("\n"));
+  return config;
 }

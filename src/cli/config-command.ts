@@ -1,0 +1,30 @@
+import { ConfigError, loadConfig } from "../config.ts";
+import { readSettings, type Env } from "../config/read-settings.ts";
+import { effectiveText, referenceJson, referenceMarkdown, referenceText } from "../config/reference.ts";
+
+/** `admin config`: the reference as a table, Markdown or JSON, or `--check` of the environment it runs in. */
+export type ConfigCommand = { type: "config"; format: "text" | "markdown" | "json" | "check" };
+
+/**
+ * Prints the reference without opening a store or needing a server, so it works on a machine that has
+ * nothing configured yet. `--check` validates `env` as start-up does: 0 and the values in effect, or 2
+ * and every problem, one per line.
+ */
+export function runConfigCommand(command: ConfigCommand, env: Env = process.env): { code: number; stdout: string; stderr: string } {
+  switch (command.format) {
+    case "text":
+      return { code: 0, stdout: referenceText(), stderr: "" };
+    case "markdown":
+      return { code: 0, stdout: referenceMarkdown(), stderr: "" };
+    case "json":
+      return { code: 0, stdout: referenceJson(), stderr: "" };
+    case "check":
+      try {
+        loadConfig(env);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        return { code: 2, stdout: "", stderr: error.problems.map((problem) => `admin: configuration: ${problem}\n`).join("") };
+      }
+      return { code: 0, stdout: effectiveText(readSettings(env)), stderr: "" };
+  }
+}

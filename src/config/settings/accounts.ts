@@ -1,0 +1,39 @@
+import { integer, optionalText, secret, url } from "../setting.ts";
+
+const perMinute = { min: 1, max: 1_000_000_000 } as const;
+
+/** Limits on accounts, social login and the payment provider. */
+export const accountSettings = {
+  RATE_LIMIT_PER_MINUTE: integer({
+    group: "accounts and billing",
+    ...perMinute,
+    fallback: 10,
+    description: "Requests a minute per token or API key on authenticated endpoints, then 429.",
+  }),
+  LOGIN_ATTEMPTS_PER_MINUTE: integer({ group: "accounts and billing", ...perMinute, fallback: 5, description: "Login attempts a minute per email address." }),
+  REGISTRATIONS_PER_MINUTE: integer({
+    group: "accounts and billing",
+    ...perMinute,
+    fallback: 5,
+    description: "Accounts one client address may register a minute.",
+  }),
+  IDP_ISSUER: url({
+    group: "accounts and billing",
+    protocols: ["http", "https"],
+    shownDefault: "unset: no social login",
+    description: "The OpenID Connect provider of social login; needs IDP_CLIENT_ID and IDP_CLIENT_SECRET.",
+  }),
+  IDP_CLIENT_ID: optionalText({ group: "accounts and billing", description: "Our client id at the OpenID Connect provider." }),
+  IDP_CLIENT_SECRET: secret({ group: "accounts and billing", description: "Our client secret at the OpenID Connect provider." }),
+  IDP_REDIRECT_URI: url({
+    group: "accounts and billing",
+    protocols: ["http", "https"],
+    shownDefault: "$PUBLIC_URL/auth/callback",
+    description: "The redirect URI sent to the provider.",
+  }),
+  PAYMENT_WEBHOOK_SECRET: secret({
+    group: "accounts and billing",
+    shownDefault: "derived from SIGNING_SECRET",
+    description: "Verifies the payment provider's webhooks: the one the provider gave us.",
+  }),
+} as const;

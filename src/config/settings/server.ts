@@ -1,0 +1,43 @@
+import { integer, listOf, optionalText, secret, text, url } from "../setting.ts";
+
+export const roles = ["api", "projections", "workers"] as const;
+
+/** Where the process listens, what it plays, where the embedded profile keeps its files. */
+export const serverSettings = {
+  PORT: integer({ group: "server", min: 0, max: 65535, fallback: 3000, description: "The HTTP port (0: any free port)." }),
+  DATA_DIR: text({
+    group: "server",
+    kind: "path",
+    fallback: "./data",
+    description: "Where the embedded stores keep their files (events, read models, blobs) and the generated signing secret.",
+  }),
+  PUBLIC_URL: url({
+    group: "server",
+    protocols: ["http", "https"],
+    shownDefault: "http://localhost:$PORT",
+    description: "The base URL clients reach the API at: share links, signed storage URLs, the OpenAPI servers.",
+  }),
+  ROLES: listOf({
+    group: "server",
+    values: roles,
+    fallback: [...roles],
+    description: "The roles this process plays; a cluster runs each in its own processes.",
+  }),
+  WORKER_CONCURRENCY: integer({ group: "server", min: 1, max: 64, fallback: 2, description: "Messages each worker handles at once in this process." }),
+  LEASE_TTL_SECONDS: integer({
+    group: "server",
+    min: 1,
+    max: 3600,
+    fallback: 10,
+    description: "How long the relay's, the projection writer's and the timed jobs' leases last: another process takes over within it.",
+  }),
+  SIGNING_SECRET: secret({
+    group: "server",
+    shownDefault: "generated into DATA_DIR/signing-secret",
+    description: "Signs storage URLs and checkout references; set the same value on every API process of a cluster.",
+  }),
+  NODE_ENV: optionalText({
+    group: "server",
+    description: "Read by Bun, not by Scribe: production (the image's) never answers with a development error page.",
+  }),
+} as const;
