@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 packages=(ffmpeg pocketsphinx pocketsphinx-en-us nats-server fonts-wqy-microhei fonts-dejavu-core)
 # yt-dlp: downloads the media of `videolink` tasks.
 packages+=(yt-dlp)
+# libsqlite3-0: `bun run admin backup` calls SQLite's online backup API there (bun:sqlite does not expose it).
+packages+=(libsqlite3-0)
 if [ "${1:-}" = "--test" ]; then
   # The S3 contract suite runs against a real S3 implementation: Ceph's RADOS Gateway.
   packages+=(radosgw ceph-mon ceph-osd ceph-common ceph-base)

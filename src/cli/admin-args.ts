@@ -1,5 +1,6 @@
 import { isPlanKey, planKeys, type BillingInterval, type PlanKey } from "../accounts/plans.ts";
 import { parseArgs } from "./args.ts";
+import type { BackupCommand } from "./backup-commands.ts";
 import type { ConfigCommand } from "./config-command.ts";
 
 export const adminUsage = `usage: bun run admin <command> [options]
@@ -16,13 +17,17 @@ MONGODB_URL) and works while the server runs: changes reach it within a second.
   apikey revoke <key-id>      revoke an API key
   users [--json]              list accounts: id, email, name, plan, remaining seconds
                               (a table, or NDJSON with --json)
+  backup <dir>                a consistent backup of the embedded profile's DATA_DIR, taken while
+                              the server runs, into <dir> (missing or empty)
+  restore <dir>               restore a backup into DATA_DIR (missing or empty)
   config [--markdown|--json]  the configuration reference: every environment variable, its type,
                               default and meaning (needs no DATA_DIR and no server)
   config --check              validate this environment as start-up does and print the values in
                               effect (secrets as "(set)"); exit 2 with every problem otherwise
   help                        this text
 
-Exit codes: 0 done, 1 refused (unknown email or key, plan without API access), 2 bad usage or configuration.`;
+Exit codes: 0 done, 1 refused (unknown email or key, plan without API access, a non-empty
+target, an incomplete or corrupt backup, the cluster profile), 2 bad usage or configuration.`;
 
 export type AdminCommand =
   | { type: "help" }
@@ -31,6 +36,7 @@ export type AdminCommand =
   | { type: "apikey-create"; email: string; name: string }
   | { type: "apikey-revoke"; keyId: string }
   | { type: "users"; json: boolean }
+  | BackupCommand
   | ConfigCommand;
 
 /** Wrong words or options: the CLI prints this with the usage text and exits 2. */
@@ -101,6 +107,11 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       expectOptions(options, ["json"]);
       expectWords(rest, 0, "users [--json]");
       return { type: "users", json: options.has("json") };
+    case "backup":
+    case "restore":
+      expectOptions(options, []);
+      expectWords(rest, 1, `${name} <dir>`);
+      return { type: name, dir: rest[0]! };
     case "config": {
       expectOptions(options, ["markdown", "json", "check"]);
       expectWords(rest, 0, "config [--markdown|--json|--check]");

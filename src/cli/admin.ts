@@ -13,6 +13,8 @@ import type { UserDocument } from "../accounts/users-projection.ts";
 import type { CredentialDocument } from "../accounts/credentials-projection.ts";
 import { catchUpReadModels } from "./catch-up.ts";
 import { adminUsage, parseAdminCommand, UsageError, type AdminCommand } from "./admin-args.ts";
+import { runBackupCommand, type BackupCommand } from "./backup-commands.ts";
+import { BackupRefused } from "../backup/manifest.ts";
 import { runConfigCommand, type ConfigCommand } from "./config-command.ts";
 
 /** The operator asked for something the data refuses (unknown email or key, a domain rule): exit 1. */
@@ -36,7 +38,7 @@ function usersTable(users: UserDocument[]): string[] {
 }
 
 /** Every change goes through the account's decider as a command, like the HTTP routes' own. */
-async function run(command: Exclude<AdminCommand, { type: "help" } | ConfigCommand>, { accounts, db, metadata }: Context): Promise<string[]> {
+async function run(command: Exclude<AdminCommand, { type: "help" } | BackupCommand | ConfigCommand>, { accounts, db, metadata }: Context): Promise<string[]> {
   switch (command.type) {
     case "plan": {
       const user = await userByEmail(accounts, command.email);
@@ -98,6 +100,16 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  if (command.type === "backup" || command.type === "restore") {
+    try {
+      for (const line of await runBackupCommand(command, config)) console.log(line);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof BackupRefused)) throw error;
+      console.error(`admin: ${error.message}`);
+      return 1;
+    }
+  }
   const store = await openEventStore(config);
   const db = await openDocumentStore(config);
   try {

@@ -12,6 +12,8 @@ describe("bun run admin: reading the command line", () => {
     expect(parseAdminCommand(["apikey", "revoke", "k-1"])).toEqual({ type: "apikey-revoke", keyId: "k-1" });
     expect(parseAdminCommand(["users"])).toEqual({ type: "users", json: false });
     expect(parseAdminCommand(["--json", "users"])).toEqual({ type: "users", json: true });
+    expect(parseAdminCommand(["backup", "/backups/today"])).toEqual({ type: "backup", dir: "/backups/today" });
+    expect(parseAdminCommand(["restore", "/backups/today"])).toEqual({ type: "restore", dir: "/backups/today" });
     expect(parseAdminCommand(["help"])).toEqual({ type: "help" });
     expect(parseAdminCommand(["grant", "--help"])).toEqual({ type: "help" });
   });
@@ -33,6 +35,10 @@ describe("bun run admin: reading the command line", () => {
       ["apikey", "revoke"],
       ["users", "extra"],
       ["users", "--all"],
+      ["backup"],
+      ["backup", "a", "b"],
+      ["restore"],
+      ["restore", "a", "--force"],
       ["reboot"],
     ];
     for (const argv of refused) expect(() => parseAdminCommand(argv)).toThrow(UsageError);

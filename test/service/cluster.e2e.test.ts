@@ -16,9 +16,9 @@ import { startNatsServer, type NatsServer } from "../support/nats-server.ts";
 import { startS3Server, type S3TestServer } from "../support/s3-server.ts";
 import { spoken } from "../support/media-fixtures.ts";
 import { UploadClient } from "../support/upload-client.ts";
+import { expectReadModelsEqualReplay } from "../support/read-models-replay.ts";
 import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
-import { ProjectionRunner } from "../../projections/runner.ts";
 import { allProjections } from "../../projections/index.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";
 import { waitForCheckpoints } from "../../projections/wait.ts";
@@ -214,21 +214,6 @@ describe("a cluster of 2 APIs, 2 workers and 1 projections process", () => {
     }
 
     // The live read models equal a replay of the log into fresh ones.
-    const live = new EmbeddedDocumentStore(join(dataDir, "readmodels.sqlite"));
-    const replayDir = mkdtempSync(join(tmpdir(), "scribe-cluster-replay-"));
-    const fresh = new EmbeddedDocumentStore(join(replayDir, "readmodels.sqlite"));
-    const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
-    try {
-      await new ProjectionRunner(store, fresh, allProjections).rebuild();
-      for (const collection of ["tasks", "transcripts", "task_counts", "users", "credentials", "notifications", "folders", "task_history", "uploads"]) {
-        const rows = async (db: EmbeddedDocumentStore) => db.collection(collection).find({}, { sort: { _id: 1 } });
-        expect({ collection, rows: await rows(live) }).toEqual({ collection, rows: await rows(fresh) });
-      }
-    } finally {
-      await store.close();
-      await live.close();
-      await fresh.close();
-      rmSync(replayDir, { recursive: true, force: true });
-    }
+    await expectReadModelsEqualReplay(dataDir);
   }, 300_000);
 });

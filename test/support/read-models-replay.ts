@@ -1,0 +1,34 @@
+import { expect } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
+import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
+import { ProjectionRunner } from "../../projections/runner.ts";
+import { allProjections } from "../../projections/index.ts";
+
+/** The read models the projections keep (leases, checkpoints and counters aside). */
+const projected = ["tasks", "transcripts", "task_counts", "users", "credentials", "notifications", "folders", "task_history", "uploads"];
+
+/**
+ * The read models of an embedded DATA_DIR equal a replay of its log into fresh ones, collection by
+ * collection. No process may be writing `dataDir` meanwhile, and its projections must have folded the whole log.
+ */
+export async function expectReadModelsEqualReplay(dataDir: string): Promise<void> {
+  const live = new EmbeddedDocumentStore(join(dataDir, "readmodels.sqlite"));
+  const replayDir = mkdtempSync(join(tmpdir(), "scribe-replay-"));
+  const fresh = new EmbeddedDocumentStore(join(replayDir, "readmodels.sqlite"));
+  const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
+  try {
+    await new ProjectionRunner(store, fresh, allProjections).rebuild();
+    for (const collection of projected) {
+      const rows = async (db: EmbeddedDocumentStore) => db.collection(collection).find({}, { sort: { _id: 1 } });
+      expect({ collection, rows: await rows(live) }).toEqual({ collection, rows: await rows(fresh) });
+    }
+  } finally {
+    await store.close();
+    await live.close();
+    await fresh.close();
+    rmSync(replayDir, { recursive: true, force: true });
+  }
+}
