@@ -45,6 +45,11 @@ export class ProjectionRunner {
     return this.running.size > 0;
   }
 
+  /** How far each projection running here has folded the log (live, ahead of its saved checkpoint). */
+  positions(): Map<string, number> {
+    return new Map([...this.running].map(([name, running]) => [name, running.processed]));
+  }
+
   async start(): Promise<void> {
     for (const projection of this.projections) {
       const id = checkpointId(projection.name);

@@ -18,6 +18,7 @@ import { S3BlobStore } from "./blobs/s3.ts";
 import { stateCacheOf } from "./core/state-cache.ts";
 import { DocumentSnapshots } from "./core/document-snapshots.ts";
 import { TranscriptStore } from "./tasks/transcripts.ts";
+import { observingAppends, type AppendObserver } from "./core/append-observers.ts";
 
 /** One adapter per port, chosen by configuration: a URL set means the cluster adapter, none the embedded one. */
 export type Adapters = {
@@ -27,6 +28,8 @@ export type Adapters = {
   blobs: BlobStore;
   /** Transcripts as immutable blobs (events carry references); one per process, for its cache. */
   transcripts: TranscriptStore;
+  /** Told of every batch this process appends (the events-appended metric). */
+  appendObservers: Set<AppendObserver>;
   secret: string;
   describe(): string;
   close(): Promise<void>;
@@ -62,7 +65,8 @@ export async function openDocumentStore(config: Config): Promise<DocumentStore> 
 export async function openAdapters(config: Config): Promise<Adapters> {
   mkdirSync(config.dataDir, { recursive: true });
   const secret = signingSecret(config);
-  const eventStore = await openEventStore(config);
+  const appendObservers = new Set<AppendObserver>();
+  const eventStore = observingAppends(await openEventStore(config), appendObservers);
   const documents = await openDocumentStore(config);
   // Commands on long streams (an account's) start from a snapshot kept beside the read models.
   stateCacheOf(eventStore).useSnapshots(new DocumentSnapshots(documents));
@@ -76,6 +80,7 @@ export async function openAdapters(config: Config): Promise<Adapters> {
     bus,
     blobs,
     transcripts: new TranscriptStore(blobs),
+    appendObservers,
     secret,
     describe: () =>
       [
