@@ -17,6 +17,8 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(poppler-utils libreoffice-writer-nogui)
   # The transcription tests make speech (two voices, for diarization) with espeak-ng.
   packages+=(espeak-ng)
+  # The metrics tests check /metrics with promtool, which Debian ships in the prometheus package.
+  packages+=(prometheus)
 fi
 
 missing=()
