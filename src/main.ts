@@ -8,10 +8,13 @@ async function main(): Promise<void> {
   const adapters = await openAdapters(config);
   const service = await startService(config, adapters);
   // Parts stream to disk, but Bun still caps request bodies: allow a whole 2 GiB file plus slack.
-  const server = service.app ? service.app.listen({ port: config.port, maxRequestBodySize: 2 ** 31 + 2 ** 20 }).server : null;
+  const server = service.app.listen({ port: config.port, maxRequestBodySize: 2 ** 31 + 2 ** 20 }).server;
 
   console.log(`scribe: roles ${config.roles.join(", ")}; ${adapters.describe()}; data in ${config.dataDir}`);
-  if (server) console.log(`scribe: listening on http://localhost:${server.port} (API docs at /swagger)`);
+  if (server)
+    console.log(
+      `scribe: listening on http://localhost:${server.port} (${config.roles.includes("api") ? "API docs at /swagger" : "health, readiness and metrics"})`,
+    );
 
   let stopping = false;
   const shutdown = async (signal: string) => {

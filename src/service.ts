@@ -6,6 +6,8 @@ import type { Config } from "./config.ts";
 import type { Adapters } from "./adapters.ts";
 import type { Consumer } from "./bus/port.ts";
 import { createHttpApp } from "./http/app.ts";
+import { createOperationsApp } from "./http/operations-app.ts";
+import { instrumentService } from "./service-metrics.ts";
 import { ProjectionRunner } from "../projections/runner.ts";
 import { allProjections } from "../projections/index.ts";
 import { Checkpoints } from "../projections/checkpoints.ts";
@@ -27,8 +29,8 @@ import { waitForCheckpoints } from "../projections/wait.ts";
 import type { WaitForProjections } from "./core/projection.ts";
 
 export type Service = {
-  /** The HTTP app (null when the api role is off). */
-  app: AnyElysia | null;
+  /** The HTTP app: the API with the api role, else health, readiness and metrics alone. */
+  app: AnyElysia;
   projections: ProjectionRunner | null;
   /** Resolves once read models reflect the log up to a position: read-your-writes for the API. */
   waitForProjections: WaitForProjections;
@@ -118,9 +120,14 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     );
   }
 
-  let app: AnyElysia | null = null;
-  if (roles.has("api")) {
-    const features: AnyElysia[] = [readyRoutes(dependenciesOf(config, adapters, roles))];
+  const metrics = instrumentService(config, adapters, { requestObservers, jobObservers, workers: () => workers, projections: () => projections, checkpoints });
+  // Every role answers health, readiness and metrics on its port; the api role serves the API beside them.
+  const operations: AnyElysia[] = [readyRoutes(dependenciesOf(config, adapters, roles))];
+  if (metrics) operations.push(metrics.routes);
+  let app: AnyElysia;
+  if (!roles.has("api")) app = createOperationsApp(operations, requestObservers);
+  else {
+    const features: AnyElysia[] = [...operations];
     if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
@@ -132,6 +139,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     projections,
     waitForProjections,
     async stop() {
+      metrics?.stop();
       monthlyAllowance?.stop();
       stuckTasks?.stop();
       for (const worker of workers) worker.abort?.(); // long transcriptions give their message back
