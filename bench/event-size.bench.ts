@@ -1,5 +1,5 @@
 // The largest event in the log after transcribing a long recording, embedded profile, default engine:
-//   bun bench/event-size.bench.ts [seconds]        (default 3600: one hour)
+//   bun bench/event-size.bench.ts [seconds]        (default 3600: one hour; 60 in quick mode)
 // The recording is the LibriSpeech clips of ../shared/testdata repeated (espeak-ng speech without them).
 // Goal (issue 12): no event over 64 KiB; transcripts travel as blob references.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -9,8 +9,10 @@ import { benchApp, transcribe } from "./support/transcription.ts";
 import { longRecording } from "./support/long-recording.ts";
 import { eventBytes, maxEventBytes } from "../src/eventstore/event-size.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
+import { figure } from "./support/figures.ts";
+import { numberArgument } from "./support/quick.ts";
 
-const seconds = Number(process.argv[2] ?? 3600);
+const seconds = numberArgument(0, 3600, 60);
 const work = mkdtempSync(join(tmpdir(), "scribe-event-size-"));
 const mp3 = join(work, "recording.mp3");
 await longRecording(work, seconds, mp3);
@@ -36,7 +38,8 @@ try {
       .map((s) => `${s.type} ${s.bytes} B`)
       .join(", ")}`,
   );
-  console.log(`largest event ${sized[0]!.bytes} B of ${maxEventBytes} B allowed: goal ${sized[0]!.bytes <= maxEventBytes ? "met" : "NOT met"}`);
+  figure("largest event in the log", sized[0]!.bytes, "B", { op: "<=", value: maxEventBytes });
+  figure("the recording transcribed, create to finished", result.ms / 1000, "s");
 } finally {
   await app.close();
   rmSync(work, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // Hostile request bodies against the real service (embedded profile, its own process, loopback):
-//   bun bench/hostile-bodies.bench.ts [rounds] [memory seconds]      (defaults: 3 rounds, 20 s)
+//   bun bench/hostile-bodies.bench.ts [rounds] [memory seconds]      (defaults: 3 rounds, 20 s; 1 and 5 in quick mode)
 //
 // 1. Every operation of the service's OpenAPI document (GET /swagger/json) that takes a JSON body gets, one
 //    request at a time over a fresh connection (bench/support/raw-http.ts, timed from its first byte written):
@@ -24,10 +24,12 @@ import { defaultRequestLimits } from "../src/http/request-limits.ts";
 import { rawRequest, type RawAnswer } from "./support/raw-http.ts";
 import { memoryOf, mib, RssSampler } from "./support/rss.ts";
 import { percentile } from "./support/stats.ts";
+import { figure } from "./support/figures.ts";
+import { numberArgument } from "./support/quick.ts";
 import { join } from "node:path";
 
-const rounds = Number(process.argv[2] ?? 3);
-const memorySeconds = Number(process.argv[3] ?? 20);
+const rounds = numberArgument(0, 3, 1);
+const memorySeconds = numberArgument(1, 20, 5);
 // The image runs with NODE_ENV=production (Dockerfile, compose.yaml), and Elysia builds its validation errors
 // differently without it; the service here gets the same unless NODE_ENV is set for this run.
 const nodeEnv = process.env.NODE_ENV ?? "production";
@@ -483,3 +485,14 @@ if (created === 0) misses.push("no maximal task was created");
 console.log("\n== Summary ==");
 for (const s of summary) console.log(s);
 for (const m of misses) console.log(`MISS: ${m}`);
+figure("hostile body (a)-(d), worst answer", overall.max, "ms", { op: "<=", value: goals.worstMs });
+figure("hostile body (a)-(d), p99", overall.p99, "ms");
+figure("answers not a 4xx in the error shape", problems.length, "", { op: "<=", value: 0 });
+const limitMisses = operations.filter((op) =>
+  samples.some((s) => s.op === `${op.method} ${op.path}` && ((s.kind === "b" && s.answer.status !== 413) || (s.kind === "c" && s.answer.status === 413))),
+).length;
+figure("routes whose body limit is not where expected", limitMisses, "", { op: "<=", value: 0 });
+figure("GET /api/health meanwhile, p99", probe.p99, "ms", { op: "<=", value: goals.healthP99Ms });
+figure("GET /api/health meanwhile, failures", health!.failures.length, "", { op: "<=", value: 0 });
+figure("peak RSS under maximal valid bodies", mib(memory!.peak), "MiB", { op: "<=", value: goals.peakMiB });
+figure("maximal valid tasks created", created, "", { op: ">=", value: 1 });

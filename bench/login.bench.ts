@@ -1,9 +1,12 @@
-// Login throughput with argon2id at the chosen cost: `bun bench/login.bench.ts [seconds]`.
+// Login throughput with argon2id at the chosen cost: `bun bench/login.bench.ts [seconds]` (default 10; 2 in
+// quick mode). No goal: the cost is chosen for safety, and this shows what it costs.
 import { startServiceProcess } from "../test/support/service-process.ts";
 import { passwordHashing } from "../src/accounts/secrets.ts";
 import { percentile } from "./support/stats.ts";
+import { figure } from "./support/figures.ts";
+import { numberArgument } from "./support/quick.ts";
 
-const seconds = Number(process.argv[2] ?? 10);
+const seconds = numberArgument(0, 10, 2);
 const service = await startServiceProcess({ LOGIN_ATTEMPTS_PER_MINUTE: "1000000000" });
 try {
   const users = 8;
@@ -35,6 +38,8 @@ try {
   console.log(
     `login: ${(latencies.length / seconds).toFixed(1)} logins/s with ${users} clients, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
   );
+  figure(`logins with ${users} clients`, latencies.length / seconds, "logins/s");
+  figure("login p99", percentile(latencies, 99), "ms");
 } finally {
   await service.stop();
 }

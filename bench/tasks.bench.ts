@@ -1,10 +1,13 @@
-// Task reads on a large store, embedded profile: `bun bench/tasks.bench.ts [seconds] [tasks] [tasks of the bench user]`.
+// Task reads on a large store, embedded profile: `bun bench/tasks.bench.ts [seconds] [tasks] [tasks of the bench user]`
+// (defaults 10 s, 100,000 and 10,000; quick mode 1 s, 5,000 and 1,000).
 // 100,000 tasks in the log (10,000 of them the bench user's, 2,000 of those in the folder "Work"),
 // seeded as TaskCreated/TaskMoved events straight into the event store and folded into the read models
 // by ProjectionRunner.rebuild, then measured over HTTP with wrk (64 connections) against the real
 // service, each as a ratio of GET /api/health in the same run (both the one health figure measured first and
 // health measured just before and after the endpoint), and at a fixed 1,000 requests/s.
 // Goals: >= 25% of health's requests/s; p99 <= 10 ms at 1,000 requests/s.
+// Then what metrics cost per request: GET /api/tasks/{id} on this service and on a second one on the same data
+// with METRICS=off, measured in turns (bench/support/in-turns.ts), reported as ratios with ÷ without.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { loadConfig } from "../src/config.ts";
@@ -18,14 +21,17 @@ import { Tasks } from "../src/tasks/service.ts";
 import { TranscriptStore } from "../src/tasks/transcripts.ts";
 import { FileBlobStore } from "../src/blobs/filesystem.ts";
 import { startServiceProcess } from "../test/support/service-process.ts";
-import { percentile, requireWrk, type WrkResult } from "./support/stats.ts";
+import { percentile, requireWrk, wrk, type WrkResult } from "./support/stats.ts";
 import { fixedRate } from "./support/fixed-rate.ts";
+import { measureInTurns } from "./support/in-turns.ts";
+import { figure } from "./support/figures.ts";
+import { numberArgument, quick, sized } from "./support/quick.ts";
 
 requireWrk();
-const seconds = Number(process.argv[2] ?? 10);
+const seconds = numberArgument(0, 10, 1);
 const adjacentSeconds = Math.max(1, Math.round(seconds / 3));
-const totalTasks = Number(process.argv[3] ?? 100_000);
-const benchUserTasks = Number(process.argv[4] ?? 10_000);
+const totalTasks = numberArgument(1, 100_000, 5_000);
+const benchUserTasks = numberArgument(2, 10_000, 1_000);
 const otherUsers = 900;
 const env = { RATE_LIMIT_PER_MINUTE: "1000000000", LOGIN_ATTEMPTS_PER_MINUTE: "1000000000" };
 const dataDir = mkdtempSync(`${tmpdir()}/scribe-tasks-bench-`);
@@ -111,14 +117,14 @@ async function seed(benchUserId: number, folder: { id: number; name: string }): 
   );
   const time = async (label: string, work: () => Promise<unknown>) => {
     const samples: number[] = [];
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < sized(200, 50); i++) {
       const t0 = performance.now();
       await work();
       samples.push(performance.now() - t0);
     }
     console.log(`  in process, ${label}: median ${percentile(samples, 50).toFixed(3)} ms, p99 ${percentile(samples, 99).toFixed(3)} ms`);
   };
-  console.log("read model, in process (200 calls each):");
+  console.log(`read model, in process (${sized(200, 50)} calls each):`);
   const collection = db.collection("tasks");
   await time("countDocuments({ userId })", () => collection.countDocuments({ userId: benchUserId }));
   await time("find({ userId }, newest 25)", () => collection.find({ userId: benchUserId }, { sort: { id: -1 }, limit: 25 }));
@@ -144,33 +150,48 @@ async function lastPosition(store: Awaited<ReturnType<typeof openEventStore>>): 
   }
 }
 
-type Measured = WrkResult & { timeouts: number };
+/** A request measured: its name, path and headers. */
+type Endpoint = [name: string, path: string, headers: Record<string, string>];
 
-/** wrk as in stats.ts, with a 10 s timeout (wrk's 2 s default would hide the slowest answers) and its timeout count. */
-async function measure(url: string, seconds: number, headers: Record<string, string> = {}): Promise<Measured> {
-  const args = ["wrk", "-t2", "-c64", `-d${seconds}s`, "--timeout", "10s", "--latency"];
-  for (const [name, value] of Object.entries(headers)) args.push("-H", `${name}: ${value}`);
-  const child = Bun.spawn([...args, url], { stdout: "pipe", stderr: "pipe" });
-  const output = await new Response(child.stdout).text();
-  if ((await child.exited) !== 0) throw new Error(`wrk failed: ${await new Response(child.stderr).text()}`);
-  const ms = (value: string | undefined) => {
-    const m = /^([\d.]+)(us|ms|s)$/.exec(value ?? "");
-    return m ? Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1) : NaN;
-  };
-  return {
-    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]),
-    p50Ms: ms(/\s50%\s+(\S+)/.exec(output)?.[1]),
-    p99Ms: ms(/\s99%\s+(\S+)/.exec(output)?.[1]),
-    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0),
-    timeouts: Number(/timeout (\d+)/.exec(output)?.[1] ?? 0),
-  };
-}
+/** wrk with 64 connections and a 10 s timeout (wrk's 2 s default would hide the slowest answers). */
+const measure = (url: string, seconds: number, headers: Record<string, string> = {}) => wrk(url, { seconds, headers, timeoutSeconds: 10 });
 
-const line = (name: string, r: Measured, health?: Measured) =>
+const line = (name: string, r: WrkResult, health?: WrkResult) =>
   `${name.padEnd(34)} ${String(Math.round(r.requestsPerSecond)).padStart(7)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms` +
   (health ? `, ${((r.requestsPerSecond / health.requestsPerSecond) * 100).toFixed(1)}% of health` : "") +
   (r.non2xx ? `, ${r.non2xx} non-2xx` : "") +
   (r.timeouts ? `, ${r.timeouts} timeouts` : "");
+
+/**
+ * What metrics cost per request: the same task read on the service measured above (metrics on, the default) and
+ * on a second process on the same data with METRICS=off, in turns. Ratios with ÷ without: requests/s (1 when
+ * metrics cost nothing, lower when they cost) and the p50 and p99 at 1,000 requests/s (higher when they cost).
+ */
+async function metricsCost(withMetrics: string, path: string, headers: Record<string, string>): Promise<void> {
+  const without = await startServiceProcess({ ...env, METRICS: "off" }, dataDir);
+  try {
+    const rounds = 3;
+    const turnSeconds = Math.max(1, Math.round(seconds / 2));
+    const rateSeconds = Math.min(seconds, 5);
+    console.log(
+      `\nmetrics on ÷ off, GET /api/tasks/{id}: a second service with METRICS=off on the same data; wrk ${turnSeconds} s in turns (${rounds} each), then 1,000 req/s for ${rateSeconds} s twice each`,
+    );
+    const r = await measureInTurns({ a: `${withMetrics}${path}`, b: `${without.url}${path}` }, headers, {
+      rounds,
+      seconds: turnSeconds,
+      rate: 1000,
+      rateSeconds,
+    });
+    const { a, b } = r.fixedRate;
+    console.log(`  metrics on:  ${Math.round(r.requestsPerSecond.a)} req/s; at 1,000 req/s p50 ${a.p50Ms.toFixed(2)} ms, p99 ${a.p99Ms.toFixed(2)} ms`);
+    console.log(`  metrics off: ${Math.round(r.requestsPerSecond.b)} req/s; at 1,000 req/s p50 ${b.p50Ms.toFixed(2)} ms, p99 ${b.p99Ms.toFixed(2)} ms`);
+    figure("metrics on ÷ off, GET /api/tasks/{id} req/s", r.ratio, "×");
+    figure("metrics on ÷ off, p50 at 1,000 req/s", a.p50Ms / b.p50Ms, "×");
+    figure("metrics on ÷ off, p99 at 1,000 req/s", a.p99Ms / b.p99Ms, "×");
+  } finally {
+    await without.stop();
+  }
+}
 
 try {
   const { token, userId, folder } = await account();
@@ -183,7 +204,7 @@ try {
   try {
     const auth = { authorization: `Bearer ${token}` };
     const detailId = taskIds[taskIds.length >> 1]!;
-    const endpoints: [string, string, Record<string, string>][] = [
+    const everyEndpoint: Endpoint[] = [
       // Authentication and rate limiting plus an indexed query (the 10 newest notifications), never kept.
       ["GET /api/notifications", "/api/notifications", auth],
       // Authentication plus the user's task counts (the queue object).
@@ -193,6 +214,8 @@ try {
       ["GET /api/tasks?folder=Work", "/api/tasks?folder=Work", auth],
       ["GET /api/tasks/{id}", `/api/tasks/${detailId}`, auth],
     ];
+    // Quick mode measures the task reads only.
+    const endpoints = quick ? everyEndpoint.filter(([name]) => name.startsWith("GET /api/tasks")) : everyEndpoint;
     for (const [name, path, headers] of endpoints) {
       const response = await fetch(`${service.url}${path}`, { headers });
       if (!response.ok) throw new Error(`${name}: ${response.status} ${await response.text()}`);
@@ -203,28 +226,37 @@ try {
     const health = await measure(`${service.url}/api/health`, seconds);
     console.log(`\nwrk, 64 connections, ${seconds} s each:`);
     console.log(line("GET /api/health", health));
+    figure("GET /api/health", health.requestsPerSecond, "req/s");
     // This machine's speed drifts by tens of percent over a minute (other tenants, CPU boost), so each endpoint
-    // is also compared with health measured just before and just after it: the ratio the goal is about.
-    console.log(`(then each endpoint, with health for ${adjacentSeconds} s just before and after it)`);
+    // is also compared with health measured just before and just after it: the ratio the goal is about. Quick
+    // mode compares with the health figure above, and leaves out the warm-ups.
+    if (!quick) console.log(`(then each endpoint, with health for ${adjacentSeconds} s just before and after it)`);
     const ceilings = new Map<string, number>();
     for (const [name, path, headers] of endpoints) {
-      await measure(`${service.url}${path}`, 1, headers); // warm-up
-      const before = await measure(`${service.url}/api/health`, adjacentSeconds);
+      if (!quick) await measure(`${service.url}${path}`, 1, headers); // warm-up
+      const before = quick ? health : await measure(`${service.url}/api/health`, adjacentSeconds);
       const r = await measure(`${service.url}${path}`, seconds, headers);
-      const after = await measure(`${service.url}/api/health`, adjacentSeconds);
+      const after = quick ? health : await measure(`${service.url}/api/health`, adjacentSeconds);
       ceilings.set(name, r.requestsPerSecond);
       const adjacent = (before.requestsPerSecond + after.requestsPerSecond) / 2;
-      console.log(`${line(name, r, health)}; ${((r.requestsPerSecond / adjacent) * 100).toFixed(1)}% of health around it (${Math.round(adjacent)} req/s)`);
-      await Bun.sleep(1000); // requests wrk gave up on may still be running
+      console.log(
+        `${line(name, r, health)}${quick ? "" : `; ${((r.requestsPerSecond / adjacent) * 100).toFixed(1)}% of health around it (${Math.round(adjacent)} req/s)`}`,
+      );
+      figure(name, r.requestsPerSecond, "req/s");
+      figure(`${name}, % of health`, (r.requestsPerSecond / adjacent) * 100, "%", { op: ">=", value: 25 });
+      await Bun.sleep(sized(1000, 200)); // requests wrk gave up on may still be running
     }
 
     const fixedSeconds = Math.min(seconds, 5);
+    const tailGoal = { op: "<=", value: 10 } as const;
     console.log(`\nfixed rate, 1,000 requests/s for ${fixedSeconds} s (latency from when each request was due):`);
-    for (const [name, path, headers] of [["GET /api/health", "/api/health", {}] as [string, string, Record<string, string>], ...endpoints]) {
+    const healthEndpoint: Endpoint = ["GET /api/health", "/api/health", {}];
+    for (const [name, path, headers] of quick ? endpoints : [healthEndpoint, ...endpoints]) {
       const ceiling = ceilings.get(name) ?? Infinity;
       if (ceiling < 1200) {
         // An open-loop run would only pile up a backlog that keeps the server busy for minutes.
         console.log(`${name.padEnd(34)} cannot sustain 1,000 req/s (its ceiling above is ${Math.round(ceiling)} req/s): latency grows without bound`);
+        figure(`${name}, p99 at 1,000 req/s`, Number.NaN, "ms", tailGoal);
         continue;
       }
       const r = await fixedRate(`${service.url}${path}`, { rate: 1000, seconds: fixedSeconds, headers });
@@ -233,8 +265,11 @@ try {
           (r.timedOut ? `, ${r.timedOut} of ${r.sent} unanswered after 2 s (saturated)` : "") +
           (r.errors ? `, ${r.errors} errors` : ""),
       );
-      await Bun.sleep(500);
+      figure(`${name}, p99 at 1,000 req/s`, r.p99Ms, "ms", name === "GET /api/health" ? null : tailGoal);
+      await Bun.sleep(sized(500, 200));
     }
+
+    await metricsCost(service.url, `/api/tasks/${detailId}`, auth);
   } finally {
     await service.stop();
   }

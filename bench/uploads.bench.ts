@@ -1,5 +1,5 @@
 // Upload throughput and memory on the real service (embedded profile, loopback):
-//   bun bench/uploads.bench.ts [MiB]        (default 1024: a 1 GiB file)
+//   bun bench/uploads.bench.ts [MiB]        (default 1024: a 1 GiB file; 128 in quick mode)
 // One file goes sign → sign-part + PUT of every part (4 at a time, read from disk) → complete. Prints
 // MB/s end to end (sign to complete's answer, assembly included) and the server's peak RSS growth over
 // its idle RSS, sampled from /proc every 10 ms. Goal: ≥ 300 MB/s and ≤ 64 MiB RSS growth.
@@ -9,9 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServiceProcess } from "../test/support/service-process.ts";
 import { UploadClient } from "../test/support/upload-client.ts";
+import { figure } from "./support/figures.ts";
+import { numberArgument } from "./support/quick.ts";
 
 const MiB = 1024 * 1024;
-const size = Number(process.argv[2] ?? 1024) * MiB;
+const size = numberArgument(0, 1024, 128) * MiB;
 const dir = mkdtempSync(join(tmpdir(), "scribe-upload-bench-"));
 const file = join(dir, "bench.mp4");
 
@@ -56,6 +58,8 @@ try {
   console.log(
     `server RSS: idle ${(baseline / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB, growth ${((peak - baseline) / MiB).toFixed(1)} MiB (goal ≤ 64 MiB)`,
   );
+  figure("upload, sign to complete", size / 1e6 / seconds, "MB/s", { op: ">=", value: 300 });
+  figure("server's peak RSS growth", (peak - baseline) / MiB, "MiB", { op: "<=", value: 64 });
 } finally {
   await service.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // Tasks finished per minute with one worker process and with two, and the projection lag meanwhile:
-//   bun bench/worker-scaling.bench.ts [tasks]        (default 24)
+//   bun bench/worker-scaling.bench.ts [tasks]        (default 24; 4 in quick mode)
 // Cluster shape on one machine: nats-server, one process with ROLES=api,projections, and 1 then 2
 // processes with ROLES=workers, all on one DATA_DIR. `tasks` short real clips (the LibriSpeech clips of
 // ../shared/testdata, espeak-ng speech without them) are created at once across eight accounts (three in
@@ -20,8 +20,10 @@ import { allProjections } from "../projections/index.ts";
 import { percentile } from "./support/stats.ts";
 import { librispeechDir } from "./support/long-recording.ts";
 import { ffmpeg } from "./support/transcription.ts";
+import { figure } from "./support/figures.ts";
+import { numberArgument } from "./support/quick.ts";
 
-const taskCount = Number(process.argv[2] ?? 24);
+const taskCount = numberArgument(0, 24, 4);
 const nats = await startNatsServer();
 
 async function clips(work: string): Promise<Uint8Array[]> {
@@ -128,9 +130,12 @@ async function run(workerProcesses: number, media: Uint8Array[]): Promise<void> 
     const minutes = (performance.now() - started) / 60_000;
     sampling = false;
     await sampler;
+    const processes = `${workerProcesses} worker process${workerProcesses > 1 ? "es" : ""}`;
     console.log(
-      `${workerProcesses} worker process${workerProcesses > 1 ? "es" : ""}: ${taskCount} tasks in ${(minutes * 60).toFixed(1)} s = ${(taskCount / minutes).toFixed(1)} tasks/min; projection lag p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, max ${Math.max(...lags)} ms (${lags.length} samples)`,
+      `${processes}: ${taskCount} tasks in ${(minutes * 60).toFixed(1)} s = ${(taskCount / minutes).toFixed(1)} tasks/min; projection lag p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, max ${Math.max(...lags)} ms (${lags.length} samples)`,
     );
+    figure(`tasks finished, ${processes}`, taskCount / minutes, "tasks/min");
+    figure(`projection lag p99, ${processes}`, percentile(lags, 99), "ms");
   } finally {
     sampling = false;
     for (const worker of workers) worker.kill("SIGTERM");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what `npm start` and `npm test` need and is missing: Debian packages (when root), then the
+# Installs what `npm start`, `npm test` and `npm run bench` need and is missing: Debian packages (when root), then the
 # npm packages, Bun among them (into node_modules/.bin). Safe to run every time: it only acts on gaps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,10 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(espeak-ng)
   # The metrics tests check /metrics with promtool, which Debian ships in the prometheus package.
   packages+=(prometheus)
+fi
+if [ "${1:-}" = "--bench" ]; then
+  # `npm run bench`: wrk loads the HTTP benchmarks; espeak-ng speaks for the transcription ones without LibriSpeech.
+  packages+=(wrk espeak-ng)
 fi
 
 missing=()

@@ -1,9 +1,12 @@
+import { skip } from "./figures.ts";
+
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-export type WrkResult = { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number };
+/** `timeouts`: requests wrk gave up on after its timeout (2 s unless `timeoutSeconds`). */
+export type WrkResult = { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number; timeouts: number };
 
 function toMs(value: string): number {
   const match = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
@@ -15,9 +18,10 @@ function toMs(value: string): number {
 /** Runs wrk (Debian package `wrk`) against a URL and reads its figures. */
 export async function wrk(
   url: string,
-  options: { connections?: number; seconds?: number; threads?: number; headers?: Record<string, string>; rate?: number } = {},
+  options: { connections?: number; seconds?: number; threads?: number; headers?: Record<string, string>; timeoutSeconds?: number } = {},
 ): Promise<WrkResult> {
   const args = ["wrk", `-t${options.threads ?? 2}`, `-c${options.connections ?? 64}`, `-d${options.seconds ?? 10}s`, "--latency"];
+  if (options.timeoutSeconds) args.push("--timeout", `${options.timeoutSeconds}s`);
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
   args.push(url);
   const child = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
@@ -27,12 +31,11 @@ export async function wrk(
   const p50 = toMs(/\s50%\s+(\S+)/.exec(output)?.[1] ?? "");
   const p99 = toMs(/\s99%\s+(\S+)/.exec(output)?.[1] ?? "");
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0);
-  return { requestsPerSecond: rps, p50Ms: p50, p99Ms: p99, non2xx };
+  const timeouts = Number(/timeout (\d+)/.exec(output)?.[1] ?? 0);
+  return { requestsPerSecond: rps, p50Ms: p50, p99Ms: p99, non2xx, timeouts };
 }
 
+/** Skips the bench when wrk is missing (`npm run bench` installs it as root: scripts/setup.sh --bench). */
 export function requireWrk(): void {
-  if (!Bun.which("wrk")) {
-    console.error("bench: wrk is missing — apt-get install wrk");
-    process.exit(2);
-  }
+  if (!Bun.which("wrk")) skip("wrk is missing (apt-get install wrk, or run `npm run bench` as root)");
 }

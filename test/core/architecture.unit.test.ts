@@ -111,7 +111,7 @@ test("the list of all projections is exactly what the capabilities' indexes decl
   expect(allProjections.map((p) => p.name).sort()).toEqual(declared);
 });
 
-test("tests are grouped like the code: no test file sits directly in test/, each folder names a capability, a port or the plumbing", async () => {
+test("tests are grouped like the code: no test file sits directly in test/, each folder names a capability, a port, the plumbing or bench/", async () => {
   const { readdirSync } = await import("node:fs");
   const entries = readdirSync(join(root, "test"), { withFileTypes: true });
   expect(entries.filter((e) => e.isFile() && e.name.endsWith(".test.ts")).map((e) => e.name)).toEqual([]);
@@ -124,6 +124,7 @@ test("tests are grouped like the code: no test file sits directly in test/, each
     "service",
     "contracts",
     "support",
+    "bench",
   ]);
   const testFolders = entries.filter((e) => e.isDirectory()).map((e) => e.name);
   expect(testFolders.filter((name) => !sourceFolders.has(name))).toEqual([]);
