@@ -1,0 +1,120 @@
+/**
+ * The service's log: one JSON object per line on stdout (pino), or readable lines when stdout is a
+ * terminal. Every line passes through the scrubber (src/logging/scrubbing.ts) before it is written.
+ *
+ * Pretty printing is pino-pretty's formatter called in this thread, not a pino transport: a transport
+ * runs in a worker thread, and a line logged just before a crash or `process.exit` may never reach it;
+ * here a line is on stdout when the call returns, and the scrubber sits in the same place for both forms.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import pino, { type LevelWithSilent, type Logger } from "pino";
+import { prettyFactory } from "pino-pretty";
+import { redacted, redactedPaths, scrubber } from "./scrubbing.ts";
+
+export type { Logger } from "pino";
+export type LogLevel = LevelWithSilent;
+
+/** Where finished lines go: stdout, or a collector in tests. */
+export type LogSink = { write(line: string): unknown };
+
+export type LogOutputOptions = {
+  /** Readable lines with colours (a terminal) instead of JSON (a log collector). */
+  pretty: boolean;
+  /** The values of configured secrets, blanked wherever they would appear. */
+  secrets?: readonly string[];
+  sink?: LogSink;
+};
+
+/** Fields that every line logged inside `withLogContext` carries: the worker and the correlation id of the event it handles. */
+export type LogContext = Readonly<Record<string, string | number | null>>;
+
+const context = new AsyncLocalStorage<LogContext>();
+
+/**
+ * Runs `work` with `fields` added to every line it logs, however deep in its awaits. A child logger used
+ * inside should not bind the same fields: pino would write the key twice.
+ */
+export function withLogContext<T>(fields: LogContext, work: () => T): T {
+  return context.run({ ...context.getStore(), ...fields }, work);
+}
+
+/** The stream pino writes to: scrubs, then prettifies or not. Reconfigurable, so loggers made before start-up follow the configuration. */
+class LogOutput {
+  private scrub = scrubber();
+  private prettify: ((line: string) => string) | null = null;
+  private sink: LogSink;
+
+  constructor(options: LogOutputOptions) {
+    // Synchronous writes: a line logged just before the process ends is not lost in a buffer.
+    this.sink = options.sink ?? pino.destination({ dest: 1, sync: true });
+    this.configure(options);
+  }
+
+  configure(options: LogOutputOptions): void {
+    this.scrub = scrubber(options.secrets);
+    // Colours only where the terminal shows them; the time of day is enough to read a terminal by.
+    this.prettify = options.pretty ? prettyFactory({ translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }) : null;
+    if (options.sink) this.sink = options.sink;
+  }
+
+  write(line: string): void {
+    const clean = this.scrub(line);
+    this.sink.write(this.prettify ? this.prettify(clean) : clean);
+  }
+}
+
+function pinoOver(output: LogOutput, level: LogLevel): Logger {
+  return pino(
+    {
+      level,
+      // Level names and ISO times, so a line reads the same in jq as in a terminal.
+      formatters: { level: (label) => ({ level: label }) },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: redactedPaths, censor: redacted },
+      // A copy: pino merges each call's fields into what the mixin returns, which must not change the context itself.
+      mixin: () => ({ ...context.getStore() }),
+      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+    },
+    output,
+  );
+}
+
+/** A logger of its own (tests, tools): the same format, redaction and context as the service's. */
+export function createLogger(options: LogOutputOptions & { level: LogLevel }): Logger {
+  return pinoOver(new LogOutput(options), options.level);
+}
+
+// Until start-up reads LOG_LEVEL, lines at info and above, as JSON unless stdout is a terminal.
+const rootOutput = new LogOutput({ pretty: Boolean(process.stdout.isTTY) });
+const root = pinoOver(rootOutput, "info");
+const components = new Map<string, Logger>();
+
+/** The logger of one part of the service (`bus`, `relay`, `transcription`...): its lines carry `component`. */
+export function logger(component: string): Logger {
+  let child = components.get(component);
+  if (!child) {
+    child = root.child({ component });
+    components.set(component, child);
+  }
+  return child;
+}
+
+/**
+ * Applies the configuration at start-up (main.ts). A pino child keeps the level it was made with, so the
+ * components' loggers, made when their modules loaded, are set one by one.
+ */
+export function configureLogging(options: { level: LogLevel; pretty?: boolean; secrets?: readonly string[] }): void {
+  rootOutput.configure({ pretty: options.pretty ?? Boolean(process.stdout.isTTY), secrets: options.secrets });
+  setLevel(options.level);
+}
+
+/** For the command-line tools, whose stdout is their product (NDJSON, a new key, a report): the log goes to stderr. */
+export function logToStderr(level: LogLevel = "info"): void {
+  rootOutput.configure({ pretty: Boolean(process.stderr.isTTY), sink: pino.destination({ dest: 2, sync: true }) });
+  setLevel(level);
+}
+
+function setLevel(level: LogLevel): void {
+  root.level = level;
+  for (const child of components.values()) child.level = level;
+}
