@@ -4,6 +4,9 @@ import { Checkpoints, checkpointId } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";
 import type { Projection } from "../src/core/projection.ts";
 import { buildShadow, replayRequests, swapShadowIn } from "./rebuild.ts";
+import { logger } from "../src/logging/logger.ts";
+
+const log = logger("projections");
 
 type Running = {
   projection: Projection;
@@ -57,7 +60,7 @@ export class ProjectionRunner {
       const saved = await this.checkpoints.entry(id);
       let after = saved.position;
       if (after > 0 && saved.version !== version) {
-        console.log(`projection ${projection.name}: its documents changed shape (version ${version}), rebuilding from the log`);
+        log.info({ projection: projection.name, version }, "its documents changed shape: rebuilding from the log");
         await this.rebuild([projection.name]);
         after = await this.checkpoints.load(id);
       }
@@ -75,9 +78,7 @@ export class ProjectionRunner {
       this.running.set(projection.name, running);
     }
     this.replayPoll = setInterval(() => {
-      this.takingReplays = this.takingReplays
-        .then(() => this.takeReplays())
-        .catch((error: unknown) => console.error("projections: taking a replay in failed:", error));
+      this.takingReplays = this.takingReplays.then(() => this.takeReplays()).catch((error: unknown) => log.error({ err: error }, "taking a replay in failed"));
     }, REPLAY_POLL_MS);
   }
 
@@ -102,7 +103,7 @@ export class ProjectionRunner {
       if (this.running.get(projection.name) !== running || running.paused || !this.mayWrite()) return;
       running.failures++;
       const delay = backoffMs(running.failures);
-      console.error(`projection ${projection.name} failed after position ${running.processed}; subscribing again in ${delay} ms:`, error);
+      log.error({ projection: projection.name, position: running.processed, retryInMs: delay, err: error }, "projection failed; subscribing again");
       running.retry = setTimeout(() => {
         running.retry = null;
         if (this.running.get(projection.name) === running) this.subscribe(running);
@@ -188,7 +189,7 @@ export class ProjectionRunner {
       try {
         await this.swapIn(projection, request.position);
         await requests.updateOne({ _id: request._id, state: "ready" }, { $set: { state: "done" } });
-        console.log(`projection ${projection.name}: the replayed read model is in service`);
+        log.info({ projection: projection.name, position: request.position }, "the replayed read model is in service");
       } catch (error) {
         await requests.updateOne({ _id: request._id }, { $set: { state: "failed", message: error instanceof Error ? error.message : String(error) } });
         throw error;
@@ -207,7 +208,7 @@ export class ProjectionRunner {
     running.saveTimer = setTimeout(() => {
       running.saveTimer = null;
       this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version).catch((error: unknown) => {
-        console.error(`projection ${running.projection.name}: checkpoint not saved:`, error);
+        log.warn({ projection: running.projection.name, position: running.processed, err: error }, "checkpoint not saved");
       });
     }, 10);
   }

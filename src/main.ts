@@ -1,26 +1,37 @@
 import { ConfigError, loadConfig } from "./config.ts";
 import { openAdapters } from "./adapters.ts";
 import { startService } from "./service.ts";
+import { configureLogging, logger } from "./logging/logger.ts";
+import { settingNames, settingOf } from "./config/schema.ts";
+
+const log = logger("scribe");
+
+/** The values of the settings the schema marks secret: the logger blanks them wherever they would appear. */
+function secretSettingValues(env: Record<string, string | undefined>): string[] {
+  return settingNames.filter((name) => settingOf(name).secret).flatMap((name) => env[name]?.trim() || []);
+}
 
 /** The composition root: reads configuration once, opens the adapters, starts this process's roles. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  const secrets = secretSettingValues(process.env);
+  configureLogging({ level: config.logLevel, secrets });
   const adapters = await openAdapters(config);
+  // The secret that signs storage URLs may have just been made under DATA_DIR.
+  configureLogging({ level: config.logLevel, secrets: [...secrets, adapters.secret] });
   const service = await startService(config, adapters);
   // Parts stream to disk, but Bun still caps request bodies: allow a whole 2 GiB file plus slack.
   const server = service.app.listen({ port: config.port, maxRequestBodySize: 2 ** 31 + 2 ** 20 }).server;
 
-  console.log(`scribe: roles ${config.roles.join(", ")}; ${adapters.describe()}; data in ${config.dataDir}`);
-  if (server)
-    console.log(
-      `scribe: listening on http://localhost:${server.port} (${config.roles.includes("api") ? "API docs at /swagger" : "health, readiness and metrics"})`,
-    );
+  log.info({ roles: config.roles, adapters: adapters.describe(), dataDir: config.dataDir }, `scribe: roles ${config.roles.join(", ")}`);
+  const serves = config.roles.includes("api") ? "API docs at /swagger" : "health, readiness and metrics";
+  if (server) log.info({ port: server.port }, `listening on http://localhost:${server.port} (${serves})`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`scribe: ${signal}, stopping`);
+    log.info({ signal }, "stopping");
     await server?.stop();
     await service.stop();
     await adapters.close();
@@ -33,6 +44,6 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // One line per problem, so an operator fixes them all in one go.
   if (error instanceof ConfigError) for (const problem of error.problems) console.error(`scribe: configuration: ${problem}`);
-  else console.error(error);
+  else log.fatal({ err: error }, "could not start");
   process.exit(1);
 });

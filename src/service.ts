@@ -16,6 +16,9 @@ import { Semaphore } from "./core/semaphore.ts";
 import { Leases, holdLeadership, type LeasedWork, type Leadership } from "./core/lease.ts";
 import { startWorker } from "../workers/worker.ts";
 import type { RequestObserver } from "./http/request-observer.ts";
+import { requestLog } from "./http/request-log.ts";
+import { jobLog } from "../workers/job-log.ts";
+import { logger } from "./logging/logger.ts";
 import { createWorkers } from "../workers/index.ts";
 import { startMonthlyAllowanceJob } from "./billing/index.ts";
 import { startStuckTaskSweeper, sweepTemporaryMedia, transcriptionTempRoot } from "./transcription/index.ts";
@@ -54,8 +57,8 @@ export async function startService(config: Config, adapters: Adapters): Promise<
 
   const leases = new Leases(adapters.documents);
   // What is told about each answered request and each worker's delivery: logs and metrics.
-  const requestObservers: RequestObserver[] = [];
-  const jobObservers: JobObserver[] = [];
+  const requestObservers: RequestObserver[] = [requestLog()];
+  const jobObservers: JobObserver[] = [jobLog()];
   // Shared by the API's large bodies and the workers' large summaries: in the embedded profile they take memory from one process.
   const heavyWork = new Semaphore(config.heavyWorkAtOnce);
   const leaderships: Leadership[] = [];
@@ -114,7 +117,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       "temporary media sweep",
       async () => {
         const removed = await sweepTemporaryMedia(transcriptionTempRoot(config.transcription.tempDir));
-        if (removed.length > 0) console.warn(`temporary media sweep: removed ${removed.join(", ")}`);
+        if (removed.length > 0) logger("transcription").warn({ removed }, "temporary media sweep: removed what dead processes left");
       },
       { everyMs: 10 * 60_000, firstAfterMs: 1 },
     );

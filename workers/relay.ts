@@ -2,6 +2,9 @@ import type { Bus } from "../src/bus/port.ts";
 import type { EventStore, Subscription } from "../src/core/event-store.ts";
 import type { Checkpoints } from "../projections/checkpoints.ts";
 import { encodeEvent, subjectFor } from "./subjects.ts";
+import { logger } from "../src/logging/logger.ts";
+
+const log = logger("relay");
 
 const relayCheckpoint = "relay";
 
@@ -39,7 +42,7 @@ export async function startRelay(options: {
     saving = saving
       .then(() => checkpoints.save(relayCheckpoint, floor))
       .catch((error: unknown) => {
-        console.error("relay: checkpoint not saved:", error);
+        log.warn({ position: floor, err: error }, "checkpoint not saved");
       });
   };
 

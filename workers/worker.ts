@@ -3,6 +3,9 @@ import type { JobObservation, JobObserver, JobOutcome, Worker } from "../src/cor
 import type { EventStore } from "../src/core/event-store.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 import { decodeReference, loadReferenced } from "./subjects.ts";
+import { logger, withLogContext } from "../src/logging/logger.ts";
+
+const log = logger("worker");
 
 export async function startWorker(
   bus: Bus,
@@ -32,11 +35,16 @@ export async function startWorker(
       const reference = decodeReference(message.data);
       event = await loadReferenced(store, reference);
       if (!event) {
-        console.error(`${worker.name}: ${reference.type} ${reference.id} (${reference.streamName}@${reference.revision}) is not in the log; skipped`);
+        log.warn(
+          { worker: worker.name, eventType: reference.type, eventId: reference.id, stream: reference.streamName, revision: reference.revision },
+          "event not in the log; delivery skipped",
+        );
         observe("skipped");
         return;
       }
-      await worker.handle(event, message);
+      // Every line logged while the worker handles the event carries its worker and correlation id (see withLogContext).
+      const handled = event;
+      await withLogContext({ worker: worker.name, correlationId: handled.metadata.correlationId }, () => worker.handle(handled, message));
       observe("done");
     } catch (error) {
       observe("failed", error);

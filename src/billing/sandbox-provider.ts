@@ -2,6 +2,10 @@ import type { Offer } from "./catalogue.ts";
 import type { PaymentProvider } from "./checkout.ts";
 import type { CheckoutCompleted } from "./payment-webhook.ts";
 import { signatureHeader, signWebhook } from "./webhook-signature.ts";
+import { logger } from "../logging/logger.ts";
+import { loggableUrl } from "../logging/scrubbing.ts";
+
+const log = logger("sandbox-payments");
 
 export type Delivery = { delivered: boolean; status: number | null };
 
@@ -48,7 +52,7 @@ export class SandboxProvider implements PaymentProvider {
       await response.body?.cancel();
       return { delivered: response.ok, status: response.status };
     } catch (error) {
-      console.error(`sandbox: webhook to ${this.webhookUrl} failed:`, error instanceof Error ? error.message : error);
+      log.warn({ url: loggableUrl(this.webhookUrl), eventId: event.id, err: error }, "webhook not delivered");
       return { delivered: false, status: null };
     }
   }

@@ -5,6 +5,9 @@
  */
 import { subjectMatches, type Bus, type BusMessage, type Consumer, type ConsumerOptions, type MessageHandler } from "./port.ts";
 import { DEFAULT_MAX_DELIVER, retryDelayMs } from "./retry.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("bus");
 
 /** Like JetStream's duplicate window: an id seen this recently (or among the last N) is dropped. */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
@@ -47,7 +50,7 @@ class Group {
 
   failed(delivery: Delivery, error: unknown, durable: string): void {
     if (delivery.deliveryCount >= this.maxDeliver) {
-      console.error(`bus: ${durable} gave up on ${delivery.subject} ${delivery.id} after ${delivery.deliveryCount} deliveries`, error);
+      log.error({ durable, subject: delivery.subject, messageId: delivery.id, deliveryCount: delivery.deliveryCount, err: error }, "gave up on a message");
       delivery.settle();
       return;
     }

@@ -20,6 +20,9 @@ import {
 } from "nats";
 import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler } from "./port.ts";
 import { DEFAULT_MAX_DELIVER, retryDelayMs } from "./retry.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("bus");
 
 export type NatsBusOptions = {
   stream?: string;
@@ -207,7 +210,7 @@ class PullLoop implements Consumer {
         }
       } catch (error) {
         if (this.stopping || this.connectionClosed()) break;
-        console.error(`bus: pulling for ${this.options.durable} failed; retrying`, error);
+        log.warn({ durable: this.options.durable, err: error }, "pulling failed; retrying");
         await Bun.sleep(PULL_RETRY_MS);
       } finally {
         this.batch = undefined;
@@ -240,7 +243,10 @@ class PullLoop implements Consumer {
   private failed(msg: JsMsg, message: BusMessage, error: unknown): void {
     if (message.deliveryCount >= this.maxDeliver) {
       // JetStream would stop here anyway (max_deliver); term() says so now instead of after ack_wait.
-      console.error(`bus: ${this.options.durable} gave up on ${message.subject} ${message.id} after ${message.deliveryCount} deliveries`, error);
+      log.error(
+        { durable: this.options.durable, subject: message.subject, messageId: message.id, deliveryCount: message.deliveryCount, err: error },
+        "gave up on a message",
+      );
       msg.term();
       return;
     }

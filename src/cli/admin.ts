@@ -14,8 +14,9 @@ import type { CredentialDocument } from "../accounts/credentials-projection.ts";
 import { catchUpReadModels } from "./catch-up.ts";
 import { adminUsage, parseAdminCommand, UsageError, type AdminCommand } from "./admin-args.ts";
 import { runBackupCommand, type BackupCommand } from "./backup-commands.ts";
-import { BackupRefused } from "../backup/manifest.ts";
 import { runConfigCommand, type ConfigCommand } from "./config-command.ts";
+import { BackupRefused } from "../backup/manifest.ts";
+import { logToStderr } from "../logging/logger.ts";
 
 /** The operator asked for something the data refuses (unknown email or key, a domain rule): exit 1. */
 class Refused extends Error {}
@@ -79,6 +80,8 @@ async function run(command: Exclude<AdminCommand, { type: "help" } | BackupComma
 }
 
 async function main(argv: string[]): Promise<number> {
+  // Its stdout is what it prints for people and scripts: log lines from the code it runs go to stderr.
+  logToStderr();
   let command: AdminCommand;
   try {
     command = parseAdminCommand(argv);

@@ -4,6 +4,7 @@ import type { RecordedEvent } from "../core/event.ts";
 import { parseArgs } from "./args.ts";
 import { eventFilter, FilterError, matchesFilter } from "./event-filter.ts";
 import { eventLine, exportedEvent, flatLine } from "./event-export.ts";
+import { logToStderr } from "../logging/logger.ts";
 
 const usage = `usage: bun run events [--stream NAME] [--type TYPE[,TYPE]] [--since TIME] [--until TIME] [--after POSITION] [--limit N] [--follow] [--flat] [--include-secrets]
 
@@ -25,6 +26,8 @@ hashes) read "[redacted]" and e-mail addresses and social-login subjects are pse
   --include-secrets  OPERATORS ONLY: print secrets and addresses as stored (never hand this output to analysts)`;
 
 async function main(): Promise<number> {
+  // Its stdout is what it prints for people and scripts: log lines from the code it runs go to stderr.
+  logToStderr();
   const { options } = parseArgs(process.argv.slice(2));
   if (options.has("help")) {
     console.log(usage);

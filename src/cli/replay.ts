@@ -9,6 +9,7 @@ import type { Projection } from "../core/projection.ts";
 import { buildShadow, replayRequests, shadowName, swapShadowIn } from "../../projections/rebuild.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";
 import { parseArgs } from "./args.ts";
+import { logToStderr } from "../logging/logger.ts";
 
 const usage = `usage: bun run replay [NAME...]
 
@@ -21,6 +22,8 @@ writer does the swap; otherwise this command does. Known projections: ${allProje
 const SWAP_TIMEOUT_MS = 60_000;
 
 async function main(): Promise<number> {
+  // Its stdout is what it prints for people and scripts: log lines from the code it runs go to stderr.
+  logToStderr();
   const { options, words } = parseArgs(process.argv.slice(2));
   if (options.has("help")) {
     console.log(usage);

@@ -1,6 +1,9 @@
 import { hostname } from "node:os";
 import { DuplicateKeyError, type Document, type DocumentStore } from "../readmodels/port.ts";
 import { isRunning } from "./child-process.ts";
+import { logger } from "../logging/logger.ts";
+
+const leaseLog = logger("lease");
 
 type LeaseDocument = Document & { holder: string; expiresAt: number };
 
@@ -101,7 +104,7 @@ export type LeadershipOptions = {
  */
 export function holdLeadership(leases: Leases, name: string, start: () => Promise<LeasedWork>, options: LeadershipOptions): Leadership {
   const intervalMs = options.intervalMs ?? Math.max(50, Math.floor(options.ttlMs / 3));
-  const log = options.log ?? ((message: string) => console.log(message));
+  const log = options.log ?? ((message: string) => leaseLog.info({ lease: name }, message));
   let renewedAt = 0;
   let work: LeasedWork | null = null;
   let stopped = false;
@@ -115,7 +118,7 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
     work = null;
     if (running) {
       if (why) log(`${name}: ${why}; stopping`);
-      await running.stop().catch((error: unknown) => console.error(`${name}: stop failed:`, error));
+      await running.stop().catch((error: unknown) => leaseLog.error({ lease: name, err: error }, `${name}: stop failed`));
     }
   };
 
@@ -129,7 +132,7 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
       if (!ok) renewedAt = 0;
     } catch (error) {
       // Unknown: the lease stays ours by our clock until 2/3 of it have passed (see held).
-      console.error(`${name}: lease store unreachable:`, error);
+      leaseLog.warn({ lease: name, err: error }, `${name}: lease store unreachable`);
     }
     if (stopped) return;
     if (ok) renewedAt = attemptAt;
@@ -142,11 +145,11 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
         work = started;
         started.done?.catch((error: unknown) => {
           // The work ended by itself (its store or bus failed): the next tick, still holding the lease, starts it again.
-          console.error(`${name}: stopped:`, error instanceof Error ? error.message : error);
+          leaseLog.error({ lease: name, err: error }, `${name}: stopped; starting again while the lease is held`);
           if (work === started) work = null;
         });
       } catch (error) {
-        console.error(`${name}: could not start:`, error);
+        leaseLog.error({ lease: name, err: error }, `${name}: could not start`);
         renewedAt = 0;
         await leases.release(name).catch(() => undefined);
       }

@@ -1,5 +1,8 @@
 import type { DocumentStore } from "../readmodels/port.ts";
 import { Leases } from "./lease.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("jobs");
 
 export type PeriodicJob = { stop(): void };
 
@@ -30,7 +33,7 @@ export function startPeriodicJob(name: string, work: () => Promise<void>, option
       if (leases && !(await leases.acquire(`job:${name}`, leaseMs))) return;
       await work();
     } catch (error) {
-      console.error(`${name}:`, error);
+      log.error({ job: name, err: error }, "periodic job failed; the next run tries again");
     } finally {
       running = false;
     }

@@ -1,6 +1,9 @@
 import type { EventStore } from "./event-store.ts";
 import type { DomainEvent, StreamModel } from "./decider.ts";
 import { decodeState, encodeState } from "./state-codec.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("command-handler");
 
 /** A stream's folded state as of `revision` (-1: the stream does not exist yet). */
 export type LoadedState<State> = { state: State; revision: number };
@@ -112,7 +115,7 @@ export class StateCache {
       await this.options.snapshots!.save(key, { revision: entry.revision, eventId: entry.eventId, state: encodeState(entry.state) });
     } catch (error) {
       // A snapshot is only a shortcut: a failed save costs a longer read later, never a wrong decision.
-      console.error(`snapshot of ${streamName} not saved:`, error);
+      log.warn({ stream: streamName, err: error }, "snapshot not saved");
     }
   }
 }

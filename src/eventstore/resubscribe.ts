@@ -1,6 +1,9 @@
 import type { RecordedEvent } from "../core/event.ts";
 import type { EventHandler, Subscription } from "../core/event-store.ts";
 import { backoffMs } from "../core/backoff.ts";
+import { logger } from "../logging/logger.ts";
+
+const subscriptionLog = logger("eventstore");
 
 /** One attempt at a live feed of the log from `after` (exclusive; undefined: from the start). */
 export type FeedSource = { events: AsyncIterable<RecordedEvent>; close(): Promise<void> };
@@ -29,7 +32,7 @@ export function resubscribing(
   options: ResubscribeOptions,
 ): Subscription {
   const delayMs = options.delayMs ?? backoffMs;
-  const log = options.log ?? ((message: string) => console.error(message));
+  const log = options.log ?? ((message: string) => subscriptionLog.warn({ subscription: options.name, after: last ?? null }, message));
   let stopped = false;
   let current: FeedSource | null = null;
   let wake: (() => void) | null = null;

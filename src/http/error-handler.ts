@@ -4,6 +4,10 @@ import { EventTooLargeError } from "../eventstore/event-size.ts";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { fieldName, messageFor } from "./validation-messages.ts";
 import { releaseHeavyWork } from "./heavy-work-slots.ts";
+import { correlationIdOf } from "./correlation.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("http");
 
 /** The one error shape of the API (spec section 7): `message`, plus `errors` keyed by field for 422. */
 export type ErrorBody = { message: string; errors?: Record<string, string[]> };
@@ -64,7 +68,8 @@ export function validationResponse(error: Readonly<ValidationError>): Response {
   return errorJson(422, { message, errors });
 }
 
-export function errorResponse(error: unknown): Response {
+/** `requestId`: the request's id, so the error's log line can be found beside its request line. */
+export function errorResponse(error: unknown, requestId: string | null = null): Response {
   if (error instanceof ValidationFailedError) return errorJson(422, { message: error.message, errors: error.errors });
   if (error instanceof TooManyRequestsError) {
     const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) };
@@ -73,10 +78,10 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof DomainError) return errorJson(error.status, { message: error.message });
   if (error instanceof EventTooLargeError) {
     // The request's limits should have stopped this earlier: log it, and answer what it is.
-    console.error(error.message);
+    log.error({ reqId: requestId, err: error }, "a change too large to record got past the request limits");
     return errorJson(413, { message: "The change is too large to record; send less at once." });
   }
-  console.error(error);
+  log.error({ reqId: requestId, err: error }, "unexpected error: answered 500");
   return errorJson(500, { message: "Internal server error." });
 }
 
@@ -96,6 +101,6 @@ export const errorHandler = new Elysia({ name: "error-handler" }).onError({ as: 
     case "INVALID_COOKIE_SIGNATURE":
       return errorJson(401, { message: "Unauthenticated." });
     default:
-      return errorResponse(error);
+      return errorResponse(error, correlationIdOf(request));
   }
 });

@@ -33,7 +33,10 @@ import { qualityOf, stitch } from "./stitching.ts";
 import { segmentWords } from "./segmenting.ts";
 import { diarize } from "./diarization.ts";
 import { readSamples, writeWavSlice } from "./wav.ts";
-import { reportTimings, type PipelineTimings } from "./timings.ts";
+import { reportTimings, timingsForLog, type PipelineTimings } from "./timings.ts";
+import { logger } from "../logging/logger.ts";
+
+const pipelineLog = logger("transcription");
 
 /** Why a transcription is aborted when its task was deleted, failed or retried meanwhile: its work is dropped. */
 export class TaskCancelled extends Error {
@@ -99,6 +102,9 @@ export class TranscriptionPipeline {
   async run(taskId: number, facts: TaskFacts, attempt: number, metadata: EventMetadata, signal?: AbortSignal): Promise<void> {
     const { config } = this.deps;
     const startedAt = performance.now();
+    // The worker's log context adds the worker and the correlation id to these lines.
+    const log = pipelineLog.child({ taskId, attempt });
+    log.info({ engine: this.deps.engine.name }, "transcription started");
     const stages: Record<Stage, number> = { fetch: 0, probe: 0, decode: 0, plan: 0, recognize: 0, segment: 0, diarize: 0, summarize: 0, finish: 0 };
     const time = async <T>(stage: Stage, work: () => Promise<T> | T): Promise<T> => {
       const at = performance.now();
@@ -144,14 +150,19 @@ export class TranscriptionPipeline {
           return planChunks(durationMs, analysis.silences, levels, { targetMs, maxMs: 2 * targetMs });
         });
         if (chunks.length === 0) throw new MediaError("The media is silent: there is no speech to transcribe.");
+        log.info({ mediaSeconds: durationMs / 1000, chunks: chunks.length }, "media decoded and cut into chunks");
         await this.checkBalance(facts.userId, Math.max(1, Math.ceil(durationMs / 1000)));
         if (!(await this.stillOurs(taskId, attempt))) {
+          log.info("the task moved on before recognition: nothing left to do");
           ended = true;
           return;
         }
         results = await time("recognize", () => this.recognize({ taskId, attempt, userId: facts.userId }, pcm, dir, chunks, signal));
+        log.info({ chunks: results.length, recognizeMs: Math.round(stages.recognize) }, `recognised ${results.length} chunk${results.length === 1 ? "" : "s"}`);
       } catch (error) {
         if (!isTaskFailure(error) || signal?.aborted) throw error;
+        // The media or the balance is the user's to fix; an engine that fails is the operator's.
+        log[error instanceof RecognitionError ? "warn" : "info"]({ reason: error.message }, "transcription failed");
         await this.command(taskId, { type: "FailTask", reason: error.message, attempt }, metadata);
         ended = true;
         return;
@@ -159,6 +170,7 @@ export class TranscriptionPipeline {
 
       const words = stitch(results);
       if (words.length === 0) {
+        log.info({ reason: "no speech recognised" }, "transcription failed");
         await this.command(taskId, { type: "FailTask", reason: "No speech was recognised in the media.", attempt }, metadata);
         ended = true;
         return;
@@ -191,6 +203,7 @@ export class TranscriptionPipeline {
         }
       });
       const seconds = Math.max(1, Math.ceil(durationMs / 1000));
+      let tooLarge = false;
       await time("finish", async () => {
         const transcript = await this.deps.transcripts.save(segments);
         const finish: TaskCommand = {
@@ -207,7 +220,8 @@ export class TranscriptionPipeline {
         const finished = await this.command(taskId, finish, metadata).catch(async (error: unknown) => {
           // Only a summary or mind map from an outside model can make it this large: the task fails saying so, once.
           if (!(error instanceof EventTooLargeError)) throw error;
-          console.error(`transcription: task ${taskId}: ${error.message}`);
+          log.error({ err: error }, "transcription failed: the result is too large to record");
+          tooLarge = true;
           await this.command(
             taskId,
             {
@@ -221,7 +235,16 @@ export class TranscriptionPipeline {
         });
         if (finished.events.length > 0 && summaryFailure) await this.command(taskId, { type: "RecordSummaryFailure", reason: summaryFailure }, metadata);
       });
-      reportTimings({ taskId, engine: this.deps.engine.name, mediaMs: durationMs, chunks: chunks.length, stages, totalMs: performance.now() - startedAt });
+      const timings: PipelineTimings = {
+        taskId,
+        engine: this.deps.engine.name,
+        mediaMs: durationMs,
+        chunks: chunks.length,
+        stages,
+        totalMs: performance.now() - startedAt,
+      };
+      reportTimings(timings);
+      if (!tooLarge) log.info({ ...timingsForLog(timings), words: words.length, summaryFailure, diarizationFailure }, "transcription finished");
       ended = true;
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,7 @@
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("transcription");
 
 export type StatusStreamOptions = { pollMs?: number; heartbeatMs?: number; maxMs?: number };
 
@@ -54,7 +57,7 @@ export function taskStatusStream(read: () => Promise<TaskDocument | null>, optio
           }
           if (ended(task.status) || Date.now() - startedAt > maxMs) return finish();
         } catch (error) {
-          console.error("task events: read failed", error);
+          log.warn({ err: error }, "task status stream: reading the task failed; polling again");
         }
         if (!closed) timer = setTimeout(poll, pollMs);
       };

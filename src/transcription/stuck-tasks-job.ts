@@ -8,6 +8,9 @@ import { formatDuration } from "../notifications/decisions.ts";
 import { taskFacts } from "./media-source.ts";
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
 import { startPeriodicJob, type PeriodicJob } from "../core/periodic-job.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("transcription");
 
 /**
  * Fails tasks that have been scribing longer than the deadline (a worker that keeps dying on them,
@@ -42,7 +45,7 @@ export function startStuckTaskSweeper(store: EventStore, db: DocumentStore, dead
     "stuck-task sweeper",
     async () => {
       const failed = await failStuckTasks(store, db, new Date(), deadlineSeconds);
-      if (failed.length > 0) console.warn(`stuck tasks: failed ${failed.join(", ")} (scribing for more than ${deadlineSeconds} s)`);
+      if (failed.length > 0) log.warn({ taskIds: failed, deadlineSeconds }, "stuck tasks failed: scribing for longer than the deadline");
     },
     { everyMs: Math.min(60_000, Math.max(1000, (deadlineSeconds * 1000) / 4)), across: db },
   );

@@ -11,6 +11,9 @@ import { taskFacts } from "./media-source.ts";
 import { TaskCancelled, type TranscriptionPipeline } from "./pipeline.ts";
 import type { Worker } from "../core/worker.ts";
 import { hasTranscript } from "../tasks/transcripts.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("transcription");
 
 /** After this many deliveries an unexpected error fails the task instead of asking for another delivery. */
 const failAfterDeliveries = 3;
@@ -84,9 +87,13 @@ export function transcriptionWorker(
         await pipeline.run(taskId, facts, state.attempts, metadata, controller.signal);
       } catch (error) {
         if (error instanceof NotFoundError) return; // deleted meanwhile
-        if (controller.signal.reason instanceof TaskCancelled) return; // deleted, failed or retried meanwhile: nothing left to do
+        if (controller.signal.reason instanceof TaskCancelled) {
+          // Deleted, failed or retried meanwhile: nothing left to do.
+          log.info({ taskId, attempt: state.attempts }, "transcription cancelled: the task moved on");
+          return;
+        }
         if (controller.signal.aborted || message.deliveryCount < failAfterDeliveries) throw error;
-        console.error(`transcription: task ${taskId} failed unexpectedly`, error);
+        log.error({ taskId, attempt: state.attempts, deliveryCount: message.deliveryCount, err: error }, "transcription failed unexpectedly: the task fails");
         await handle(
           store,
           recorded.streamName,

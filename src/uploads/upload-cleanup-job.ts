@@ -5,6 +5,9 @@ import type { Uploads } from "./service.ts";
 import { uploadSessionSeconds } from "./events.ts";
 import type { UploadDocument } from "./uploads-projection.ts";
 import { startPeriodicJob, type PeriodicJob } from "../core/periodic-job.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("uploads");
 
 /** A recorded completion whose task is still missing this long after is finished by the job. */
 const stalledAfterMs = 10 * 60_000;
@@ -29,7 +32,7 @@ export async function cleanUpUploads(uploads: Uploads, db: DocumentStore, now: D
     try {
       if (await uploads.finishRecorded(upload.uploadId, metadata("finish"))) finished++;
     } catch (error) {
-      console.error(`upload cleanup: upload ${upload.uploadId} not finished:`, (error as Error).message);
+      log.warn({ uploadId: upload.uploadId, err: error }, "a recorded completion could not be finished; the next run tries again");
     }
   }
   // Multipart uploads no session knows of (a sign that died before recording it), on stores that keep them.

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { bunBinary, startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { startNatsServer, type NatsServer } from "../support/nats-server.ts";
+import { logLinesIn } from "../support/log-lines.ts";
 import { startS3Server, type S3TestServer } from "../support/s3-server.ts";
 import { spoken } from "../support/media-fixtures.ts";
 import { UploadClient } from "../support/upload-client.ts";
@@ -78,10 +79,7 @@ async function startBackground(name: string, roles: string): Promise<Background>
 }
 
 const relayStarts = (worker: Background) =>
-  worker
-    .output()
-    .split("\n")
-    .filter((line) => line.startsWith("relay: lease taken")).length;
+  logLinesIn(worker.output()).filter((line) => line.lease === "relay" && line.msg.startsWith("relay: lease taken")).length;
 
 /** Waits until every projection's checkpoint (in the shared read-model file) is at `position` or past it. */
 async function projectionsCaughtUp(position: number, timeoutMs = 20_000): Promise<void> {

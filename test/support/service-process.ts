@@ -18,7 +18,10 @@ export type RunningService = {
   url: string;
   dataDir: string;
   process: Subprocess;
+  /** stdout and stderr as they came, interleaved. */
   output(): string;
+  /** stdout alone: the log, one JSON object per line (src/logging/logger.ts). */
+  stdout(): string;
   stop(signal?: NodeJS.Signals): Promise<number>;
 };
 
@@ -34,6 +37,7 @@ export async function startServiceProcess(
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = "";
+  let stdout = "";
   const child = Bun.spawn([bunBinary, "src/main.ts"], {
     cwd: root,
     // Tests register many accounts from 127.0.0.1; the registration limit has its own test.
@@ -41,11 +45,14 @@ export async function startServiceProcess(
     stdout: "pipe",
     stderr: "pipe",
   });
-  for (const stream of [child.stdout, child.stderr]) {
-    void (async () => {
-      for await (const chunk of stream) output += new TextDecoder().decode(chunk);
-    })();
-  }
+  const drained = [child.stdout, child.stderr].map(async (stream) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true });
+      output += text;
+      if (stream === child.stdout) stdout += text;
+    }
+  });
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
@@ -62,9 +69,12 @@ export async function startServiceProcess(
     dataDir: dir,
     process: child,
     output: () => output,
+    stdout: () => stdout,
     async stop(signal = "SIGTERM") {
       child.kill(signal);
       const code = await child.exited;
+      // Its last lines (the log's "stopping") may still be in the pipes; a grandchild holding one open is not waited for long.
+      await Promise.race([Promise.all(drained), Bun.sleep(2000)]);
       if (!dataDir) rmSync(dir, { recursive: true, force: true });
       return code;
     },

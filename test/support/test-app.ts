@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { openAdapters, type Adapters } from "../../src/adapters.ts";
 import { startService, type Service } from "../../src/service.ts";
+import { configureLogging } from "../../src/logging/logger.ts";
 import { handle } from "../../src/core/command-handler.ts";
 import { userDecider } from "../../src/accounts/decider.ts";
 import { userStream } from "../../src/accounts/events.ts";
@@ -36,10 +37,13 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT_PER_MINUTE: "100000",
     LOGIN_ATTEMPTS_PER_MINUTE: "100000",
     REGISTRATIONS_PER_MINUTE: "100000",
+    // A line per request would bury the test runner's report; warnings and errors still show.
+    LOG_LEVEL: "warn",
     ...env,
     DATA_DIR: dataDir,
     PUBLIC_URL: env.PUBLIC_URL ?? "http://localhost:3000",
   });
+  configureLogging({ level: config.logLevel });
   const adapters = await openAdapters(config);
   const service = await startService(config, adapters);
   const app = service.app!;
