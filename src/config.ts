@@ -44,9 +44,11 @@ export type Config = {
    * 1 MiB) done at once per process, the rest waiting in line (HEAVY_WORK_AT_ONCE, default 1).
    */
   heavyWorkAtOnce: number;
-  /** Request body limits (BODY_LIMIT_BYTES, TRANSCRIPT_BODY_LIMIT_BYTES, JSON_MAX_DEPTH, JSON_MAX_VALUES); see src/http/request-limits.ts. */
+  /** Request body limits (BODY_LIMIT_BYTES, TRANSCRIPT_BODY_LIMIT_BYTES, JSON_MAX_DEPTH, JSON_MAX_VALUES, OPENAI_COMPAT_FILE_LIMIT_BYTES); see src/http/request-limits.ts. */
   requestLimits: RequestLimits;
   rateLimitPerMinute: number;
+  /** How long `POST /v1/audio/transcriptions` waits for its task before answering with the task's id (OPENAI_COMPAT_WAIT_SECONDS). */
+  openAiCompatWaitMs: number;
   loginAttemptsPerMinute: number;
   /** Accounts one client address may register per minute (REGISTRATIONS_PER_MINUTE, default 5). */
   registrationsPerMinute: number;
@@ -126,9 +128,11 @@ export function loadConfig(env: Env = process.env): Config {
       transcriptBodyBytes: s.TRANSCRIPT_BODY_LIMIT_BYTES,
       jsonDepth: s.JSON_MAX_DEPTH,
       transcriptJsonValues: s.JSON_MAX_VALUES,
+      openAiFileBytes: s.OPENAI_COMPAT_FILE_LIMIT_BYTES,
     },
     heavyWorkAtOnce: s.HEAVY_WORK_AT_ONCE,
     rateLimitPerMinute: s.RATE_LIMIT_PER_MINUTE,
+    openAiCompatWaitMs: s.OPENAI_COMPAT_WAIT_SECONDS * 1000,
     loginAttemptsPerMinute: s.LOGIN_ATTEMPTS_PER_MINUTE,
     registrationsPerMinute: s.REGISTRATIONS_PER_MINUTE,
     idp: identityProvider(s, publicUrl, problems),

@@ -10,6 +10,7 @@ import { Folders, folderRoutes } from "./folders/index.ts";
 import { Exports, exportRoutes } from "./exports/index.ts";
 import { Uploads, uploadRoutes } from "./uploads/index.ts";
 import { createSummarizer, Summaries, transcriptionRoutes } from "./transcription/index.ts";
+import { OpenAiTranscriptions, openAiRoutes, servedLanguage, servedModels } from "./openai-compat/index.ts";
 
 /**
  * The API's half of the composition root: each capability's services built from the adapters and
@@ -53,7 +54,7 @@ function billingFeatures(config: Config, adapters: Adapters, accounts: Accounts,
   return [billingRoutes({ checkout, webhooks, authenticated }), sandboxRoutes({ checkout, sandbox, accounts })];
 }
 
-/** Tasks, folders, exports, uploads, audio and the API side of transcription, behind the accounts' authentication. */
+/** Tasks, folders, exports, uploads, audio, the API side of transcription and OpenAI's transcription endpoint, behind the accounts' authentication. */
 export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitForProjections, authenticated: AnyElysia): AnyElysia[] {
   const tasks = new Tasks(adapters.eventStore, adapters.documents, waitFor, adapters.transcripts);
   const folders = new Folders(adapters.eventStore, adapters.documents, waitFor, (userId) => folderTaskCounts(adapters.documents, userId));
@@ -67,5 +68,12 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
     uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated }),
     audioRoutes({ tasks, blobs: adapters.blobs, authenticated }),
     transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
+    openAiRoutes({
+      transcriptions: new OpenAiTranscriptions(tasks, adapters.blobs, config.openAiCompatWaitMs),
+      models: servedModels(config.transcription),
+      language: servedLanguage(config.transcription),
+      waitSeconds: config.openAiCompatWaitMs / 1000,
+      authenticated,
+    }),
   ];
 }

@@ -7,6 +7,7 @@ import { notificationView } from "./notifications/routes.ts";
 import { createdTask, taskDetailSchema, taskListItemSchema, taskListSchema } from "./tasks/schemas.ts";
 import { segmentSchema } from "./tasks/segments.ts";
 import { completedSchema, formatsSchema, sessionSchema, signedPartSchema } from "./uploads/schemas.ts";
+import { modelList, transcriptionJson, transcriptionVerbose } from "./openai-compat/schemas.ts";
 
 /**
  * What the OpenAPI document says beyond the routes' own schemas: its servers and tags, the names of the
@@ -36,6 +37,10 @@ export function openApiOptions(config: Config): OpenApiOptions {
       { name: "Tasks", description: "Transcription tasks: create, list, read, edit, delete, retry, share, export." },
       { name: "Folders", description: "Folders that organise tasks." },
       { name: "Uploads", description: "Multipart uploads straight to storage; completing one creates its task." },
+      {
+        name: "OpenAI compatibility",
+        description: "OpenAI's transcription endpoint and model list, for OpenAI's SDKs and clients: an API key as the Bearer token, errors in OpenAI's shape.",
+      },
     ],
     named: {
       Task: taskDetailSchema,
@@ -56,6 +61,9 @@ export function openApiOptions(config: Config): OpenApiOptions {
       CompletedUpload: completedSchema,
       UploadFormats: formatsSchema,
       CheckoutOptions: checkoutOptions,
+      OpenAITranscription: transcriptionJson,
+      OpenAITranscriptionVerbose: transcriptionVerbose,
+      OpenAIModelList: modelList,
     },
     errors: {
       "GET /api/health": [],
@@ -101,8 +109,10 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "GET /api/tasks/{id}/audio": [404, 416],
       "GET /api/tasks/{id}/refresh-summary": [404, 502],
       "GET /api/tasks/{id}/events": [404],
+      "POST /v1/audio/transcriptions": [400, 403, 404, 429, 500],
+      "GET /v1/models": [403],
     },
     parameterBounds: { "GET /api/tasks": { page: { minimum: 1, maximum: 1_000_000 }, per_page: { minimum: 1, maximum: 100 } } },
-    bodyMediaTypes: { "PUT /api/user": ["multipart/form-data"] },
+    bodyMediaTypes: { "PUT /api/user": ["application/json", "multipart/form-data"], "POST /v1/audio/transcriptions": ["multipart/form-data"] },
   };
 }

@@ -25,6 +25,8 @@ import { startStuckTaskSweeper, sweepTemporaryMedia, transcriptionTempRoot } fro
 import type { JobObserver, Worker } from "./core/worker.ts";
 import { startUploadCleanupJob, Uploads } from "./uploads/index.ts";
 import { startPeriodicJob } from "./core/periodic-job.ts";
+import { IdempotencyKeys } from "./http/idempotency-store.ts";
+import { startIdempotencyCleanupJob } from "./http/idempotency-cleanup-job.ts";
 import { Tasks } from "./tasks/index.ts";
 import { storageRoutes } from "./blobs/storage-routes.ts";
 import { accountsModule, taskFeatures } from "./features.ts";
@@ -54,6 +56,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   let workers: Worker[] = [];
   let uploadCleanup: { stop(): void } | null = null;
   let tempSweep: { stop(): void } | null = null;
+  let idempotencyCleanup: { stop(): void } | null = null;
 
   const leases = new Leases(adapters.documents);
   // What is told about each answered request and each worker's delivery: logs and metrics.
@@ -135,6 +138,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
     app = createHttpApp(features, { limits: config.requestLimits, heavyWork, openApi: openApiOptions(config), observers: requestObservers });
+    idempotencyCleanup = startIdempotencyCleanupJob(new IdempotencyKeys(adapters.documents), adapters.documents);
   }
 
   return {
@@ -148,6 +152,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       for (const worker of workers) worker.abort?.(); // long transcriptions give their message back
       uploadCleanup?.stop();
       tempSweep?.stop();
+      idempotencyCleanup?.stop();
       for (const leadership of leaderships) await leadership.stop(); // the relay and the projection writer, when held here
       for (const consumer of consumers) await consumer.stop();
     },

@@ -2246,7 +2246,10 @@ export interface operations {
     postTasks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the same key with the same request, for the same user within 24 hours, answers the first answer again (status, body and all, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body (or on another operation) is 422; while the first request with it is still in flight, 409. Quoted as a Structured Field String (`"8e03978e-…"`) or bare; 1 to 255 printable ASCII characters (422 otherwise). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2277,6 +2280,8 @@ export interface operations {
                 headers: {
                     /** @description Requests left to this credential in the current minute. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2303,6 +2308,15 @@ export interface operations {
             };
             /** @description Forbidden, or a plan limit is exceeded. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: the resource is being changed by another request; repeat in a moment. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3208,7 +3222,10 @@ export interface operations {
     postFolders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the same key with the same request, for the same user within 24 hours, answers the first answer again (status, body and all, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body (or on another operation) is 422; while the first request with it is still in flight, 409. Quoted as a Structured Field String (`"8e03978e-…"`) or bare; 1 to 255 printable ASCII characters (422 otherwise). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3226,6 +3243,8 @@ export interface operations {
                 headers: {
                     /** @description Requests left to this credential in the current minute. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,6 +3262,15 @@ export interface operations {
             };
             /** @description Not authenticated: the token or key is missing, unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: the resource is being changed by another request; repeat in a moment. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3823,7 +3851,10 @@ export interface operations {
     postUploadsComplete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the same key with the same request, for the same user within 24 hours, answers the first answer again (status, body and all, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body (or on another operation) is 422; while the first request with it is still in flight, 409. Quoted as a Structured Field String (`"8e03978e-…"`) or bare; 1 to 255 printable ASCII characters (422 otherwise). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3853,6 +3884,8 @@ export interface operations {
                 headers: {
                     /** @description Requests left to this credential in the current minute. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

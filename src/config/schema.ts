@@ -2,6 +2,7 @@ import type { Setting } from "./setting.ts";
 import { accountSettings } from "./settings/accounts.ts";
 import { limitSettings } from "./settings/limits.ts";
 import { exportSettings, mediaFetchSettings } from "./settings/media.ts";
+import { openAiCompatSettings } from "./settings/openai-compat.ts";
 import { observabilitySettings, testSettings } from "./settings/observability.ts";
 import { serverSettings } from "./settings/server.ts";
 import { storageSettings } from "./settings/storage.ts";
@@ -15,6 +16,7 @@ export const schemaParts = [
   accountSettings,
   transcriptionSettings,
   summarySettings,
+  openAiCompatSettings,
   mediaFetchSettings,
   exportSettings,
   observabilitySettings,
@@ -32,6 +34,7 @@ export const schema = {
   ...accountSettings,
   ...transcriptionSettings,
   ...summarySettings,
+  ...openAiCompatSettings,
   ...mediaFetchSettings,
   ...exportSettings,
   ...observabilitySettings,

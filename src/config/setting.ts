@@ -11,8 +11,10 @@ export const groups = [
   "accounts and billing",
   "transcription",
   "summaries",
+  "OpenAI-compatible endpoint",
   "media fetching",
   "exports",
+  "webhooks",
   "observability",
   "tests only",
 ] as const;

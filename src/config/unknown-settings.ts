@@ -13,6 +13,7 @@ export const settingFamilies = [
   "WHISPER_",
   "SPHINX_",
   "SUMMARY_",
+  "OPENAI_COMPAT_",
   "MEDIA_FETCH_",
   "IDP_",
   "METRICS_",

@@ -1,6 +1,7 @@
 import { nameText } from "../http/names.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { Folders } from "./service.ts";
+import type { Idempotency } from "../http/idempotency.ts";
 
 export const folderSchema = t.Object({ id: t.Integer(), name: t.String() });
 export const folderListSchema = t.Object({
@@ -14,10 +15,11 @@ const nameBody = t.Object({
 const nameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });
 
 /** Spec 4.4. */
-export function folderRoutes({ folders, authenticated }: { folders: Folders; authenticated: AnyElysia }) {
+export function folderRoutes({ folders, authenticated, idempotency }: { folders: Folders; authenticated: AnyElysia; idempotency: Idempotency }) {
   const detail = (summary: string) => ({ tags: ["Folders"], security: [{ bearer: [] }], summary });
   return new Elysia({ name: "folder-routes" })
     .use(authenticated)
+    .use(idempotency)
     .get("/api/folders", ({ caller }) => folders.list(caller.userId), {
       response: { 200: folderListSchema },
       detail: detail("Folders with task counts"),
@@ -29,7 +31,7 @@ export function folderRoutes({ folders, authenticated }: { folders: Folders; aut
         set.status = 201;
         return created;
       },
-      { body: nameBody, response: { 201: folderSchema }, detail: detail("Create a folder") },
+      { idempotent: true, body: nameBody, response: { 201: folderSchema }, detail: detail("Create a folder") },
     )
     .patch("/api/folders/:name", ({ params, body, caller, metadata }) => folders.rename(caller.userId, params.name, body.name, metadata), {
       params: nameParams,

@@ -6,6 +6,7 @@ import { fieldName, messageFor } from "./validation-messages.ts";
 import { releaseHeavyWork } from "./heavy-work-slots.ts";
 import { correlationIdOf } from "./correlation.ts";
 import { logger } from "../logging/logger.ts";
+import { OpenAiError, inOpenAiShape, isOpenAiRequest } from "./openai-errors.ts";
 
 const log = logger("http");
 
@@ -85,22 +86,26 @@ export function errorResponse(error: unknown, requestId: string | null = null): 
   return errorJson(500, { message: "Internal server error." });
 }
 
-/** Maps every failure, from routing to domain rules, to the one error shape. */
+/** Maps every failure, from routing to domain rules, to the one error shape (OpenAI's on its compatible `/v1` routes). */
 export const errorHandler = new Elysia({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request }) => {
   // A request that fails keeps no heavy-work slot (a large body refused by validation, or cut off).
   releaseHeavyWork(request);
-  switch (code) {
-    case "VALIDATION":
-      return validationResponse(error);
-    case "NOT_FOUND":
-      return errorJson(404, { message: "Not found." });
-    case "PARSE":
-      // Our body parser (request-limits.ts) refused the body: its reason, not a generic 400.
-      if ((error as Error).cause instanceof DomainError) return errorResponse((error as Error).cause);
-      return errorJson(400, { message: "The request body could not be parsed; send valid JSON (or the form encoding the endpoint takes)." });
-    case "INVALID_COOKIE_SIGNATURE":
-      return errorJson(401, { message: "Unauthenticated." });
-    default:
-      return errorResponse(error, correlationIdOf(request));
-  }
+  const answer = (): Response => {
+    switch (code) {
+      case "VALIDATION":
+        return validationResponse(error);
+      case "NOT_FOUND":
+        return errorJson(404, { message: "Not found." });
+      case "PARSE":
+        // Our body parser (request-limits.ts) refused the body: its reason, not a generic 400.
+        if ((error as Error).cause instanceof DomainError) return errorResponse((error as Error).cause);
+        return errorJson(400, { message: "The request body could not be parsed; send valid JSON (or the form encoding the endpoint takes)." });
+      case "INVALID_COOKIE_SIGNATURE":
+        return errorJson(401, { message: "Unauthenticated." });
+      default:
+        return errorResponse(error, correlationIdOf(request));
+    }
+  };
+  if (!isOpenAiRequest(request)) return answer();
+  return error instanceof OpenAiError ? error.response() : inOpenAiShape(answer());
 });

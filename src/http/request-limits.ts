@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { errorJson } from "./error-handler.ts";
 import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
 import { keepRawBody } from "./raw-body.ts";
+import { isOpenAiPath, openAiErrorJson } from "./openai-errors.ts";
 import { holdHeavyWork, markReadWhole } from "./heavy-work-slots.ts";
 import type { Semaphore } from "../core/semaphore.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
@@ -16,6 +17,8 @@ export type RequestLimits = {
   jsonDepth: number;
   /** Most values in a transcript body (JSON_MAX_VALUES, default 2,000,000: 100,000 segments of 20 values each). */
   transcriptJsonValues: number;
+  /** The audio file `POST /v1/audio/transcriptions` takes (OPENAI_COMPAT_FILE_LIMIT_BYTES, default 25 MiB, OpenAI's own limit). */
+  openAiFileBytes: number;
 };
 
 /** The defaults are the configuration schema's (src/config/settings/limits.ts), so the two cannot differ. */
@@ -24,6 +27,7 @@ export const defaultRequestLimits: RequestLimits = {
   transcriptBodyBytes: schema.TRANSCRIPT_BODY_LIMIT_BYTES.fallback,
   jsonDepth: schema.JSON_MAX_DEPTH.fallback,
   transcriptJsonValues: schema.JSON_MAX_VALUES.fallback,
+  openAiFileBytes: schema.OPENAI_COMPAT_FILE_LIMIT_BYTES.fallback,
 };
 
 /** Every other JSON body is small: its largest array is a bulk request's 1,000 ids. */
@@ -35,6 +39,9 @@ const transcriptArrayItems = 100_000;
 const unlimited = (path: string) => path.startsWith("/storage/");
 /** `PUT /api/user` takes an avatar of up to 5 MB as a form: it gets that, plus room for the form around it. */
 const avatarBytes = 5 * 1024 * 1024 + 64 * 1024;
+/** Room for the form around a file: its part headers and the other fields (model, language, prompt, ...). */
+const formBytes = 64 * 1024;
+const openAiFileRoute = (method: string, path: string) => method === "POST" && path === "/v1/audio/transcriptions";
 const transcriptRoute = (method: string, path: string) =>
   (method === "POST" && path === "/api/tasks") || (method === "PATCH" && /^\/api\/tasks\/[^/]+$/.test(path) && !path.endsWith("/bulk"));
 
@@ -56,7 +63,9 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
       ? limits.transcriptBodyBytes
       : method === "PUT" && path === "/api/user"
         ? Math.max(limits.bodyBytes, avatarBytes)
-        : limits.bodyBytes;
+        : openAiFileRoute(method, path)
+          ? Math.max(limits.bodyBytes, limits.openAiFileBytes + formBytes)
+          : limits.bodyBytes;
   const shapeOf = (method: string, path: string): JsonShapeLimits =>
     transcriptRoute(method, path)
       ? { depth: limits.jsonDepth, arrayItems: transcriptArrayItems, values: limits.transcriptJsonValues }
@@ -72,10 +81,12 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
       const declared = Number(request.headers.get("content-length") ?? NaN);
       // A body of unknown length (chunked) could only be bounded by reading it first; every client that
       // sends JSON or a form knows its length.
+      // The OpenAI-compatible routes answer in OpenAI's error shape (openai-errors.ts).
+      const refuse = (status: number, message: string) => (isOpenAiPath(path) ? openAiErrorJson(status, message) : errorJson(status, { message }));
       if (!Number.isFinite(declared) && (request.headers.get("transfer-encoding") ?? "").includes("chunked")) {
-        return errorJson(411, { message: "Send the request body with a Content-Length header." });
+        return refuse(411, "Send the request body with a Content-Length header.");
       }
-      if (declared > limit) return errorJson(413, { message: tooLarge(limit) });
+      if (declared > limit) return refuse(413, tooLarge(limit));
       if (declared > limits.bodyBytes) holdHeavyWork(request, await heavyWork.acquire());
     })
     .onParse({ as: "global" }, async ({ request }, contentType) => {

@@ -1,6 +1,7 @@
 import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { Tasks } from "./service.ts";
+import type { Idempotency } from "../http/idempotency.ts";
 import { CachedTaskReads } from "./cached-reads.ts";
 import {
   createdTask,
@@ -16,13 +17,14 @@ import {
 } from "./schemas.ts";
 
 /** Spec 4.2: create, list, detail, edit, delete, bulk delete and move, retry. */
-export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticated: AnyElysia }) {
+export function taskRoutes({ tasks, authenticated, idempotency }: { tasks: Tasks; authenticated: AnyElysia; idempotency: Idempotency }) {
   const detail = (summary: string, description?: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
   const reads = new CachedTaskReads(tasks);
 
   return (
     new Elysia({ name: "task-routes" })
       .use(authenticated)
+      .use(idempotency)
       .post(
         "/api/tasks",
         async ({ body, caller, set, metadata }) => {
@@ -33,6 +35,7 @@ export function taskRoutes({ tasks, authenticated }: { tasks: Tasks; authenticat
         {
           // These two take transcripts of up to 24 MiB: their heavy-work slot is given back once the work is done.
           afterHandle: ({ request }) => releaseHeavyWork(request),
+          idempotent: true,
           body: createTaskBody,
           response: { 201: createdTask },
           detail: detail(

@@ -2,15 +2,17 @@ import { Elysia, t, type AnyElysia } from "elysia";
 import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Uploads } from "./service.ts";
+import type { Idempotency } from "../http/idempotency.ts";
 import { maxUploadBytes } from "./events.ts";
 import { supportedFormats } from "../media/formats.ts";
 import { abortBody, completeBody, completedSchema, formatsSchema, sessionSchema, signBody, signedPartSchema, signPartBody } from "./schemas.ts";
 
 /** Spec 4.3: sign, sign-part, complete, abort; and the list of formats an upload may have. */
-export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; authenticated: AnyElysia }) {
+export function uploadRoutes({ uploads, authenticated, idempotency }: { uploads: Uploads; authenticated: AnyElysia; idempotency: Idempotency }) {
   const detail = (summary: string, description?: string) => ({ tags: ["Uploads"], security: [{ bearer: [] }], summary, description });
   return new Elysia({ name: "upload-routes" })
     .use(authenticated)
+    .use(idempotency)
     .get(
       "/api/uploads/formats",
       () => ({ formats: Object.entries(supportedFormats).map(([extension, types]) => ({ extension, content_types: [...types] })), max_size: maxUploadBytes }),
@@ -40,6 +42,7 @@ export function uploadRoutes({ uploads, authenticated }: { uploads: Uploads; aut
         return { message: "Upload complete; the task was created.", task };
       },
       {
+        idempotent: true,
         body: completeBody,
         response: { 201: completedSchema },
         detail: detail(

@@ -37,6 +37,7 @@ const noObjectId: Record<string, string> = {
   "POST /api/auth/social-login":
     "exchanges an authorization code at the identity provider and names no object (not configured here: 422); that an unverified provider email never links to an existing account is test/social-login.e2e.test.ts's",
   "GET /api/uploads/formats": "a static list of supported formats, the same for every caller",
+  "GET /v1/models": "a static list of the models served (whisper-1 and the engine), the same for every caller",
 };
 
 /** Routes the service serves outside its OpenAPI document: the embedded store's signed URLs. */
@@ -713,6 +714,26 @@ function buildMatrix(): Case[] {
           `sign with A's ids: ${brief(reply)}`,
         );
         await ok(actor.auth, "POST", "/api/uploads/abort", { json: { path: reply.body.path, upload_id: reply.body.upload_id } });
+      },
+    },
+    {
+      op: "POST /v1/audio/transcriptions",
+      way: "body",
+      what: "A's user id, task id and media key in extra form fields: nothing of A's is read or answered (a login token is refused, a key gets its own 400)",
+      check: async (actor) => {
+        const form = new FormData();
+        form.append("file", new Blob([new TextEncoder().encode("not audio ".repeat(50))]), "x.mp3");
+        form.append("model", "whisper-1");
+        const foreign: [string, string][] = [
+          ["user_id", String(A.id)],
+          ["task_id", String(a.transcribed)],
+          ["path", a.uploadKey],
+          ["disk", "objstore"],
+        ];
+        for (const [name, value] of foreign) form.append(name, value);
+        const reply = await call(actor.auth, "POST", "/v1/audio/transcriptions", { body: form });
+        noLeak(reply, "OpenAI-compatible transcription with A's ids");
+        must(isApiKey(actor) ? reply.status === 400 && reply.body.error.param === "file" : reply.status === 403, `with A's ids: ${brief(reply)}`);
       },
     },
     // -- folders ----------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
  * Property-based fuzzing of every operation in the service's own OpenAPI document with fast-check:
  * bounded, seeded and so reproducible (FUZZ_SEED, FUZZ_RUNS). Whatever the path parameters, query and
  * body, the service answers below 500, and every error is in spec section 7's shape (`message`, plus
- * `errors` keyed by field for 422).
+ * `errors` keyed by field for 422), or OpenAI's (`{error: {message, type}}`) on the OpenAI-compatible `/v1` routes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -52,6 +52,12 @@ const pathValue = fc.oneof(
   fc.nat().map(String),
 );
 
+/** Header parameters (Idempotency-Key): any printable text a client could send, and the edge cases of the draft's syntax. */
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 300 }).map((text) => text.replace(/[^\x20-\x7e]/g, "")),
+  fc.constantFrom("", '""', '"unterminated', '"a\\"', "k".repeat(256), "fuzz-key"),
+);
+
 function bodyFor(op: Operation) {
   const shaped = fc.dictionary(op.bodyKeys.length > 0 ? fc.constantFrom(...op.bodyKeys) : fc.string({ maxLength: 10 }), fc.oneof(scalar, json), { maxKeys: 6 });
   return fc.oneof(
@@ -73,7 +79,8 @@ describe("fuzzing every operation of the OpenAPI document", () => {
           fc.dictionary(fc.constantFrom("page", "per_page", "status", "search", "folder", "x"), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
           bodyFor(op),
           fc.boolean(),
-          async (values, query, body, withToken) => {
+          headerValue,
+          async (values, query, body, withToken, header) => {
             let i = 0;
             const path = op.path.replace(/\{[^}]+\}/g, (name) =>
               name === "{id}" && values[3] === "1" ? String(taskId) : encodeURIComponent(values[i++ % 3]!),
@@ -86,7 +93,11 @@ describe("fuzzing every operation of the OpenAPI document", () => {
                 : JSON.stringify(body);
             const response = await app.request(op.method, `${path}${search ? `?${search}` : ""}`, {
               token: withToken ? token : undefined,
-              ...(hasBody && { body: raw, headers: { "content-type": "application/json" } }),
+              ...(hasBody && { body: raw }),
+              headers: {
+                ...(hasBody && { "content-type": "application/json" }),
+                ...Object.fromEntries(op.parameters.filter((p) => p.in === "header").map((p) => [p.name, header])),
+              },
             });
             sent++;
             const text = await response.text();
@@ -98,6 +109,13 @@ describe("fuzzing every operation of the OpenAPI document", () => {
                 parsed = JSON.parse(text);
               } catch {
                 throw new Error(`error not JSON: ${where}`);
+              }
+              if (op.path.startsWith("/v1/")) {
+                // The OpenAI-compatible routes answer in OpenAI's shape, validation failures included (400).
+                const error = (parsed as { error?: { message?: unknown; type?: unknown } }).error;
+                if (typeof error?.message !== "string" || typeof error.type !== "string") throw new Error(`error not in OpenAI's shape: ${where}`);
+                if (response.status === 422) throw new Error(`422 on an OpenAI-compatible route: ${where}`);
+                return;
               }
               const error = parsed as { message?: unknown; errors?: unknown };
               if (typeof error.message !== "string") throw new Error(`error without message: ${where}`);

@@ -1,5 +1,6 @@
 import { normalizeSchema, type JsonSchema } from "./normalize-schema.ts";
-import { errorResponses, errorSchemas, rateLimitHeaders, type ErrorStatus } from "./errors.ts";
+import { errorResponses, errorSchemas, openAiErrorSchema, rateLimitHeaders, type ErrorStatus } from "./errors.ts";
+import { isOpenAiPath } from "../openai-errors.ts";
 
 /** What the builder reads of an Elysia route (`app.routes`): its method, path and the hooks' schemas and detail. */
 export type RouteShape = {
@@ -30,7 +31,7 @@ export type OpenApiOptions = {
    * `METHOD /path` and parameter name: the document states them all the same.
    */
   parameterBounds?: Record<string, Record<string, JsonSchema>>;
-  /** Request media types other than JSON, by `METHOD /path` (a file upload takes multipart too). */
+  /** Request media types where a body is not JSON alone, by `METHOD /path`: all of them (a file upload takes multipart). */
   bodyMediaTypes?: Record<string, string[]>;
 };
 
@@ -44,7 +45,9 @@ type Document = JsonSchema & { paths: Record<string, Record<string, JsonSchema>>
  */
 export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOptions): Document {
   const names = new Map<string, string>();
-  const components: Record<string, JsonSchema> = { ...errorSchemas };
+  // OpenAI's error shape only where some route answers in it.
+  const openAiRoutes = routes.some((route) => isOpenAiPath(route.path) && route.hooks.detail?.hide !== true);
+  const components: Record<string, JsonSchema> = { ...errorSchemas, ...(openAiRoutes && { OpenAIError: openAiErrorSchema }) };
   for (const [name, schema] of Object.entries(options.named)) {
     const normalized = normalizeSchema(schema);
     components[name] = normalized;
@@ -91,6 +94,8 @@ export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOpti
       ...p,
       schema: named({ ...(p.schema as JsonSchema), ...bounds[p.name] }),
     }));
+    // Header parameters are described in OpenAPI terms where they are read (the Idempotency-Key macro's detail).
+    for (const parameter of (detail.parameters as (typeof parameters)[number][] | undefined) ?? []) parameters.push(parameter);
     for (const name of path.match(/\{(\w+)\}/g) ?? []) {
       const bare = name.slice(1, -1);
       if (!parameters.some((p) => p.in === "path" && p.name === bare)) parameters.push({ name: bare, in: "path", required: true, schema: { type: "string" } });
@@ -99,7 +104,7 @@ export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOpti
 
     if (route.hooks.body !== undefined) {
       const schema = named(normalizeSchema(route.hooks.body));
-      const types = ["application/json", ...(options.bodyMediaTypes?.[key] ?? [])];
+      const types = options.bodyMediaTypes?.[key] ?? ["application/json"];
       operation.requestBody = { required: !isOptionalBody(route.hooks.body), content: Object.fromEntries(types.map((type) => [type, { schema }])) };
     }
 
@@ -123,6 +128,11 @@ export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOpti
       for (const [status, response] of Object.entries(responses))
         if (status.startsWith("2")) responses[status] = { ...response, headers: { ...(response.headers as object | undefined), ...rateLimitHeaders } };
     }
+    // Headers some 2xx answers carry besides (Idempotent-Replayed), described where they are set.
+    const responseHeaders = detail.responseHeaders as Record<string, JsonSchema> | undefined;
+    if (responseHeaders)
+      for (const [status, response] of Object.entries(responses))
+        if (status.startsWith("2")) responses[status] = { ...response, headers: { ...(response.headers as object | undefined), ...responseHeaders } };
     if (route.hooks.body !== undefined) {
       statuses.add(400);
       statuses.add(413);
@@ -130,7 +140,16 @@ export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOpti
     }
     if (route.hooks.query !== undefined || route.hooks.params !== undefined) statuses.add(422);
     statuses.add(500);
-    Object.assign(responses, errorResponses([...statuses].filter((s) => responses[String(s)] === undefined)));
+    // OpenAI answers what fails validation with 400, as the `/v1` routes do.
+    const openAi = isOpenAiPath(path);
+    if (openAi && statuses.delete(422)) statuses.add(400);
+    Object.assign(
+      responses,
+      errorResponses(
+        [...statuses].filter((s) => responses[String(s)] === undefined),
+        openAi ? "openai" : "scribe",
+      ),
+    );
     operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     paths[path] ??= {};
     paths[path]![method] = operation;

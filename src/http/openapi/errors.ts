@@ -22,6 +22,28 @@ export const errorSchemas: Record<string, JsonSchema> = {
   },
 };
 
+/** OpenAI's error shape, which the OpenAI-compatible `/v1` routes answer in (src/http/openai-errors.ts). */
+export const openAiErrorSchema: JsonSchema = {
+  type: "object",
+  description: "Every error answer of the OpenAI-compatible routes (`/v1`), in OpenAI's shape.",
+  properties: {
+    error: {
+      type: "object",
+      properties: {
+        message: { type: "string" },
+        type: {
+          type: "string",
+          enum: ["invalid_request_error", "authentication_error", "permission_error", "not_found_error", "rate_limit_error", "server_error"],
+        },
+        param: { type: ["string", "null"] },
+        code: { type: ["string", "null"] },
+      },
+      required: ["message", "type", "param", "code"],
+    },
+  },
+  required: ["error"],
+};
+
 const meaning: Record<ErrorStatus, string> = {
   400: "The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8.",
   401: "Not authenticated: the token or key is missing, unknown or revoked.",
@@ -49,10 +71,12 @@ export const rateLimitHeaders = {
   "X-RateLimit-Remaining": { description: "Requests left to this credential in the current minute.", schema: { type: "integer" } },
 };
 
-export function errorResponses(statuses: readonly ErrorStatus[]): Record<string, JsonSchema> {
+/** `shape`: spec section 7's (`Error`, `ValidationError`), or OpenAI's on the `/v1` routes (`OpenAIError`). */
+export function errorResponses(statuses: readonly ErrorStatus[], shape: "scribe" | "openai" = "scribe"): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   for (const status of statuses) {
-    const schema = { $ref: `#/components/schemas/${status === 422 ? "ValidationError" : "Error"}` };
+    const name = shape === "openai" ? "OpenAIError" : status === 422 ? "ValidationError" : "Error";
+    const schema = { $ref: `#/components/schemas/${name}` };
     const response: JsonSchema = { description: meaning[status], content: { "application/json": { schema } } };
     if (status === 429) response.headers = retryAfter;
     out[String(status)] = response;
