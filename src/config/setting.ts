@@ -14,7 +14,6 @@ export const groups = [
   "OpenAI-compatible endpoint",
   "media fetching",
   "exports",
-  "webhooks",
   "observability",
   "tests only",
 ] as const;
