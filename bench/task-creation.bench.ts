@@ -119,7 +119,8 @@ async function createOne(service: RunningService, token: string, index: number):
     const elapsed = performance.now() - t0;
     await response.arrayBuffer();
     if (response.status === 201) return elapsed;
-    if (response.status !== 429) throw new Error(`POST /api/tasks: ${response.status}`);
+    // The service logs why it answered 500; show its last lines rather than only the status.
+    if (response.status !== 429) throw new Error(`POST /api/tasks: ${response.status}\n${service.output().split("\n").slice(-20).join("\n")}`);
     await Bun.sleep(2);
   }
 }
