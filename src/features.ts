@@ -10,6 +10,8 @@ import { Folders, folderRoutes } from "./folders/index.ts";
 import { Exports, exportRoutes } from "./exports/index.ts";
 import { Uploads, uploadRoutes } from "./uploads/index.ts";
 import { createSummarizer, Summaries, transcriptionRoutes } from "./transcription/index.ts";
+import { idempotency } from "./http/idempotency.ts";
+import { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { OpenAiTranscriptions, openAiRoutes, servedLanguage, servedModels } from "./openai-compat/index.ts";
 
 /**
@@ -59,13 +61,15 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
   const tasks = new Tasks(adapters.eventStore, adapters.documents, waitFor, adapters.transcripts);
   const folders = new Folders(adapters.eventStore, adapters.documents, waitFor, (userId) => folderTaskCounts(adapters.documents, userId));
   const summaries = new Summaries(adapters.eventStore, tasks, createSummarizer(config.transcription), waitFor);
+  // One Idempotency-Key store for the routes that take the header (a route opts in with `idempotent: true`).
+  const idempotent = idempotency(new IdempotencyKeys(adapters.documents));
   return [
-    taskRoutes({ tasks, authenticated }),
+    taskRoutes({ tasks, authenticated, idempotency: idempotent }),
     shareRoutes({ tasks, db: adapters.documents, publicUrl: config.publicUrl, authenticated }),
     historyRoutes({ tasks, db: adapters.documents, authenticated }),
-    folderRoutes({ folders, authenticated }),
+    folderRoutes({ folders, authenticated, idempotency: idempotent }),
     exportRoutes({ exports: new Exports(adapters.eventStore, adapters.documents, adapters.blobs, tasks), authenticated }),
-    uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated }),
+    uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated, idempotency: idempotent }),
     audioRoutes({ tasks, blobs: adapters.blobs, authenticated }),
     transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
     openAiRoutes({
