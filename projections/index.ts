@@ -9,6 +9,8 @@ import { taskHistoryProjection } from "../src/tasks/task-history-projection.ts";
 import { foldersProjection } from "../src/folders/folders-projection.ts";
 import { exportsProjection } from "../src/exports/exports-projection.ts";
 import { uploadsProjection } from "../src/uploads/uploads-projection.ts";
+import { webhookEndpointsProjection } from "../src/webhooks/endpoints-projection.ts";
+import { webhookDeliveriesProjection } from "../src/webhooks/deliveries-projection.ts";
 
 /** Every read model of the service (each capability's index lists its own), in the order they are started and rebuilt. */
 export const allProjections: Projection[] = [
@@ -20,4 +22,6 @@ export const allProjections: Projection[] = [
   foldersProjection,
   exportsProjection,
   uploadsProjection,
+  webhookEndpointsProjection,
+  webhookDeliveriesProjection,
 ];

@@ -5,6 +5,7 @@ import { taskEventTypes, type TaskEvent } from "./tasks/events.ts";
 import { folderEventTypes, type FolderEvent } from "./folders/decider.ts";
 import { uploadEventTypes, type UploadEvent } from "./uploads/events.ts";
 import type { SequenceEvent } from "./core/sequence.ts";
+import { webhookEndpointEventTypes, webhookMessageEventTypes, type WebhookEndpointEvent, type WebhookMessageEvent } from "./webhooks/events.ts";
 import type { EventMetadata } from "./core/event.ts";
 
 /**
@@ -12,7 +13,16 @@ import type { EventMetadata } from "./core/event.ts";
  * types the event catalogue (clients/events/scribe-events.schema.json, `npm run catalogue`) is generated
  * from, so the catalogue cannot drift from the code.
  */
-export type StoredEvent = UserEvent | AdmissionEvent | FolderEvent | TaskEvent | UploadEvent | ClaimEvent | SequenceEvent;
+export type StoredEvent =
+  | UserEvent
+  | AdmissionEvent
+  | FolderEvent
+  | TaskEvent
+  | UploadEvent
+  | ClaimEvent
+  | SequenceEvent
+  | WebhookEndpointEvent
+  | WebhookMessageEvent;
 
 /** Who and what caused an event, on every event. */
 export type StoredEventMetadata = EventMetadata;
@@ -43,6 +53,16 @@ export const eventStreams: Record<string, { stream: string; description: string;
     stream: "identity-<SHA-256 of issuer and subject>",
     description: "Which account a social-login identity belongs to.",
     types: ["KeyClaimed", "KeyReleased"],
+  },
+  webhooks: {
+    stream: "webhooks-<user id>",
+    description: "An account's webhook endpoints: created, disabled, deleted (the signing secret is redacted by the export).",
+    types: webhookEndpointEventTypes,
+  },
+  webhookmessage: {
+    stream: "webhookmessage-<message id>",
+    description: "One webhook message to one endpoint: scheduled, then each attempt, until delivered, given up or cancelled.",
+    types: webhookMessageEventTypes,
   },
   sequence: {
     stream: "sequence-<name>",

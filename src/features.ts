@@ -10,7 +10,8 @@ import { Folders, folderRoutes } from "./folders/index.ts";
 import { Exports, exportRoutes } from "./exports/index.ts";
 import { Uploads, uploadRoutes } from "./uploads/index.ts";
 import { createSummarizer, Summaries, transcriptionRoutes } from "./transcription/index.ts";
-import { idempotency } from "./http/idempotency.ts";
+import { WebhookDelivery, Webhooks, webhookRoutes } from "./webhooks/index.ts";
+import { idempotency, type Idempotency } from "./http/idempotency.ts";
 import { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { OpenAiTranscriptions, openAiRoutes, servedLanguage, servedModels } from "./openai-compat/index.ts";
 
@@ -72,6 +73,7 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
     uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated, idempotency: idempotent }),
     audioRoutes({ tasks, blobs: adapters.blobs, authenticated }),
     transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
+    webhookFeatures(config, adapters, waitFor, authenticated, idempotent),
     openAiRoutes({
       transcriptions: new OpenAiTranscriptions(tasks, adapters.blobs, config.openAiCompatWaitMs),
       models: servedModels(config.transcription),
@@ -80,4 +82,11 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
       authenticated,
     }),
   ];
+}
+
+/** Webhook endpoints: registered and tested through the API; their messages are delivered by the workers role. */
+function webhookFeatures(config: Config, adapters: Adapters, waitFor: WaitForProjections, authenticated: AnyElysia, idempotency: Idempotency): AnyElysia {
+  const delivery = new WebhookDelivery(adapters.eventStore, adapters.documents, config.webhooks);
+  const webhooks = new Webhooks(adapters.eventStore, adapters.documents, waitFor, delivery, config.webhooks);
+  return webhookRoutes({ webhooks, authenticated, idempotency });
 }

@@ -7,6 +7,7 @@ import { notificationView } from "./notifications/routes.ts";
 import { createdTask, taskDetailSchema, taskListItemSchema, taskListSchema } from "./tasks/schemas.ts";
 import { segmentSchema } from "./tasks/segments.ts";
 import { completedSchema, formatsSchema, sessionSchema, signedPartSchema } from "./uploads/schemas.ts";
+import { createdEndpoint, deliveryView, endpointView, testResult } from "./webhooks/schemas.ts";
 import { modelList, transcriptionJson, transcriptionVerbose } from "./openai-compat/schemas.ts";
 
 /**
@@ -37,6 +38,7 @@ export function openApiOptions(config: Config): OpenApiOptions {
       { name: "Tasks", description: "Transcription tasks: create, list, read, edit, delete, retry, share, export." },
       { name: "Folders", description: "Folders that organise tasks." },
       { name: "Uploads", description: "Multipart uploads straight to storage; completing one creates its task." },
+      { name: "Webhooks", description: "Signed notifications of finished, failed and deleted tasks and ready exports (Standard Webhooks)." },
       {
         name: "OpenAI compatibility",
         description: "OpenAI's transcription endpoint and model list, for OpenAI's SDKs and clients: an API key as the Bearer token, errors in OpenAI's shape.",
@@ -61,6 +63,10 @@ export function openApiOptions(config: Config): OpenApiOptions {
       CompletedUpload: completedSchema,
       UploadFormats: formatsSchema,
       CheckoutOptions: checkoutOptions,
+      WebhookEndpoint: endpointView,
+      CreatedWebhookEndpoint: createdEndpoint,
+      WebhookDelivery: deliveryView,
+      WebhookTestResult: testResult,
       OpenAITranscription: transcriptionJson,
       OpenAITranscriptionVerbose: transcriptionVerbose,
       OpenAIModelList: modelList,
@@ -109,6 +115,11 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "GET /api/tasks/{id}/audio": [404, 416],
       "GET /api/tasks/{id}/refresh-summary": [404, 502],
       "GET /api/tasks/{id}/events": [404],
+      "GET /api/webhooks": [],
+      "POST /api/webhooks": [],
+      "DELETE /api/webhooks/{id}": [404],
+      "GET /api/webhooks/{id}/deliveries": [404],
+      "POST /api/webhooks/{id}/test": [404],
       "POST /v1/audio/transcriptions": [400, 403, 404, 429, 500],
       "GET /v1/models": [403],
     },

@@ -24,6 +24,7 @@ import { startMonthlyAllowanceJob } from "./billing/index.ts";
 import { startStuckTaskSweeper, sweepTemporaryMedia, transcriptionTempRoot } from "./transcription/index.ts";
 import type { JobObserver, Worker } from "./core/worker.ts";
 import { startUploadCleanupJob, Uploads } from "./uploads/index.ts";
+import { startWebhookRetryJob, WebhookDelivery } from "./webhooks/index.ts";
 import { startPeriodicJob } from "./core/periodic-job.ts";
 import { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { startIdempotencyCleanupJob } from "./http/idempotency-cleanup-job.ts";
@@ -55,6 +56,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   let stuckTasks: { stop(): void } | null = null;
   let workers: Worker[] = [];
   let uploadCleanup: { stop(): void } | null = null;
+  let webhookRetries: { stop(): void } | null = null;
   let tempSweep: { stop(): void } | null = null;
   let idempotencyCleanup: { stop(): void } | null = null;
 
@@ -101,6 +103,8 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       blobs: adapters.blobs,
       transcripts: adapters.transcripts,
       mediaFetch: config.mediaFetch,
+      documents: adapters.documents,
+      webhooks: config.webhooks,
       transcription: config.transcription,
       heavyWork,
     });
@@ -115,6 +119,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     monthlyAllowance = startMonthlyAllowanceJob(adapters.eventStore, adapters.documents);
     stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
     uploadCleanup = startUploadCleanupJob(uploads, adapters.documents, adapters.blobs);
+    webhookRetries = startWebhookRetryJob(new WebhookDelivery(adapters.eventStore, adapters.documents, config.webhooks), adapters.documents);
     // Per host, not leased: each worker process clears what dead processes of its host left in the temp folder.
     tempSweep = startPeriodicJob(
       "temporary media sweep",
@@ -151,6 +156,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       stuckTasks?.stop();
       for (const worker of workers) worker.abort?.(); // long transcriptions give their message back
       uploadCleanup?.stop();
+      webhookRetries?.stop();
       tempSweep?.stop();
       idempotencyCleanup?.stop();
       for (const leadership of leaderships) await leadership.stop(); // the relay and the projection writer, when held here

@@ -6,12 +6,19 @@ import * as transcription from "../src/transcription/index.ts";
 import * as exports from "../src/exports/index.ts";
 import * as uploads from "../src/uploads/index.ts";
 import * as accounts from "../src/accounts/index.ts";
+import * as webhooks from "../src/webhooks/index.ts";
+import type { DocumentStore } from "../src/readmodels/port.ts";
 
 /** What the workers are built from: each capability's `workers` takes the part it needs. */
-export type WorkerDependencies = transcription.TranscriptionWorkerDependencies & { mediaFetch?: MediaFetchSettings; uploads: uploads.Uploads };
+export type WorkerDependencies = transcription.TranscriptionWorkerDependencies & {
+  mediaFetch?: MediaFetchSettings;
+  uploads: uploads.Uploads;
+  documents: DocumentStore;
+  webhooks: webhooks.WebhookSettings;
+};
 
 /** Every worker of the service, from the capabilities that have some; each runs as a durable consumer on the bus. */
 export function createWorkers(dependencies: WorkerDependencies): Worker[] {
   const shared = { ...dependencies, heavyWork: dependencies.heavyWork ?? new Semaphore(1) };
-  return [...accounts.workers(shared), ...tasks.workers(shared), ...transcription.workers(shared), ...exports.workers(shared), ...uploads.workers(shared)];
+  return [...accounts.workers(shared), ...tasks.workers(shared), ...transcription.workers(shared), ...exports.workers(shared), ...uploads.workers(shared), ...webhooks.workers(shared)];
 }

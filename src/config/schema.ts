@@ -7,6 +7,7 @@ import { observabilitySettings, testSettings } from "./settings/observability.ts
 import { serverSettings } from "./settings/server.ts";
 import { storageSettings } from "./settings/storage.ts";
 import { summarySettings, transcriptionSettings } from "./settings/transcription.ts";
+import { webhookSettings } from "./settings/webhooks.ts";
 
 /** The parts of the schema, one per concern (a test checks that no name is in two). */
 export const schemaParts = [
@@ -19,6 +20,7 @@ export const schemaParts = [
   openAiCompatSettings,
   mediaFetchSettings,
   exportSettings,
+  webhookSettings,
   observabilitySettings,
   testSettings,
 ] as const;
@@ -37,6 +39,7 @@ export const schema = {
   ...openAiCompatSettings,
   ...mediaFetchSettings,
   ...exportSettings,
+  ...webhookSettings,
   ...observabilitySettings,
   ...testSettings,
 };

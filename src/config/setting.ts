@@ -14,6 +14,7 @@ export const groups = [
   "OpenAI-compatible endpoint",
   "media fetching",
   "exports",
+  "webhooks",
   "observability",
   "tests only",
 ] as const;

@@ -15,6 +15,7 @@ export const settingFamilies = [
   "SUMMARY_",
   "OPENAI_COMPAT_",
   "MEDIA_FETCH_",
+  "WEBHOOK_",
   "IDP_",
   "METRICS_",
   "LOG_",

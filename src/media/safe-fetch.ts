@@ -94,7 +94,7 @@ export async function safeFetch(raw: string, options: SafeFetchOptions): Promise
   let current: string | URL = raw;
   for (let hop = 0; ; hop++) {
     const { url, addresses }: { url: URL; addresses: ResolvedAddress[] } = await vetUrl(current, options).catch(fail);
-    const response: IncomingMessage = await get(url, addresses, controller.signal).catch(fail);
+    const response: IncomingMessage = await requestVetted(url, addresses, controller.signal).catch(fail);
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && response.headers.location) {
       response.resume();
@@ -126,7 +126,16 @@ export async function safeFetch(raw: string, options: SafeFetchOptions): Promise
   }
 }
 
-function get(url: URL, addresses: ResolvedAddress[], signal: AbortSignal): Promise<IncomingMessage> {
+/** What a request other than the media GET sends (a webhook's POST). */
+export type VettedRequestInit = { method: string; headers: Record<string, string>; body?: string };
+
+const mediaGet: VettedRequestInit = { method: "GET", headers: { "user-agent": "Scribe media fetcher", accept: "*/*" } };
+
+/**
+ * Sends one request to addresses vetUrl returned, never to a fresh DNS answer; resolves once the
+ * response's headers arrive. Redirects are the caller's to follow (and vet) or refuse.
+ */
+export function requestVetted(url: URL, addresses: ResolvedAddress[], signal: AbortSignal, init: VettedRequestInit = mediaGet): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const client = url.protocol === "https:" ? https : http;
     const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -136,8 +145,8 @@ function get(url: URL, addresses: ResolvedAddress[], signal: AbortSignal): Promi
         host,
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
-        method: "GET",
-        headers: { "user-agent": "Scribe media fetcher", accept: "*/*" },
+        method: init.method,
+        headers: init.body === undefined ? init.headers : { ...init.headers, "content-length": String(Buffer.byteLength(init.body)) },
         agent: false,
         signal,
         // Connect to the addresses vetted above, never to a fresh DNS answer.
@@ -149,8 +158,9 @@ function get(url: URL, addresses: ResolvedAddress[], signal: AbortSignal): Promi
       } as http.RequestOptions,
       resolve,
     );
-    request.on("error", (error: Error) => reject(signal.aborted ? signal.reason : new MediaFetchError(`could not download from ${host}: ${describe(error)}`)));
-    request.end();
+    const verb = init.method === "GET" ? "download from" : "connect to";
+    request.on("error", (error: Error) => reject(signal.aborted ? signal.reason : new MediaFetchError(`could not ${verb} ${host}: ${describe(error)}`)));
+    request.end(init.body);
   });
 }
 

@@ -4,7 +4,7 @@ import { plans, type BillingInterval, type PlanKey } from "../accounts/plans.ts"
 
 /** What a notification says (spec 2.5's title and message); the read model adds id, times and owner. */
 export type NotificationContent = { kind: NotificationKind; title: string; message: string };
-export type NotificationKind = "plan_changed" | "balance_low" | "task_finished" | "task_failed" | "export_ready";
+export type NotificationKind = "plan_changed" | "balance_low" | "task_finished" | "task_failed" | "export_ready" | "webhook_disabled";
 
 /**
  * Task events that notify their owner. The tasks and exports capabilities own these events (later
@@ -66,6 +66,28 @@ export function taskNotification(event: TaskNotificationEvent): NotificationCont
     default:
       return assertNever(event);
   }
+}
+
+/**
+ * The webhooks capability's fact that an endpoint was disabled (its deliveries kept failing, or it answered
+ * 410 Gone), on `webhooks-<user id>`; described here by shape, as notifications sit below webhooks.
+ */
+export type WebhookDisabledEvent = { type: "WebhookEndpointDisabled"; data: { userId: number; endpointId: string; url: string; reason: string } };
+
+export function webhookDisabled(event: WebhookDisabledEvent): NotificationContent {
+  // Origin and path only: a token in the query string stays out of the notification.
+  let where = event.data.url;
+  try {
+    const url = new URL(where);
+    where = `${url.origin}${url.pathname}`;
+  } catch {
+    // shown as registered
+  }
+  return {
+    kind: "webhook_disabled",
+    title: "Webhook disabled",
+    message: `Nothing more is sent to ${where}: ${event.data.reason}. Fix the receiver, then register it again.`,
+  };
 }
 
 /** 0 s, 45 s, 3 min, 2 h 5 min: minutes are enough once there are a few of them. */

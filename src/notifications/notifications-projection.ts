@@ -5,6 +5,7 @@
  * Sources:
  * - `user-<id>`: PlanChanged ("Plan changed"); SecondsCharged when it takes the balance below 10 %
  *   of the period's total or below 60 s ("Balance low"); NotificationsRead marks them read.
+ * - `webhooks-<user id>`: WebhookEndpointDisabled {userId, url, reason} ("Webhook disabled").
  * - `task-<id>` (later issues): TaskFinished {taskId, name}, TaskFailed {taskId, name, reason},
  *   ExportReady {taskId, format}, ExportGenerated {taskId, format} when `requested`. Their `data` MUST carry `userId` (the task's owner): this
  *   projection sees one event at a time and never looks the task up.
@@ -25,6 +26,8 @@ import {
   type NotificationContent,
   type NotificationKind,
   type TaskNotificationEvent,
+  type WebhookDisabledEvent,
+  webhookDisabled,
 } from "./decisions.ts";
 import { positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
 
@@ -83,7 +86,7 @@ function isTaskNotificationEvent(event: RecordedEvent): event is RecordedEvent &
 export const notificationsProjection: Projection = {
   name: "notifications",
   collections: ["notifications", "notification_balances"],
-  eventTypes: ["PlanChanged", ...ledgerEventTypes, "NotificationsRead", ...taskNotificationEventTypes],
+  eventTypes: ["PlanChanged", ...ledgerEventTypes, "NotificationsRead", ...taskNotificationEventTypes, "WebhookEndpointDisabled"],
   async setup(db) {
     await db.collection("notifications").createIndex({ userId: 1, _position: -1 });
     await db.collection("notifications").createIndex({ userId: 1, read_at: 1 });
@@ -91,6 +94,11 @@ export const notificationsProjection: Projection = {
   async apply(recorded, db) {
     if (isTaskNotificationEvent(recorded)) {
       await notify(db, recorded, recorded.data.userId, taskNotification(recorded));
+      return;
+    }
+    if (recorded.type === "WebhookEndpointDisabled") {
+      const event = recorded as unknown as WebhookDisabledEvent;
+      await notify(db, recorded, event.data.userId, webhookDisabled(event));
       return;
     }
     const userId = userIdOfStream(recorded.streamName);

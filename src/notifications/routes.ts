@@ -4,7 +4,7 @@ import type { Notifications } from "./service.ts";
 
 export const notificationView = t.Object({
   id: t.String({ description: "Stable id (the id of the event that caused the notification)." }),
-  title: t.String({ description: "Plan changed | Balance low | Task finished | Task failed | Export ready" }),
+  title: t.String({ description: "Plan changed | Balance low | Task finished | Task failed | Export ready | Webhook disabled" }),
   message: t.String(),
   read_at: t.Nullable(t.String({ description: "When it was marked read; null while unread." })),
   created_at: t.String(),
@@ -19,7 +19,7 @@ export function notificationRoutes({ notifications, authenticated }: { notificat
       response: { 200: t.Array(notificationView) },
       detail: detail(
         "The 10 most recent notifications, newest first",
-        "Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready.",
+        "Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready, webhook disabled.",
       ),
     })
     .post(

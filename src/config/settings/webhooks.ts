@@ -1,0 +1,36 @@
+import { flag, integer, type Setting } from "../setting.ts";
+
+/** Comma-separated whole seconds, each from 1 to a week: the delays between a message's attempts. */
+function delays(about: { description: string; fallback: readonly number[] }): Setting<number[]> {
+  const rule = "must be a comma-separated list of whole seconds, each from 1 to 604800";
+  return {
+    group: "webhooks",
+    type: "list of seconds",
+    description: about.description,
+    shownDefault: about.fallback.join(","),
+    secret: false,
+    fallback: [...about.fallback],
+    show: (value) => value.join(","),
+    parse(raw) {
+      const items = raw.split(",").map((item) => item.trim());
+      const valid = items.every((item) => /^\d+$/.test(item) && Number(item) >= 1 && Number(item) <= 604_800);
+      return valid ? { value: items.map(Number) } : { broken: rule };
+    },
+  };
+}
+
+/** Outgoing webhooks (README: Webhooks). The default schedule is src/webhooks/schedule.ts's, repeated here so src/config imports nothing of the service. */
+export const webhookSettings = {
+  WEBHOOK_TIMEOUT_SECONDS: integer({ group: "webhooks", min: 1, max: 60, fallback: 15, description: "How long an attempt waits for the receiver's answer." }),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: delays({
+    fallback: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
+    description:
+      "Seconds before each retry after a failed attempt (±10 %); when they are spent the message is given up and its endpoint disabled. Shorter than 24 h in all only in tests.",
+  }),
+  WEBHOOK_ALLOW_LOOPBACK: flag({
+    group: "webhooks",
+    words: ["true", "false"],
+    fallback: false,
+    description: "Tests only, never in production: lets endpoints be on 127.0.0.0/8 and ::1 (no other private range).",
+  }),
+} as const;
