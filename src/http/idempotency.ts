@@ -117,8 +117,9 @@ export function idempotency(keys: IdempotencyKeys) {
           await keys.release(reservation);
           return;
         }
+        // The content types Bun gives these bodies when Elysia answers them (Response.json for a value).
         const text = typeof response === "string";
-        const headers: Record<string, string> = { "content-type": text ? "text/plain; charset=utf-8" : "application/json" };
+        const headers: Record<string, string> = { "content-type": text ? "text/plain;charset=utf-8" : "application/json;charset=utf-8" };
         const location = set.headers.location;
         if (typeof location === "string") headers.location = location;
         return keep(reservation, { status, headers, body: text ? response : JSON.stringify(response) });
