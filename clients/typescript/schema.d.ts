@@ -218,7 +218,7 @@ export interface paths {
         };
         /**
          * The 10 most recent notifications, newest first
-         * @description Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready.
+         * @description Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready, webhook disabled.
          */
         get: operations["getNotifications"];
         put?: never;
@@ -733,6 +733,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's webhook endpoints
+         * @description The account's webhook endpoints.
+         */
+        get: operations["getWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Messages are signed as Standard Webhooks specifies (webhook-id, webhook-timestamp, webhook-signature) with the secret in this answer, shown once. At most 10 endpoints per account.
+         */
+        post: operations["postWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint (its pending messages are dropped)
+         * @description Delete a webhook endpoint (its pending messages are dropped).
+         */
+        delete: operations["deleteWebhooksById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's latest delivery attempts, newest first
+         * @description The endpoint's latest delivery attempts, newest first.
+         */
+        get: operations["getWebhooksByIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test message now
+         * @description One attempt, not retried, signed like any message; the answer says how it went, and the deliveries list shows it. Disabled endpoints are tested too.
+         */
+        post: operations["postWebhooksByIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audio/transcriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcribe audio (OpenAI-compatible)
+         * @description OpenAI's endpoint: a multipart form with `file`, `model` (any name), `language`, `prompt`, `response_format` and `timestamp_granularities[]`. It creates a task like any other (listed, charged, with history: the same 3-in-progress limit, 429, and plan and balance, 403) and answers when it has finished. Past OPENAI_COMPAT_WAIT_SECONDS it answers 504 naming the task, which goes on (poll `GET /api/tasks/{id}`). A file that cannot be decoded as audio is 400 and makes no task. Errors are in OpenAI's shape, `{error: {message, type, param, code}}`; answers that created a task carry `x-should-retry: false` and `X-Task-Id`.
+         */
+        post: operations["postV1AudioTranscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models served (OpenAI-compatible)
+         * @description `whisper-1` and the configured engine; every name runs on that engine.
+         */
+        get: operations["getV1Models"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -746,6 +870,16 @@ export interface components {
             message: string;
             errors: {
                 [key: string]: string[];
+            };
+        };
+        /** @description Every error answer of the OpenAI-compatible routes (`/v1`), in OpenAI's shape. */
+        OpenAIError: {
+            error: {
+                message: string;
+                /** @enum {string} */
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "rate_limit_error" | "server_error";
+                param: string | null;
+                code: string | null;
             };
         };
         Task: {
@@ -917,7 +1051,7 @@ export interface components {
         Notification: {
             /** @description Stable id (the id of the event that caused the notification). */
             id: string;
-            /** @description Plan changed | Balance low | Task finished | Task failed | Export ready */
+            /** @description Plan changed | Balance low | Task finished | Task failed | Export ready | Webhook disabled */
             title: string;
             message: string;
             /**
@@ -1002,6 +1136,116 @@ export interface components {
              * @description The checkout can be paid until then (one hour).
              */
             expires_at: string;
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            events: ("task.finished" | "task.failed" | "task.deleted" | "export.ready")[];
+            /**
+             * @description disabled: deliveries kept failing (or the receiver answered 410 Gone).
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CreatedWebhookEndpoint: {
+            id: string;
+            url: string;
+            events: ("task.finished" | "task.failed" | "task.deleted" | "export.ready")[];
+            /**
+             * @description disabled: deliveries kept failing (or the receiver answered 410 Gone).
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description `whsec_` and base64 of 32 random bytes: the Standard Webhooks signing secret. Shown in this answer only. */
+            secret: string;
+        };
+        WebhookDelivery: {
+            /** @description The webhook-id header: the same on every attempt of a message. */
+            message_id: string;
+            /** @description task.finished, task.failed, task.deleted, export.ready or webhook.test */
+            type: string;
+            /** @description 1 for the first attempt of the message. */
+            attempt: number;
+            succeeded: boolean;
+            /** @description The receiver's HTTP status; null when none came (timeout, refused address, connection error). */
+            status_code: number | null;
+            duration_ms: number;
+            error: string | null;
+            /** Format: date-time */
+            attempted_at: string;
+            /**
+             * Format: date-time
+             * @description When the message is tried again; null when it is not.
+             */
+            next_attempt_at: string | null;
+        };
+        WebhookTestResult: {
+            message_id: string;
+            succeeded: boolean;
+            status_code: number | null;
+            duration_ms: number;
+            error: string | null;
+        };
+        /** @description `json`: the text. */
+        OpenAITranscription: {
+            text: string;
+            usage: {
+                /** @constant */
+                type: "duration";
+                seconds: number;
+            };
+        };
+        /** @description `verbose_json`: segments, and words when asked for, with times in seconds. */
+        OpenAITranscriptionVerbose: {
+            /** @constant */
+            task: "transcribe";
+            language: string;
+            /** @description Seconds. */
+            duration: number;
+            text: string;
+            segments: {
+                id: number;
+                seek: number;
+                /** @description Seconds. */
+                start: number;
+                /** @description Seconds. */
+                end: number;
+                text: string;
+                /** @description Always empty: the engines give no token ids. */
+                tokens: number[];
+                temperature: number;
+                avg_logprob: number;
+                compression_ratio: number;
+                no_speech_prob: number;
+            }[];
+            /** @description With `timestamp_granularities[]=word`. */
+            words?: {
+                word: string;
+                start: number;
+                end: number;
+            }[];
+            usage: {
+                /** @constant */
+                type: "duration";
+                seconds: number;
+            };
+        };
+        OpenAIModelList: {
+            /** @constant */
+            object: "list";
+            data: {
+                id: string;
+                /** @constant */
+                object: "model";
+                created: number;
+                owned_by: string;
+            }[];
         };
     };
     responses: never;
@@ -4326,6 +4570,554 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the same key with the same request, for the same user within 24 hours, answers the first answer again (status, body and all, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body (or on another operation) is 422; while the first request with it is still in flight, 409. Quoted as a Structured Field String (`"8e03978e-…"`) or bare; 1 to 255 printable ASCII characters (422 otherwise). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http or https, no user name or password, reaching a public address (the policy of remote media). */
+                    url: string;
+                    /** @description The types to receive; absent or empty: all four. */
+                    events?: ("task.finished" | "task.failed" | "task.deleted" | "export.ready")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: the resource is being changed by another request; repeat in a moment. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's resource is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhooksByIdDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's resource is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWebhooksByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's resource is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1AudioTranscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The audio or video, in any format ffmpeg reads; at most OPENAI_COMPAT_FILE_LIMIT_BYTES (25 MiB). */
+                    file: string;
+                    /** @description Any name, `whisper-1` included: every model runs on the configured engine. */
+                    model: string;
+                    /** @description Accepted; the configured engine's language is used (README). */
+                    language?: string;
+                    /** @description Accepted and not used: the engines take no prompt. */
+                    prompt?: string;
+                    /**
+                     * @description json (default), text, srt, vtt or verbose_json.
+                     * @enum {string}
+                     */
+                    response_format?: "json" | "text" | "srt" | "vtt" | "verbose_json";
+                    /** @description Accepted and not used. */
+                    temperature?: number;
+                    /** @description `word` adds `words` with their times to `verbose_json`; `segment` (always there) is accepted. */
+                    "timestamp_granularities[]"?: ("word" | "segment") | ("word" | "segment")[];
+                    /** @description `word` adds `words` with their times to `verbose_json`; `segment` (always there) is accepted. */
+                    timestamp_granularities?: ("word" | "segment") | ("word" | "segment")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The transcript in the asked format; `X-Task-Id` names its task. */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAITranscription"] | components["schemas"]["OpenAITranscriptionVerbose"];
+                    "text/plain": string;
+                };
+            };
+            /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not found (another user's resource is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The body is larger than this endpoint takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Still transcribing after the wait: the message names the task to poll. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    getV1Models: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIModelList"];
+                };
+            };
+            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
