@@ -167,6 +167,8 @@ const a = {
   avatarKey: "",
   reference: "",
   notificationIds: [] as string[],
+  webhookId: "",
+  webhookSecret: "",
 };
 const b = { task: 0, folder: "", open: null as unknown as Session, exportUrl: "" };
 let canaries: string[] = [];
@@ -178,6 +180,7 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: "1000000",
     LOGIN_ATTEMPTS_PER_MINUTE: "1000",
     MEDIA_FETCH_ALLOW_LOOPBACK: "true",
+    WEBHOOK_ALLOW_LOOPBACK: "true",
   }));
 
   const accounts = await Promise.all([
@@ -234,6 +237,11 @@ beforeAll(async () => {
   a.avatarUrl = (await ok(A.token, "PUT", "/api/user", { body: form })).avatar;
   a.avatarKey = `avatars/${new URL(a.avatarUrl).pathname.replace(/^\/avatars\//, "")}`;
   a.reference = (await ok(A.token, "GET", "/api/checkout/month")).reference;
+  // A's webhook endpoint (on the media server, which answers 200) with one test delivery in its list.
+  const hook = await ok(A.token, "POST", "/api/webhooks", { json: { url: `http://127.0.0.1:${media.port}/hook-${tag}` } }, 201);
+  a.webhookId = hook.id;
+  a.webhookSecret = hook.secret;
+  await ok(A.token, "POST", `/api/webhooks/${a.webhookId}/test`);
 
   // A's notifications settle (all unread): plan changed, task finished, two failures, and "Export ready"
   // unless the worker made the pdf before it was asked for. Settled: the same on two reads 300 ms apart.
@@ -272,7 +280,7 @@ beforeAll(async () => {
     )
   ).body.url;
 
-  canaries = [tag, A.email, A.key, A.keyId, ...a.notificationIds];
+  canaries = [tag, A.email, A.key, A.keyId, ...a.notificationIds, a.webhookId, a.webhookSecret.slice("whsec_".length)];
 }, 60_000);
 
 afterAll(async () => {
@@ -302,6 +310,7 @@ async function snapshotOfA(): Promise<Json> {
     user: await read(A.token, "/api/user"),
     userByKey: await read(A.key, "/api/user"),
     apiKeys: await read(A.token, "/api/api-keys"),
+    webhooks: await read(A.token, "/api/webhooks"),
     notifications: await read(A.token, "/api/notifications"),
     audio: await sha(A.token, `/api/tasks/${a.uploaded}/audio`),
     avatar: await sha(null, a.avatarUrl),
@@ -865,6 +874,59 @@ function buildMatrix(): Case[] {
         const me = await ok(reply.body.key, "GET", "/api/user");
         must(me.id === B.id, `the new key authenticates as ${me.id}`);
         await ok(actor.auth, "DELETE", `/api/api-keys/${reply.body.id}`);
+      },
+    },
+    // -- webhooks: endpoints by id in the path, B's own list and registrations -----------------------
+    ...(
+      [
+        ["DELETE /api/webhooks/{id}", "DELETE", ""],
+        ["GET /api/webhooks/{id}/deliveries", "GET", "/deliveries"],
+        ["POST /api/webhooks/{id}/test", "POST", "/test"],
+      ] as const
+    ).flatMap(([op, method, suffix]): Case[] => [
+      {
+        op,
+        way: "path",
+        what: "A's webhook endpoint id",
+        check: async (actor) => {
+          await deniedLikeGhost(actor, method, `/api/webhooks/${a.webhookId}${suffix}`, `/api/webhooks/${crypto.randomUUID()}${suffix}`);
+        },
+      },
+      {
+        op,
+        way: "path-spelling",
+        what: "A's webhook id spelled otherwise (upper case, padded, braced)",
+        check: async (actor) => {
+          for (const spelled of [a.webhookId.toUpperCase(), `%20${a.webhookId}`, `${a.webhookId}%20`, `{${a.webhookId}}`])
+            await deniedLikeGhost(actor, method, `/api/webhooks/${spelled}${suffix}`, null, {}, [404, 422]);
+        },
+      },
+    ]),
+    {
+      op: "GET /api/webhooks",
+      way: "own-scope",
+      what: "B's endpoint list holds none of A's, A's user id in the query",
+      check: async (actor) => {
+        const reply = await call(actor.auth, "GET", `/api/webhooks?user_id=${A.id}&userId=${A.id}`);
+        noLeak(reply, "webhooks");
+        must(reply.status === 200 && reply.body.every((w: Json) => w.id !== a.webhookId), `B's webhooks: ${brief(reply)}`);
+      },
+    },
+    {
+      op: "POST /api/webhooks",
+      way: "body",
+      what: "A's user id and endpoint id in the body: the endpoint is B's (then deleted)",
+      check: async (actor) => {
+        const json = { url: `http://127.0.0.1:${media.port}/b-hook`, user_id: A.id, userId: A.id, id: a.webhookId };
+        const reply = await call(actor.auth, "POST", "/api/webhooks", { json });
+        noLeak(reply, "register webhook");
+        must(reply.status === 201 && reply.body.id !== a.webhookId, `B's webhook: ${brief(reply)}`);
+        const mine = await ok(actor.auth, "GET", "/api/webhooks");
+        must(
+          mine.some((w: Json) => w.id === reply.body.id),
+          `B's new endpoint is not in B's list: ${JSON.stringify(mine)}`,
+        );
+        await ok(actor.auth, "DELETE", `/api/webhooks/${reply.body.id}`);
       },
     },
     {

@@ -7,6 +7,7 @@ import { messageDecider } from "../../src/webhooks/message-decider.ts";
 import { maxEndpointsPerUser, type WebhookEndpointEvent, type WebhookMessageEvent } from "../../src/webhooks/events.ts";
 import { defaultRetryScheduleSeconds, nextAttemptAt } from "../../src/webhooks/schedule.ts";
 import { messageIdFor, newSigningSecret, webhookHeaders } from "../../src/webhooks/signing.ts";
+import { exportedEvent } from "../../src/cli/event-export.ts";
 
 const now = "2026-01-01T00:00:00.000Z";
 const created = (endpointId: string): WebhookEndpointEvent => ({
@@ -179,4 +180,19 @@ describe("signing, checked by the standardwebhooks package", () => {
     expect(messageIdFor("e1", "a")).not.toBe(messageIdFor("e1", "b"));
     expect(messageIdFor("e1", "a")).toMatch(/^msg_[0-9a-f]{32}$/);
   });
+});
+
+test("the analyst export (`bun run events`) redacts the signing secret", () => {
+  const event = {
+    ...created("a"),
+    id: "e1",
+    metadata: { correlationId: "c", causationId: null, userId: 7, system: null },
+    streamName: "webhooks-7",
+    revision: 0,
+    position: 1,
+    time: now,
+  };
+  const exported = exportedEvent(event, { includeSecrets: false, pseudonymKey: "k" });
+  expect(JSON.stringify(exported)).not.toContain("whsec_c2VjcmV0");
+  expect((exported.data as { signingSecret: string }).signingSecret).toBe("[redacted]");
 });
