@@ -11,6 +11,7 @@ import { exportsProjection } from "../src/exports/exports-projection.ts";
 import { uploadsProjection } from "../src/uploads/uploads-projection.ts";
 import { webhookEndpointsProjection } from "../src/webhooks/endpoints-projection.ts";
 import { webhookDeliveriesProjection } from "../src/webhooks/deliveries-projection.ts";
+import { searchProjection } from "../src/search/search-projection.ts";
 
 /** Every read model of the service (each capability's index lists its own), in the order they are started and rebuilt. */
 export const allProjections: Projection[] = [
@@ -24,4 +25,5 @@ export const allProjections: Projection[] = [
   uploadsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
+  searchProjection,
 ];

@@ -2,7 +2,7 @@ import type { RecordedEvent } from "../src/core/event.ts";
 import type { EventStore } from "../src/core/event-store.ts";
 import type { Document, DocumentStore } from "../src/readmodels/port.ts";
 import { checkpointId, type Checkpoints } from "./checkpoints.ts";
-import type { Projection } from "../src/core/projection.ts";
+import { noProjectionContext, type Projection, type ProjectionContext } from "../src/core/projection.ts";
 
 /**
  * Rebuilding a read model beside the live one: the projection folds the whole log into shadow
@@ -26,7 +26,13 @@ export function shadowStore(db: DocumentStore, projection: Projection): Document
 }
 
 /** Folds the events after `after` into the projection through `db`, to the end of the log. */
-export async function foldLog(store: EventStore, db: DocumentStore, projection: Projection, after: number): Promise<{ position: number; events: number }> {
+export async function foldLog(
+  store: EventStore,
+  db: DocumentStore,
+  projection: Projection,
+  after: number,
+  context: ProjectionContext = noProjectionContext,
+): Promise<{ position: number; events: number }> {
   const types = new Set(projection.eventTypes);
   let position = after;
   let events = 0;
@@ -34,7 +40,7 @@ export async function foldLog(store: EventStore, db: DocumentStore, projection: 
     const batch: RecordedEvent[] = await store.readAll({ after: position, limit: 1000 });
     if (batch.length === 0) return { position, events };
     for (const event of batch) {
-      if (types.has(event.type)) await projection.apply(event, db);
+      if (types.has(event.type)) await projection.apply(event, db, context);
       position = event.position;
       events++;
     }
@@ -42,11 +48,16 @@ export async function foldLog(store: EventStore, db: DocumentStore, projection: 
 }
 
 /** Builds the projection's shadow collections afresh from the whole log; the live ones are not touched. */
-export async function buildShadow(store: EventStore, db: DocumentStore, projection: Projection): Promise<{ position: number; events: number }> {
+export async function buildShadow(
+  store: EventStore,
+  db: DocumentStore,
+  projection: Projection,
+  context: ProjectionContext = noProjectionContext,
+): Promise<{ position: number; events: number }> {
   for (const collection of projection.collections) await db.dropCollection(shadowName(collection));
   const shadow = shadowStore(db, projection);
   await projection.setup?.(shadow);
-  return foldLog(store, shadow, projection, 0);
+  return foldLog(store, shadow, projection, 0, context);
 }
 
 /**
@@ -59,8 +70,9 @@ export async function swapShadowIn(
   checkpoints: Checkpoints,
   projection: Projection,
   shadowPosition: number,
+  context: ProjectionContext = noProjectionContext,
 ): Promise<number> {
-  const { position } = await foldLog(store, shadowStore(db, projection), projection, shadowPosition);
+  const { position } = await foldLog(store, shadowStore(db, projection), projection, shadowPosition, context);
   await db.replaceCollections(projection.collections.map((target) => ({ target, source: shadowName(target) })));
   await checkpoints.save(checkpointId(projection.name), position, projection.version);
   return position;

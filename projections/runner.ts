@@ -2,7 +2,7 @@ import type { EventStore, Subscription } from "../src/core/event-store.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
 import { Checkpoints, checkpointId } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";
-import type { Projection } from "../src/core/projection.ts";
+import { noProjectionContext, type Projection, type ProjectionContext } from "../src/core/projection.ts";
 import { buildShadow, replayRequests, swapShadowIn } from "./rebuild.ts";
 import { logger } from "../src/logging/logger.ts";
 
@@ -39,6 +39,8 @@ export class ProjectionRunner {
     readonly projections: readonly Projection[],
     /** Asked before each write: false once this process may no longer be the one writer (its lease lapsed). */
     private readonly mayWrite: () => boolean = () => true,
+    /** What projections read besides events (the blobs transcripts live in). */
+    private readonly context: ProjectionContext = noProjectionContext,
   ) {
     this.checkpoints = new Checkpoints(db);
   }
@@ -92,7 +94,7 @@ export class ProjectionRunner {
     const types = new Set(projection.eventTypes);
     const subscription = this.store.subscribe({ after: running.processed }, async (event) => {
       if (!this.mayWrite()) throw new Error(`projection ${projection.name}: no longer the writer`);
-      if (types.has(event.type)) await projection.apply(event, this.db);
+      if (types.has(event.type)) await projection.apply(event, this.db, this.context);
       running.processed = event.position;
       running.failures = 0;
       this.scheduleCheckpoint(running);
@@ -148,7 +150,7 @@ export class ProjectionRunner {
     const chosen = names.length === 0 ? this.projections : names.map((name) => this.byName(name));
     const results: { name: string; events: number }[] = [];
     for (const projection of chosen) {
-      const built = await buildShadow(this.store, this.db, projection);
+      const built = await buildShadow(this.store, this.db, projection, this.context);
       await this.swapIn(projection, built.position);
       results.push({ name: projection.name, events: built.events });
     }
@@ -169,7 +171,7 @@ export class ProjectionRunner {
       await running.subscription.stop();
     }
     try {
-      const position = await swapShadowIn(this.store, this.db, this.checkpoints, projection, shadowPosition);
+      const position = await swapShadowIn(this.store, this.db, this.checkpoints, projection, shadowPosition, this.context);
       if (running) running.processed = position;
     } finally {
       if (running && this.running.get(projection.name) === running) {

@@ -62,6 +62,12 @@ export async function openDocumentStore(config: Config): Promise<DocumentStore> 
     : new EmbeddedDocumentStore(join(config.dataDir, "readmodels.sqlite"));
 }
 
+/** The blob store alone: for the CLIs whose projections read transcripts (replay, admin). */
+export function openBlobStore(config: Config, secret = signingSecret(config)): BlobStore {
+  mkdirSync(config.dataDir, { recursive: true });
+  return config.s3 ? new S3BlobStore(config.s3) : new FileBlobStore({ root: join(config.dataDir, "blobs"), publicUrl: config.publicUrl, secret });
+}
+
 export async function openAdapters(config: Config): Promise<Adapters> {
   mkdirSync(config.dataDir, { recursive: true });
   const secret = signingSecret(config);
@@ -71,9 +77,7 @@ export async function openAdapters(config: Config): Promise<Adapters> {
   // Commands on long streams (an account's) start from a snapshot kept beside the read models.
   stateCacheOf(eventStore).useSnapshots(new DocumentSnapshots(documents));
   const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl, config.natsStream) : new InProcessBus();
-  const blobs: BlobStore = config.s3
-    ? new S3BlobStore(config.s3)
-    : new FileBlobStore({ root: join(config.dataDir, "blobs"), publicUrl: config.publicUrl, secret });
+  const blobs = openBlobStore(config, secret);
   return {
     eventStore,
     documents,

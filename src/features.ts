@@ -9,6 +9,7 @@ import { Tasks, folderTaskCounts, queueCounts, taskRoutes, shareRoutes, historyR
 import { Folders, folderRoutes } from "./folders/index.ts";
 import { Exports, exportRoutes } from "./exports/index.ts";
 import { Uploads, uploadRoutes } from "./uploads/index.ts";
+import { Search, searchRoutes } from "./search/index.ts";
 import { createSummarizer, Summaries, transcriptionRoutes } from "./transcription/index.ts";
 import { WebhookDelivery, Webhooks, webhookRoutes } from "./webhooks/index.ts";
 import { idempotency, type Idempotency } from "./http/idempotency.ts";
@@ -72,6 +73,7 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
     exportRoutes({ exports: new Exports(adapters.eventStore, adapters.documents, adapters.blobs, tasks), authenticated }),
     uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated, idempotency: idempotent }),
     audioRoutes({ tasks, blobs: adapters.blobs, authenticated }),
+    searchRoutes({ search: new Search(adapters.documents), authenticated }),
     transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
     webhookFeatures(config, adapters, waitFor, authenticated, idempotent),
     openAiRoutes({

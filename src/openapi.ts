@@ -9,6 +9,7 @@ import { segmentSchema } from "./tasks/segments.ts";
 import { completedSchema, formatsSchema, sessionSchema, signedPartSchema } from "./uploads/schemas.ts";
 import { createdEndpoint, deliveryView, endpointView, testResult } from "./webhooks/schemas.ts";
 import { modelList, transcriptionJson, transcriptionVerbose } from "./openai-compat/schemas.ts";
+import { maxQueryLength } from "./search/query.ts";
 
 /**
  * What the OpenAPI document says beyond the routes' own schemas: its servers and tags, the names of the
@@ -39,6 +40,7 @@ export function openApiOptions(config: Config): OpenApiOptions {
       { name: "Folders", description: "Folders that organise tasks." },
       { name: "Uploads", description: "Multipart uploads straight to storage; completing one creates its task." },
       { name: "Webhooks", description: "Signed notifications of finished, failed and deleted tasks and ready exports (Standard Webhooks)." },
+      { name: "Search", description: "Search inside the caller's transcripts: words, phrases and prefixes, ranked by relevance." },
       {
         name: "OpenAI compatibility",
         description: "OpenAI's transcription endpoint and model list, for OpenAI's SDKs and clients: an API key as the Bearer token, errors in OpenAI's shape.",
@@ -92,6 +94,7 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "POST /sandbox/checkout/{reference}/complete": [404, 409],
       "POST /api/tasks": [403, 409, 429],
       "GET /api/tasks": [],
+      "GET /api/search": [],
       "DELETE /api/tasks/bulk": [],
       "PATCH /api/tasks/bulk/move": [],
       "GET /api/tasks/{id}": [404],
@@ -123,7 +126,10 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "POST /v1/audio/transcriptions": [400, 403, 404, 429, 500],
       "GET /v1/models": [403],
     },
-    parameterBounds: { "GET /api/tasks": { page: { minimum: 1, maximum: 1_000_000 }, per_page: { minimum: 1, maximum: 100 } } },
+    parameterBounds: {
+      "GET /api/tasks": { page: { minimum: 1, maximum: 1_000_000 }, per_page: { minimum: 1, maximum: 100 } },
+      "GET /api/search": { q: { minLength: 1, maxLength: maxQueryLength }, page: { minimum: 1, maximum: 1_000_000 }, per_page: { minimum: 1, maximum: 100 } },
+    },
     bodyMediaTypes: { "PUT /api/user": ["application/json", "multipart/form-data"], "POST /v1/audio/transcriptions": ["multipart/form-data"] },
   };
 }

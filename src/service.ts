@@ -84,7 +84,9 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       await runner.start();
       return runner;
     });
-    const runner = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections, () => leadership.isHeld());
+    const runner = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections, () => leadership.isHeld(), {
+      transcripts: adapters.transcripts,
+    });
     projections = runner;
     // The first process takes the lease at once; wait for that, so its first requests read its own writes.
     for (let i = 0; i < 100 && !runner.active && (await leases.holderOf("projections")) === null; i++) await Bun.sleep(10);

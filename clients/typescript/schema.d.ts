@@ -693,6 +693,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search inside transcripts
+         * @description Segments of the caller's transcripts that match every word, phrase and prefix of `q`, most relevant first (BM25). Edits, deletions, renames and retries show at once.
+         */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks/{id}/refresh-summary": {
         parameters: {
             query?: never;
@@ -4380,6 +4400,90 @@ export interface operations {
                 headers: {
                     /** @description `bytes start-end/size` of the part sent. */
                     "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query?: {
+                /** @description What to find, at most 500 characters: words (all must match), "exact phrases", and prefixes (transc*). 422 for an unbalanced quote, a * that ends no word, control characters, or no word at all. */
+                q?: string;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Results per page, 1 to 100. */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            task_id: number;
+                            task_name: string;
+                            segment_id: number;
+                            /** @description Start time in ms. */
+                            start: number;
+                            /** @description End time in ms. */
+                            end: number;
+                            speaker: string | null;
+                            /** @description The segment's text, HTML-escaped, with each match in <mark>…</mark>; a long segment is cut around its first match (…). */
+                            snippet: string;
+                        }[];
+                        current_page: number;
+                        last_page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            401: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

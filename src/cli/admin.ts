@@ -1,6 +1,6 @@
 import { bySystem } from "../core/event.ts";
 import { ConfigError, loadConfig } from "../config.ts";
-import { openDocumentStore, openEventStore } from "../adapters.ts";
+import { openBlobStore, openDocumentStore, openEventStore } from "../adapters.ts";
 import { Accounts } from "../accounts/service.ts";
 import { newApiKey } from "../accounts/secrets.ts";
 import { remainingSeconds } from "../accounts/balance.ts";
@@ -12,6 +12,7 @@ import { allProjections } from "../../projections/index.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { CredentialDocument } from "../accounts/credentials-projection.ts";
 import { catchUpReadModels } from "./catch-up.ts";
+import { TranscriptStore } from "../tasks/transcripts.ts";
 import { adminUsage, parseAdminCommand, UsageError, type AdminCommand } from "./admin-args.ts";
 import { runBackupCommand, type BackupCommand } from "./backup-commands.ts";
 import { runConfigCommand, type ConfigCommand } from "./config-command.ts";
@@ -115,16 +116,19 @@ async function main(argv: string[]): Promise<number> {
   }
   const store = await openEventStore(config);
   const db = await openDocumentStore(config);
+  // The search read model reads transcripts, which are blobs.
+  const blobs = openBlobStore(config);
+  const context = { transcripts: new TranscriptStore(blobs) };
   try {
     // Lookups read the read models, which may lag the log when no server is running (or none ever ran).
-    await catchUpReadModels(store, db, allProjections);
+    await catchUpReadModels(store, db, allProjections, { context });
     // Read-your-writes for the operator: a change is reported once the read models (the running server's,
     // or ours when none runs) show it, so the key printed is accepted by the very next request.
     let written = 0;
     const accounts = new Accounts(store, db, async (position) => void (written = Math.max(written, position)));
     const metadata: EventMetadata = bySystem("operator", crypto.randomUUID());
     const lines = await run(command, { accounts, db, metadata });
-    if (written > 0) await catchUpReadModels(store, db, allProjections, { position: written, timeoutMs: 30_000 });
+    if (written > 0) await catchUpReadModels(store, db, allProjections, { position: written, timeoutMs: 30_000, context });
     for (const line of lines) console.log(line);
     return 0;
   } catch (error) {
@@ -132,6 +136,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`admin: ${error.message}`);
     return 1;
   } finally {
+    await blobs.close();
     await db.close();
     await store.close();
   }

@@ -1,6 +1,6 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { Projection } from "../core/projection.ts";
+import { noProjectionContext, type Projection, type ProjectionContext } from "../core/projection.ts";
 import { Checkpoints, checkpointId } from "../../projections/checkpoints.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { Leases } from "../core/lease.ts";
@@ -10,6 +10,8 @@ export type CatchUpOptions = {
   timeoutMs?: number;
   /** The log position the read models must reach (default: the log's end when called). */
   position?: number;
+  /** What the projections read besides events: the blob store (the search read model reads transcripts). */
+  context?: ProjectionContext;
 };
 
 /** The log's last position, read forward from `after` (the oldest checkpoint), so a current read model costs one query. */
@@ -37,7 +39,7 @@ export async function catchUpReadModels(
   store: EventStore,
   db: DocumentStore,
   projections: readonly Projection[],
-  { timeoutMs = 300_000, position }: CatchUpOptions = {},
+  { timeoutMs = 300_000, position, context = noProjectionContext }: CatchUpOptions = {},
 ): Promise<"current" | "server" | "caught-up"> {
   if (projections.length === 0) return "current";
   const checkpoints = new Checkpoints(db);
@@ -56,7 +58,7 @@ export async function catchUpReadModels(
     await Bun.sleep(20);
   }
   await leases.whileHeld("projections", leaseMs, async () => {
-    const runner = new ProjectionRunner(store, db, projections);
+    const runner = new ProjectionRunner(store, db, projections, () => true, context);
     try {
       await runner.start();
       await runner.waitFor(target, null, Math.max(1, deadline - Date.now()));

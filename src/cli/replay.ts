@@ -1,14 +1,15 @@
 import { loadConfig } from "../config.ts";
-import { openDocumentStore, openEventStore } from "../adapters.ts";
+import { openBlobStore, openDocumentStore, openEventStore } from "../adapters.ts";
 import { Leases } from "../core/lease.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { EventStore } from "../core/event-store.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { allProjections } from "../../projections/index.ts";
-import type { Projection } from "../core/projection.ts";
+import type { Projection, ProjectionContext } from "../core/projection.ts";
 import { buildShadow, replayRequests, shadowName, swapShadowIn } from "../../projections/rebuild.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";
 import { parseArgs } from "./args.ts";
+import { TranscriptStore } from "../tasks/transcripts.ts";
 import { logToStderr } from "../logging/logger.ts";
 
 const usage = `usage: bun run replay [NAME...]
@@ -38,24 +39,28 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const store = await openEventStore(config);
   const documents = await openDocumentStore(config);
+  // The search read model reads transcripts, which are blobs.
+  const blobs = openBlobStore(config);
+  const context: ProjectionContext = { transcripts: new TranscriptStore(blobs) };
   const leases = new Leases(documents);
   try {
     const started = performance.now();
     if (await leases.acquire("projections", config.leaseTtlMs)) {
       // No server writes the read models: this process is their writer until it is done.
       const results = await leases.whileHeld("projections", config.leaseTtlMs, () =>
-        new ProjectionRunner(store, documents, allProjections).rebuild(chosen.map((p) => p.name)),
+        new ProjectionRunner(store, documents, allProjections, () => true, context).rebuild(chosen.map((p) => p.name)),
       );
       for (const { name, events } of results) console.log(`replayed ${name}: ${events} events`);
     } else {
       console.log(`a server is writing the read models (${await leases.holderOf("projections")}): building beside them, then it swaps them in`);
       for (const projection of chosen) {
-        const events = await replayBesideWriter(store, documents, projection, leases, config.leaseTtlMs);
+        const events = await replayBesideWriter(store, documents, projection, leases, config.leaseTtlMs, context);
         console.log(`replayed ${projection.name}: ${events} events, swapped in by the running server`);
       }
     }
     console.log(`replay done in ${Math.round(performance.now() - started)} ms`);
   } finally {
+    await blobs.close();
     await documents.close();
     await store.close();
   }
@@ -63,8 +68,15 @@ async function main(): Promise<number> {
 }
 
 /** Builds the projection's shadow here and asks the running writer to catch it up and swap it in. */
-async function replayBesideWriter(store: EventStore, documents: DocumentStore, projection: Projection, leases: Leases, leaseTtlMs: number): Promise<number> {
-  const built = await buildShadow(store, documents, projection);
+async function replayBesideWriter(
+  store: EventStore,
+  documents: DocumentStore,
+  projection: Projection,
+  leases: Leases,
+  leaseTtlMs: number,
+  context: ProjectionContext,
+): Promise<number> {
+  const built = await buildShadow(store, documents, projection, context);
   const requests = replayRequests(documents);
   await requests.replaceOne(
     { _id: projection.name },
@@ -79,7 +91,7 @@ async function replayBesideWriter(store: EventStore, documents: DocumentStore, p
     // The writer went away (stopped, or its lease ran out): then the swap is this process's to do.
     if (await leases.acquire("projections", leaseTtlMs)) {
       await leases.whileHeld("projections", leaseTtlMs, async () => {
-        await swapShadowIn(store, documents, new Checkpoints(documents), projection, built.position);
+        await swapShadowIn(store, documents, new Checkpoints(documents), projection, built.position, context);
         await requests.deleteOne({ _id: projection.name });
       });
       return built.events;

@@ -1,6 +1,21 @@
 import type { RecordedEvent } from "./event.ts";
 import { DuplicateKeyError, type Collection, type Document, type DocumentStore, type Filter } from "../readmodels/port.ts";
 
+/** A transcript's segment as projections read it (src/tasks/segments.ts has the whole shape). */
+export type TranscriptSegment = { id: number; start: number; end: number; text: string; speaker: string | null };
+
+/** Loads the transcript an event refers to by reference (the tasks capability's TranscriptStore). */
+export type TranscriptReader = { load(ref: { key: string; sha256: string }): Promise<readonly TranscriptSegment[]> };
+
+/**
+ * What a projection may read besides the events and its read models: the transcripts events refer to, which
+ * are blobs (the search index reads what TaskFinished and TranscriptEdited name). Null where a process opened
+ * no blob store; a projection that needs them then fails loudly rather than build a read model without them.
+ */
+export type ProjectionContext = { transcripts: TranscriptReader | null };
+
+export const noProjectionContext: ProjectionContext = { transcripts: null };
+
 /**
  * A read model built from the log. `apply` must be idempotent under redelivery: the runner saves its
  * checkpoint only now and then, so after a restart the last few events arrive again.
@@ -24,7 +39,8 @@ export type Projection = {
   version?: number;
   /** Indexes and the like; runs before the first event and again after a rebuild. */
   setup?(db: DocumentStore): Promise<void>;
-  apply(event: RecordedEvent, db: DocumentStore): Promise<void>;
+  /** `context` absent: as noProjectionContext (what tests that fold events by hand give). */
+  apply(event: RecordedEvent, db: DocumentStore, context?: ProjectionContext): Promise<void>;
 };
 
 /**

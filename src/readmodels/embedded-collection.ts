@@ -3,10 +3,11 @@
  * are read-modify-write in JS inside one IMMEDIATE transaction each.
  */
 import type { Statement } from "bun:sqlite";
-import type { Collection, Document, Filter, FindOptions, Sort, Update, UpdateResult } from "./port.ts";
+import type { Collection, Document, Filter, FindOptions, Scalar, Sort, TextClause, TextHit, Update, UpdateResult } from "./port.ts";
 import { indexName, parseFilter, parseFindOptions, parseSort } from "./filter.ts";
 import { field, orderBy, translateFilter, type SqlParam } from "./embedded-sql.ts";
 import { applyUpdate, parseUpdate, seedFromFilter, type ParsedUpdate } from "./update.ts";
+import { createTextIndex, searchText } from "./embedded-text.ts";
 
 /** What a collection needs from the store's one connection. */
 export interface SqliteSession {
@@ -76,6 +77,13 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   async insertOne(doc: T): Promise<void> {
     this.store.write(this.name, () => this.insert(doc));
+  }
+
+  async insertMany(docs: readonly T[]): Promise<void> {
+    if (docs.length === 0) return;
+    this.store.write(this.name, () => {
+      for (const doc of docs) this.insert(doc);
+    });
   }
 
   async replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult> {
@@ -195,6 +203,14 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   async clear(): Promise<void> {
     this.store.write(this.name, () => this.store.statement(`DELETE FROM ${this.table}`).run());
+  }
+
+  async createTextIndex(index: { scope: string; field: string }): Promise<void> {
+    createTextIndex(this.store, this.name, index);
+  }
+
+  async searchText(scope: Scalar, clauses: readonly TextClause[], options: { skip: number; limit: number }): Promise<{ total: number; hits: TextHit<T>[] }> {
+    return searchText<T>(this.store, this.name, scope, clauses, options);
   }
 
   /** EXPLAIN QUERY PLAN of what `find` would run (not part of the port; used to check index use). */

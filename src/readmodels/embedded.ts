@@ -18,6 +18,7 @@ import type { Document, DocumentStore } from "./port.ts";
 import { DuplicateKeyError } from "./port.ts";
 import type { SqlParam } from "./embedded-sql.ts";
 import { EmbeddedCollection, type SqliteSession } from "./embedded-collection.ts";
+import { textIndexObjects, textTriggersMovedTo } from "./embedded-text.ts";
 
 export { EmbeddedCollection } from "./embedded-collection.ts";
 
@@ -92,8 +93,16 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   }
 
   private renameTable(source: string, target: string): void {
+    // A text index (embedded-text.ts) moves too: its FTS table is renamed, its triggers made anew on the target.
+    const triggers = textTriggersMovedTo(this, source, target);
+    for (const name of textIndexObjects.triggers(source)) this.db.exec(`DROP TRIGGER IF EXISTS "${name}"`);
+    this.db.exec(`DROP TABLE IF EXISTS "${textIndexObjects.table(target)}"`);
     this.db.exec(`DROP TABLE IF EXISTS "${target}"`);
     this.db.exec(`ALTER TABLE "${source}" RENAME TO "${target}"`);
+    if (triggers.length > 0) {
+      this.db.exec(`ALTER TABLE "${textIndexObjects.table(source)}" RENAME TO "${textIndexObjects.table(target)}"`);
+      for (const sql of triggers) this.db.exec(sql);
+    }
     const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).all(target) as {
       name: string;
       sql: string;
@@ -108,7 +117,10 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
 
   async dropCollection(name: string): Promise<void> {
     if (!COLLECTION_NAME.test(name) || name.startsWith("sqlite_")) throw new TypeError(`invalid collection name ${name}`);
-    this.write(name, () => this.db.exec(`DROP TABLE IF EXISTS "${name}"`));
+    this.write(name, () => {
+      this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
+      this.db.exec(`DROP TABLE IF EXISTS "${textIndexObjects.table(name)}"`);
+    });
     this.forget(name);
   }
 
@@ -116,7 +128,7 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   private forget(name: string): void {
     this.collections.delete(name);
     for (const [sql, statement] of this.statements) {
-      if (!sql.includes(`"${name}"`)) continue;
+      if (!sql.includes(`"${name}"`) && !sql.includes(`"${textIndexObjects.table(name)}"`)) continue;
       statement.finalize();
       this.statements.delete(sql);
     }

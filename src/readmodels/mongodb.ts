@@ -4,10 +4,11 @@
  * subset fails here too instead of only in production's other profile.
  */
 import { MongoClient, MongoServerError, type Db, type Document as MongoDocument, type Collection as MongoCollection } from "mongodb";
-import type { Collection, Document, DocumentStore, Filter, FindOptions, Sort, Update, UpdateResult } from "./port.ts";
+import type { Collection, Document, DocumentStore, Filter, FindOptions, Scalar, Sort, TextClause, TextHit, Update, UpdateResult } from "./port.ts";
 import { DuplicateKeyError } from "./port.ts";
 import { indexName, parseFilter, parseFindOptions, parseSort } from "./filter.ts";
 import { parseUpdate, seedFromFilter } from "./update.ts";
+import { textIndexKeys, textQuery } from "./mongodb-text.ts";
 
 /**
  * The port's filter in MongoDB's query language: the same operators but `$contains`, which becomes a
@@ -101,6 +102,12 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     await this.guard(() => this.inner.insertOne({ ...doc } as MongoDocument));
   }
 
+  async insertMany(docs: readonly T[]): Promise<void> {
+    if (docs.length === 0) return;
+    for (const doc of docs) if (typeof doc._id !== "string") throw new TypeError(`insert into ${this.name}: _id must be a string`);
+    await this.guard(() => this.inner.insertMany(docs.map((doc) => ({ ...doc }) as MongoDocument)));
+  }
+
   async replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult> {
     const query = toMongoFilter(filter);
     const result = await this.guard(() => this.inner.replaceOne(query, { ...doc }, { upsert: options?.upsert === true }));
@@ -166,6 +173,42 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
 
   async clear(): Promise<void> {
     await this.guard(() => this.inner.deleteMany({}));
+  }
+
+  /** A compound text index, equality on the scope first (MongoDB then answers within one scope), plus the scope alone for prefix-only queries. */
+  async createTextIndex(index: { scope: string; field: string }): Promise<void> {
+    const { text, scope } = textIndexKeys(index);
+    await this.guard(() => this.inner.createIndex(text, { default_language: "none", name: `text:${index.scope}:${index.field}` }));
+    await this.guard(() => this.inner.createIndex(scope));
+  }
+
+  async searchText(
+    scope: Scalar,
+    clauses: readonly TextClause[],
+    { skip, limit }: { skip: number; limit: number },
+  ): Promise<{ total: number; hits: TextHit<T>[] }> {
+    const index = await this.textIndex();
+    const { filter, ranked } = textQuery(index, scope, clauses);
+    const total = await this.guard(() => this.inner.countDocuments(filter));
+    if (total === 0 || limit <= 0) return { total, hits: [] };
+    const cursor = ranked
+      ? this.inner.find(filter, { projection: { _score: { $meta: "textScore" } }, sort: { _score: { $meta: "textScore" }, _id: 1 }, skip, limit })
+      : this.inner.find(filter, { sort: { _id: 1 }, skip, limit });
+    const docs = await this.guard(() => cursor.toArray());
+    return {
+      total,
+      hits: docs.map(({ _score, ...doc }) => ({ document: plain<T>(doc), score: typeof _score === "number" ? _score : 0 })),
+    };
+  }
+
+  /** Which fields the collection's text index covers, read from the index itself (named by createTextIndex). */
+  private async textIndex(): Promise<{ scope: string; field: string }> {
+    const indexes = await this.guard(() => this.inner.listIndexes().toArray());
+    for (const { name } of indexes) {
+      const match = typeof name === "string" ? /^text:([^:]+):([^:]+)$/.exec(name) : null;
+      if (match) return { scope: match[1]!, field: match[2]! };
+    }
+    throw new TypeError(`${this.name} has no text index`);
   }
 
   private async guard<R>(operation: () => Promise<R>): Promise<R> {

@@ -34,12 +34,24 @@ export type Update = {
 
 export type UpdateResult = { matchedCount: number; modifiedCount: number; upsertedCount: number };
 
+/**
+ * One clause of a text query: a phrase of one or more words that follow each other in the text, its last
+ * word a prefix when `prefix`. A query matches a document when every clause does. Words are letters and
+ * digits only, as the caller's normalisation wrote them into the indexed field (anything else is a TypeError).
+ */
+export type TextClause = { words: readonly string[]; prefix: boolean };
+
+/** A document a text query found, with its relevance: higher is more relevant (BM25 or the store's equivalent). */
+export type TextHit<T> = { document: T; score: number };
+
 export interface Collection<T extends Document = Document> {
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   countDocuments(filter?: Filter): Promise<number>;
   /** Inserts; rejects with DuplicateKeyError when `_id` (or a unique index) already exists. */
   insertOne(doc: T): Promise<void>;
+  /** Inserts all of them, or (on a duplicate key) none on the embedded store and those before it on MongoDB. */
+  insertMany(docs: readonly T[]): Promise<void>;
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>;
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
@@ -56,6 +68,16 @@ export interface Collection<T extends Document = Document> {
   dropIndex(keys: Sort): Promise<void>;
   /** Removes every document (and keeps the indexes). */
   clear(): Promise<void>;
+  /**
+   * A full-text index over `field`, a string of words (letters and digits) separated by single spaces,
+   * searched within one value of `scope` at a time (one user's documents). At most one per collection.
+   */
+  createTextIndex(index: { scope: string; field: string }): Promise<void>;
+  /**
+   * The documents whose `scope` field equals `scope` and that match every clause, most relevant first (ties
+   * in a stable order), and how many match in all. The collection must have a text index.
+   */
+  searchText(scope: Scalar, clauses: readonly TextClause[], options: { skip: number; limit: number }): Promise<{ total: number; hits: TextHit<T>[] }>;
 }
 
 export interface DocumentStore {

@@ -103,7 +103,7 @@ describe("the import graph", () => {
 test("the list of all projections is exactly what the capabilities' indexes declare", async () => {
   const { allProjections } = await import("../../projections/index.ts");
   const capabilities = await Promise.all(
-    ["accounts", "notifications", "tasks", "folders", "exports", "uploads", "webhooks"].map(
+    ["accounts", "notifications", "tasks", "folders", "exports", "uploads", "search", "webhooks"].map(
       (name) => import(`../../src/${name}/index.ts`) as Promise<{ projections: { name: string }[] }>,
     ),
   );

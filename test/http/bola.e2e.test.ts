@@ -556,6 +556,25 @@ function buildMatrix(): Case[] {
       },
     },
     {
+      op: "GET /api/search",
+      way: "query",
+      what: "words, a phrase and a prefix of A's transcripts and A's task name, with A's user and task ids beside them",
+      check: async (actor) => {
+        for (const q of [tag, `"secret words ${tag}"`, `${tag.slice(0, 6)}*`, "merger confidential", `Board ${tag}`]) {
+          const reply = await call(
+            actor.auth,
+            "GET",
+            `/api/search?q=${encodeURIComponent(q)}&per_page=100&user_id=${A.id}&userId=${A.id}&task_id=${a.transcribed}`,
+          );
+          noLeak(reply, `search ${q}`);
+          must(reply.status === 200 && reply.body.total === 0 && reply.body.data.length === 0, `B's search for ${q}: ${brief(reply)}`);
+        }
+        // B's own transcript is found: the search answers, it just never reaches A's.
+        const own = await call(actor.auth, "GET", "/api/search?q=bob");
+        must(own.status === 200 && own.body.data.every((r: Json) => !taskIds().includes(r.task_id as number)), `B's own search: ${brief(own)}`);
+      },
+    },
+    {
       op: "POST /api/tasks",
       way: "body",
       what: "A's user id and folder in extra body fields: the task is B's, in no folder",

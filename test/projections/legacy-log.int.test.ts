@@ -116,7 +116,9 @@ describe("a log from before transcripts moved to blobs", () => {
     const ids = [supplied, recognised];
     const before = { tasks: await snapshotOf("tasks", ids), transcripts: await snapshotOf("transcripts", ids), users: await snapshotOf("users", [user.id]) };
     await app.service.projections!.stop();
-    await new ProjectionRunner(app.adapters.eventStore, app.adapters.documents, allProjections).rebuild();
+    await new ProjectionRunner(app.adapters.eventStore, app.adapters.documents, allProjections, () => true, {
+      transcripts: app.adapters.transcripts,
+    }).rebuild();
     const after = { tasks: await snapshotOf("tasks", ids), transcripts: await snapshotOf("transcripts", ids), users: await snapshotOf("users", [user.id]) };
     expect(after).toEqual(before);
     expect(before.transcripts.map((t) => (t.segments as unknown[]).length)).toEqual([1, 1]);

@@ -6,9 +6,23 @@ import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { allProjections } from "../../projections/index.ts";
+import { FileBlobStore } from "../../src/blobs/filesystem.ts";
+import { TranscriptStore } from "../../src/tasks/transcripts.ts";
 
 /** The read models the projections keep (leases, checkpoints and counters aside). */
-const projected = ["tasks", "transcripts", "task_counts", "users", "credentials", "notifications", "folders", "task_history", "uploads"];
+const projected = [
+  "tasks",
+  "transcripts",
+  "task_counts",
+  "users",
+  "credentials",
+  "notifications",
+  "folders",
+  "task_history",
+  "uploads",
+  "search_tasks",
+  "search_segments",
+];
 
 /**
  * The read models of an embedded DATA_DIR equal a replay of its log into fresh ones, collection by
@@ -19,14 +33,17 @@ export async function expectReadModelsEqualReplay(dataDir: string): Promise<void
   const replayDir = mkdtempSync(join(tmpdir(), "scribe-replay-"));
   const fresh = new EmbeddedDocumentStore(join(replayDir, "readmodels.sqlite"));
   const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
+  // The search read model reads transcripts from the blobs (only read here: the URL and secret sign nothing).
+  const blobs = new FileBlobStore({ root: join(dataDir, "blobs"), publicUrl: "http://localhost", secret: "replay" });
   try {
-    await new ProjectionRunner(store, fresh, allProjections).rebuild();
+    await new ProjectionRunner(store, fresh, allProjections, () => true, { transcripts: new TranscriptStore(blobs) }).rebuild();
     for (const collection of projected) {
       const rows = async (db: EmbeddedDocumentStore) => db.collection(collection).find({}, { sort: { _id: 1 } });
       expect({ collection, rows: await rows(live) }).toEqual({ collection, rows: await rows(fresh) });
     }
   } finally {
     await store.close();
+    await blobs.close();
     await live.close();
     await fresh.close();
     rmSync(replayDir, { recursive: true, force: true });

@@ -1,0 +1,136 @@
+/**
+ * The search read model: every segment of a task's current transcript, one document each, in a collection
+ * with a text index scoped by owner (`search_segments`), and per task its owner and name (`search_tasks`),
+ * which results show and a rename changes in one write.
+ *
+ * - a transcript arrives (TaskCreated with supplied segments, TaskFinished) or is edited (TranscriptEdited):
+ *   the task's segments are replaced by the new transcript's;
+ * - a retry (TaskRetried) takes the old transcript out: the new one comes when the task finishes again;
+ * - a deletion (TaskDeleted) takes the task and its segments out.
+ *
+ * Idempotent by position, as positionGuarded is: the task's document carries the position of the last event
+ * folded, an event at or below it is skipped, and it is written last, by compare-and-set. A crash between
+ * the segments and the task's document leaves the document behind, so the event arrives again and replaces
+ * the segments again, with the same result.
+ */
+import type { RecordedEvent } from "../core/event.ts";
+import { compareAndSet, type Projection, type ProjectedDocument, type ProjectionContext } from "../core/projection.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import { taskIdOfStream, type TaskEvent } from "../tasks/events.ts";
+import { hasTranscript, TranscriptIntegrityError, type TranscriptSource } from "../tasks/transcripts.ts";
+import type { Segment } from "../tasks/segments.ts";
+import { logger } from "../logging/logger.ts";
+import { indexedWords } from "./words.ts";
+
+export const searchSegmentsCollection = "search_segments";
+export const searchTasksCollection = "search_tasks";
+
+export type SearchTaskFields = { taskId: number; userId: number; name: string };
+export type SearchTaskDocument = ProjectedDocument & SearchTaskFields;
+
+export type SearchSegmentFields = {
+  userId: number;
+  taskId: number;
+  segmentId: number;
+  start: number;
+  end: number;
+  speaker: string | null;
+  text: string;
+  /** The text as the index holds it (words.ts). */
+  words: string;
+};
+export type SearchSegmentDocument = ProjectedDocument & SearchSegmentFields;
+
+const log = logger("search");
+
+/** What an event does to the task's searchable segments. */
+type SegmentsChange = { kind: "keep" } | { kind: "remove" } | { kind: "replace"; source: TranscriptSource };
+
+function evolve(current: SearchTaskFields | null, recorded: RecordedEvent): { task: SearchTaskFields | null; segments: SegmentsChange } {
+  const event = recorded as unknown as TaskEvent;
+  const keep: SegmentsChange = { kind: "keep" };
+  if (event.type === "TaskCreated") {
+    const { taskId, userId, name } = event.data;
+    return { task: { taskId, userId, name }, segments: hasTranscript(event.data) ? { kind: "replace", source: event.data } : keep };
+  }
+  if (current === null) return { task: null, segments: keep };
+  switch (event.type) {
+    case "TaskRenamed":
+      return { task: { ...current, name: event.data.name }, segments: keep };
+    case "TranscriptEdited":
+      return { task: current, segments: hasTranscript(event.data) ? { kind: "replace", source: event.data } : keep };
+    case "TaskFinished":
+      return { task: current, segments: hasTranscript(event.data) ? { kind: "replace", source: event.data } : keep };
+    case "TaskRetried":
+      return { task: current, segments: { kind: "remove" } };
+    case "TaskDeleted":
+      return { task: null, segments: { kind: "remove" } };
+    default:
+      return { task: current, segments: keep };
+  }
+}
+
+type IndexedSegment = Pick<Segment, "start" | "end" | "text"> & { id?: number; speaker?: string | null };
+
+async function segmentsOf(source: TranscriptSource, context: ProjectionContext | undefined, taskId: number): Promise<readonly IndexedSegment[]> {
+  if (!source.transcript) return (source.segments ?? []) as Segment[];
+  const transcripts = context?.transcripts;
+  if (!transcripts) throw new Error(`search read model: task ${taskId}'s transcript is a blob, and this projection runner was given no transcript store`);
+  try {
+    return await transcripts.load(source.transcript);
+  } catch (error) {
+    // Stalling here would stall every read-your-writes wait; the task's detail view reports the same damage.
+    if (!(error instanceof TranscriptIntegrityError)) throw error;
+    log.error({ taskId, key: source.transcript.key, err: error }, "transcript missing or damaged: the task's segments are left out of search");
+    return [];
+  }
+}
+
+async function replaceSegments(db: DocumentStore, task: SearchTaskFields, segments: readonly IndexedSegment[], position: number): Promise<void> {
+  const collection = db.collection<SearchSegmentDocument>(searchSegmentsCollection);
+  await collection.deleteMany({ taskId: task.taskId });
+  await collection.insertMany(
+    segments.map((segment, i) => ({
+      _id: `${task.taskId}:${i}`,
+      _position: position,
+      userId: task.userId,
+      taskId: task.taskId,
+      segmentId: segment.id ?? i + 1,
+      start: segment.start,
+      end: segment.end,
+      speaker: segment.speaker ?? null,
+      text: segment.text,
+      words: indexedWords(segment.text),
+    })),
+  );
+}
+
+async function apply(event: RecordedEvent, db: DocumentStore, context?: ProjectionContext): Promise<void> {
+  const taskId = taskIdOfStream(event.streamName);
+  if (taskId === null) return;
+  const id = String(taskId);
+  const tasks = db.collection<SearchTaskDocument>(searchTasksCollection);
+  for (let attempt = 1; ; attempt++) {
+    const current = await tasks.findOne({ _id: id });
+    if (current && current._position >= event.position) return;
+    const next = evolve(current, event);
+    if (next.segments.kind === "remove") await db.collection(searchSegmentsCollection).deleteMany({ taskId });
+    else if (next.segments.kind === "replace" && next.task)
+      await replaceSegments(db, next.task, await segmentsOf(next.segments.source, context, taskId), event.position);
+    const document = next.task && { ...next.task, _id: id, _position: event.position };
+    if (await compareAndSet(tasks, id, current?._position ?? null, document)) return;
+    if (attempt >= 10) throw new Error(`${searchTasksCollection}/${id}: still changing under event ${event.position} after ${attempt} attempts`);
+  }
+}
+
+export const searchProjection: Projection = {
+  name: "search",
+  collections: [searchSegmentsCollection, searchTasksCollection],
+  eventTypes: ["TaskCreated", "TaskRenamed", "TranscriptEdited", "TaskFinished", "TaskRetried", "TaskDeleted"],
+  async setup(db) {
+    const segments = db.collection(searchSegmentsCollection);
+    await segments.createIndex({ taskId: 1 });
+    await segments.createTextIndex({ scope: "userId", field: "words" });
+  },
+  apply,
+};
