@@ -1,5 +1,5 @@
 // The largest event in the log after transcribing a long recording, embedded profile, default engine:
-//   bun bench/event-size.bench.ts [seconds]        (default 3600: one hour; 60 in quick mode)
+//   bun bench/event-size.bench.ts [seconds]        (default 3600: one hour; 30 in quick mode)
 // The recording is the LibriSpeech clips of ../shared/testdata repeated (espeak-ng speech without them).
 // Goal (issue 12): no event over 64 KiB; transcripts travel as blob references.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,7 +12,7 @@ import type { RecordedEvent } from "../src/core/event.ts";
 import { figure } from "./support/figures.ts";
 import { numberArgument } from "./support/quick.ts";
 
-const seconds = numberArgument(0, 3600, 60);
+const seconds = numberArgument(0, 3600, 30);
 const work = mkdtempSync(join(tmpdir(), "scribe-event-size-"));
 const mp3 = join(work, "recording.mp3");
 await longRecording(work, seconds, mp3);

@@ -1,5 +1,5 @@
 // Hostile request bodies against the real service (embedded profile, its own process, loopback):
-//   bun bench/hostile-bodies.bench.ts [rounds] [memory seconds]      (defaults: 3 rounds, 20 s; 1 and 5 in quick mode)
+//   bun bench/hostile-bodies.bench.ts [rounds] [memory seconds]      (defaults: 3 rounds, 20 s; 1 and 3 in quick mode)
 //
 // 1. Every operation of the service's OpenAPI document (GET /swagger/json) that takes a JSON body gets, one
 //    request at a time over a fresh connection (bench/support/raw-http.ts, timed from its first byte written):
@@ -29,7 +29,7 @@ import { numberArgument } from "./support/quick.ts";
 import { join } from "node:path";
 
 const rounds = numberArgument(0, 3, 1);
-const memorySeconds = numberArgument(1, 20, 5);
+const memorySeconds = numberArgument(1, 20, 3);
 // The image runs with NODE_ENV=production (Dockerfile, compose.yaml), and Elysia builds its validation errors
 // differently without it; the service here gets the same unless NODE_ENV is set for this run.
 const nodeEnv = process.env.NODE_ENV ?? "production";

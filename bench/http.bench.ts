@@ -1,5 +1,5 @@
 // HTTP ceilings on the real service (embedded profile), measured with wrk, 64 connections:
-//   bun bench/http.bench.ts [seconds]        (default 10; 2 in quick mode)
+//   bun bench/http.bench.ts [seconds]        (default 10; 1 in quick mode)
 // GET /api/health is the ceiling later endpoints are compared with; GET /api/user (authenticated,
 // rate limit raised) is reported as a ratio of it in the same run.
 import { startServiceProcess } from "../test/support/service-process.ts";
@@ -8,7 +8,7 @@ import { figure } from "./support/figures.ts";
 import { numberArgument, quick } from "./support/quick.ts";
 
 requireWrk();
-const seconds = numberArgument(0, 10, 2);
+const seconds = numberArgument(0, 10, 1);
 const service = await startServiceProcess({ RATE_LIMIT_PER_MINUTE: "1000000000" });
 try {
   const registered = await fetch(`${service.url}/api/register`, {

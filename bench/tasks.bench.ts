@@ -170,17 +170,18 @@ const line = (name: string, r: WrkResult, health?: WrkResult) =>
 async function metricsCost(withMetrics: string, path: string, headers: Record<string, string>): Promise<void> {
   const without = await startServiceProcess({ ...env, METRICS: "off" }, dataDir);
   try {
-    const rounds = 3;
+    const rounds = sized(3, 2);
     const turnSeconds = Math.max(1, Math.round(seconds / 2));
     const rateSeconds = Math.min(seconds, 5);
     console.log(
-      `\nmetrics on ÷ off, GET /api/tasks/{id}: a second service with METRICS=off on the same data; wrk ${turnSeconds} s in turns (${rounds} each), then 1,000 req/s for ${rateSeconds} s twice each`,
+      `\nmetrics on ÷ off, GET /api/tasks/{id}: a second service with METRICS=off on the same data; wrk ${turnSeconds} s in turns (${rounds} each), then 1,000 req/s for ${rateSeconds} s ${sized("twice each", "once each")}`,
     );
     const r = await measureInTurns({ a: `${withMetrics}${path}`, b: `${without.url}${path}` }, headers, {
       rounds,
       seconds: turnSeconds,
       rate: 1000,
       rateSeconds,
+      rateRuns: quick ? 1 : 2,
     });
     const { a, b } = r.fixedRate;
     console.log(`  metrics on:  ${Math.round(r.requestsPerSecond.a)} req/s; at 1,000 req/s p50 ${a.p50Ms.toFixed(2)} ms, p99 ${a.p99Ms.toFixed(2)} ms`);
@@ -222,7 +223,7 @@ try {
       const body = (await response.json()) as { total?: number };
       if (body.total !== undefined) console.log(`  ${name}: total ${body.total}`);
     }
-    await measure(`${service.url}/api/health`, 2); // warm-up
+    await measure(`${service.url}/api/health`, sized(2, 1)); // warm-up
     const health = await measure(`${service.url}/api/health`, seconds);
     console.log(`\nwrk, 64 connections, ${seconds} s each:`);
     console.log(line("GET /api/health", health));

@@ -1,5 +1,5 @@
 // Tasks finished per minute with one worker process and with two, and the projection lag meanwhile:
-//   bun bench/worker-scaling.bench.ts [tasks]        (default 24; 4 in quick mode)
+//   bun bench/worker-scaling.bench.ts [tasks]        (default 24; 3 in quick mode)
 // Cluster shape on one machine: nats-server, one process with ROLES=api,projections, and 1 then 2
 // processes with ROLES=workers, all on one DATA_DIR. `tasks` short real clips (the LibriSpeech clips of
 // ../shared/testdata, espeak-ng speech without them) are created at once across eight accounts (three in
@@ -23,7 +23,7 @@ import { ffmpeg } from "./support/transcription.ts";
 import { figure } from "./support/figures.ts";
 import { numberArgument } from "./support/quick.ts";
 
-const taskCount = numberArgument(0, 24, 4);
+const taskCount = numberArgument(0, 24, 3);
 const nats = await startNatsServer();
 
 async function clips(work: string): Promise<Uint8Array[]> {

@@ -6,20 +6,20 @@ export type InTurns = {
   requestsPerSecond: { a: number; b: number };
   /** A's requests/s ÷ B's: the median of the ratios of the two turns of each round, which ran one after the other. */
   ratio: number;
-  /** Latency at a fixed rate, from when each request was due: of each, the run with the lower p99 of two (A B B A). */
+  /** Latency at a fixed rate, from when each request was due: of each, the run with the lower p99 (A B B A), or its one run (A B). */
   fixedRate: { a: FixedRateResult; b: FixedRateResult };
 };
 
 /**
  * The same request to two services (A and B, started alike but for one setting), measured in turns: A B, B A,
- * A B ... with wrk, then A B B A at a fixed rate. This machine's speed drifts by tens of percent over a minute
+ * A B ... with wrk, then A B B A (or A B) at a fixed rate. This machine's speed drifts by tens of percent over a minute
  * and stalls now and then (other tenants), so two runs one after the other would mostly measure that; in turns,
  * drift falls on both alike, a median leaves a stall out, and the ratio shows what the setting costs.
  */
 export async function measureInTurns(
   urls: { a: string; b: string },
   headers: Record<string, string>,
-  options: { rounds: number; seconds: number; rate: number; rateSeconds: number },
+  options: { rounds: number; seconds: number; rate: number; rateSeconds: number; rateRuns: 1 | 2 },
 ): Promise<InTurns> {
   const turns = { a: [] as number[], b: [] as number[] };
   for (const url of [urls.a, urls.b]) await wrk(url, { seconds: 1, headers }); // warm-up (B may be a fresh process)
@@ -32,7 +32,7 @@ export async function measureInTurns(
     }
   }
   const runs: { a: FixedRateResult[]; b: FixedRateResult[] } = { a: [], b: [] };
-  for (const side of ["a", "b", "b", "a"] as const) {
+  for (const side of options.rateRuns === 2 ? (["a", "b", "b", "a"] as const) : (["a", "b"] as const)) {
     runs[side].push(await fixedRate(urls[side], { rate: options.rate, seconds: options.rateSeconds, headers }));
     await Bun.sleep(300);
   }
