@@ -20,5 +20,12 @@ export type WorkerDependencies = transcription.TranscriptionWorkerDependencies &
 /** Every worker of the service, from the capabilities that have some; each runs as a durable consumer on the bus. */
 export function createWorkers(dependencies: WorkerDependencies): Worker[] {
   const shared = { ...dependencies, heavyWork: dependencies.heavyWork ?? new Semaphore(1) };
-  return [...accounts.workers(shared), ...tasks.workers(shared), ...transcription.workers(shared), ...exports.workers(shared), ...uploads.workers(shared), ...webhooks.workers(shared)];
+  return [
+    ...accounts.workers(shared),
+    ...tasks.workers(shared),
+    ...transcription.workers(shared),
+    ...exports.workers(shared),
+    ...uploads.workers(shared),
+    ...webhooks.workers(shared),
+  ];
 }

@@ -8,7 +8,6 @@ import type { EventMetadata } from "../core/event.ts";
 import { requestContext } from "../http/correlation.ts";
 import { bearerSecret } from "../http/bearer.ts";
 
-
 /**
  * Every route that uses this plugin needs a live token or API key (401), an API key only works
  * while the account's plan has API access (403), and each credential gets RATE_LIMIT_PER_MINUTE
