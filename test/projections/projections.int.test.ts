@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
+import { logger } from "../../src/logging/logger.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";
 import { counterProjection, type CounterView } from "../support/counter-projection.ts";
@@ -48,9 +49,11 @@ describe("projection runner", () => {
         await counterProjection.apply(event, target);
       },
     };
-    const logged: unknown[] = [];
-    const consoleError = console.error;
-    console.error = (...args: unknown[]) => void logged.push(args[0]);
+    // What the runner tells operators: one error line per failure, with the projection's name.
+    const logged: { projection?: string; msg?: string }[] = [];
+    const log = logger("projections");
+    const logError = log.error;
+    log.error = ((fields: { projection?: string }, msg?: string) => void logged.push({ ...fields, msg })) as typeof log.error;
     const runner = new ProjectionRunner(store, db, [flaky]);
     try {
       await runner.start();
@@ -58,9 +61,9 @@ describe("projection runner", () => {
       const last = (await store.readStream("counter-f")).at(-1)!.position;
       await runner.waitFor(last, null, 10_000);
       expect(await db.collection<CounterView>("counters").findOne({ _id: "counter-f" })).toMatchObject({ value: 5, increments: 2 });
-      expect(logged.filter((m) => String(m).includes("projection counters failed"))).toHaveLength(2);
+      expect(logged.filter((line) => line.projection === "counters" && line.msg?.includes("failed"))).toHaveLength(2);
     } finally {
-      console.error = consoleError;
+      log.error = logError;
       await runner.stop();
     }
   }, 15_000);
