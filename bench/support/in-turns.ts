@@ -1,5 +1,5 @@
 import { fixedRate, type FixedRateResult } from "./fixed-rate.ts";
-import { percentile, wrk } from "./stats.ts";
+import { median, wrk } from "./stats.ts";
 
 export type InTurns = {
   /** Requests/s of each: the median of its turns. */
@@ -22,7 +22,8 @@ export async function measureInTurns(
   options: { rounds: number; seconds: number; rate: number; rateSeconds: number; rateRuns: 1 | 2 },
 ): Promise<InTurns> {
   const turns = { a: [] as number[], b: [] as number[] };
-  for (const url of [urls.a, urls.b]) await wrk(url, { seconds: 1, headers }); // warm-up (B may be a fresh process)
+  // Warm-up: B is usually a process just started, whose first second under load is slower (JIT, caches).
+  for (const url of [urls.a, urls.b]) await wrk(url, { seconds: 2, headers });
   for (let round = 0; round < options.rounds; round++) {
     for (const side of round % 2 === 0 ? (["a", "b"] as const) : (["b", "a"] as const)) {
       const { requestsPerSecond } = await wrk(urls[side], { seconds: options.seconds, headers, timeoutSeconds: 10 });
@@ -38,11 +39,8 @@ export async function measureInTurns(
   }
   const better = (list: FixedRateResult[]) => list.reduce((x, y) => (y.p99Ms < x.p99Ms ? y : x));
   return {
-    requestsPerSecond: { a: percentile(turns.a, 50), b: percentile(turns.b, 50) },
-    ratio: percentile(
-      turns.a.map((a, i) => a / turns.b[i]!),
-      50,
-    ),
+    requestsPerSecond: { a: median(turns.a), b: median(turns.b) },
+    ratio: median(turns.a.map((a, i) => a / turns.b[i]!)),
     fixedRate: { a: better(runs.a), b: better(runs.b) },
   };
 }

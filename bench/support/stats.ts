@@ -6,6 +6,13 @@ export function percentile(samples: number[], p: number): number {
 }
 
 /** `timeouts`: requests wrk gave up on after its timeout (2 s unless `timeoutSeconds`). */
+/** The middle value, or the mean of the two middle values of an even count (percentile 50 would take the upper one). */
+export function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 export type WrkResult = { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number; timeouts: number };
 
 function toMs(value: string): number {

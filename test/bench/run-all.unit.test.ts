@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { formatGoal, formatNumber, met, parseRecords, type Figure } from "../../bench/support/figures.ts";
 import { outcomeOf } from "../../bench/support/run-bench.ts";
 import { renderTable, rowsOf, summaryOf } from "../../bench/support/table.ts";
+import { median } from "../../bench/support/stats.ts";
 
 const figure = (name: string, value: number, goal: Figure["goal"] = null): Figure => ({ bench: "tasks", name, value, unit: "ms", goal });
 
@@ -103,4 +104,9 @@ describe("the table", () => {
     expect(summaryOf([withMiss]).ok).toBe(true);
     expect(summaryOf([ok, failed])).toEqual({ ok: false, line: "2 benches in 0 min 35 s, 1 ran, 1 failed; 2 goals: 1 met, 1 not met" });
   });
+});
+
+test("the median of the turns of an A/B comparison: the middle one, or the mean of the two middle ones", () => {
+  expect(median([3, 1, 2])).toBe(2);
+  expect(median([0.84, 2.83])).toBeCloseTo(1.835);
 });
