@@ -9,7 +9,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pino, { type LevelWithSilent, type Logger } from "pino";
 import { prettyFactory } from "pino-pretty";
-import { redacted, redactedPaths, scrubber } from "./scrubbing.ts";
+import { redactSecretFields, scrubber } from "./scrubbing.ts";
 
 export type { Logger } from "pino";
 export type LogLevel = LevelWithSilent;
@@ -68,9 +68,8 @@ function pinoOver(output: LogOutput, level: LogLevel): Logger {
     {
       level,
       // Level names and ISO times, so a line reads the same in jq as in a terminal.
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: (label) => ({ level: label }), log: redactSecretFields },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: redactedPaths, censor: redacted },
       // A copy: pino merges each call's fields into what the mixin returns, which must not change the context itself.
       mixin: () => ({ ...context.getStore() }),
       serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },

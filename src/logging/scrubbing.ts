@@ -31,11 +31,33 @@ const secretFieldNames = [
   "x-api-key",
 ];
 
-const path = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : `["${name}"]`);
-const join = (parent: string, name: string) => (name.startsWith("[") ? `${parent}${name}` : `${parent}.${name}`);
+const secretFields = new Set(secretFieldNames);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Error);
 
-/** pino `redact` paths: each name at the top level and one level down. */
-export const redactedPaths: string[] = secretFieldNames.flatMap((name) => [path(name), join("*", path(name))]);
+/**
+ * A log call's fields with those named like secrets blanked, at the top level and one object down
+ * (`headers.authorization`). By hand rather than pino's `redact`: its wildcard paths cost ~15 µs a line,
+ * ten times the rest of a request's line, and a line is written for every request.
+ */
+export function redactSecretFields(fields: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const key in fields) {
+    const value = fields[key];
+    let replacement: unknown = value;
+    if (secretFields.has(key)) replacement = redacted;
+    else if (isPlainObject(value)) {
+      for (const inner in value) {
+        if (!secretFields.has(inner)) continue;
+        replacement = { ...value };
+        for (const name in value) if (secretFields.has(name)) (replacement as Record<string, unknown>)[name] = redacted;
+        break;
+      }
+    }
+    if (replacement !== value) (out ??= { ...fields })[key] = replacement;
+  }
+  return out ?? fields;
+}
 
 // A character that may still belong to a value inside a JSON line: not a space, a quote, an escape or a separator.
 const valueChar = String.raw`[^\s"'\\&#<>]`;
