@@ -67,7 +67,7 @@ describe("the official openai client against the service", () => {
     [service, audio] = await Promise.all([startServiceProcess({ RATE_LIMIT_PER_MINUTE: "100000" }), speech()]);
     account = await payingAccount(service);
   }, 60_000);
-  afterAll(() => service.stop());
+  afterAll(() => service.stop(), 60_000);
 
   test("verbose_json with word and segment times: a real task, listed, with history, and charged", async () => {
     const before = (await json(service, account.token, "GET", "/api/user")).body.balance.remaining_seconds as number;
@@ -201,7 +201,7 @@ describe("past the wait, and past the size limit", () => {
     });
     account = await payingAccount(service);
   }, 60_000);
-  afterAll(() => service.stop());
+  afterAll(() => service.stop(), 60_000);
 
   test("a transcription longer than the wait: 504 naming the task, which goes on; the client does not send it again", async () => {
     const refused = await clientOf(service, account.key)

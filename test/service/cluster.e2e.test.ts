@@ -26,6 +26,7 @@ import { waitForCheckpoints } from "../../projections/wait.ts";
 import { userStream } from "../../src/accounts/events.ts";
 import { taskStream } from "../../src/tasks/events.ts";
 import type { RecordedEvent } from "../../src/core/event.ts";
+import { S3BlobStore } from "../../src/blobs/s3.ts";
 
 let nats: NatsServer;
 let s3: S3TestServer;
@@ -211,7 +212,20 @@ describe("a cluster of 2 APIs, 2 workers and 1 projections process", () => {
       void client;
     }
 
-    // The live read models equal a replay of the log into fresh ones.
-    await expectReadModelsEqualReplay(dataDir);
+    // The live read models equal a replay of the log into fresh ones (transcripts read from the cluster's S3).
+    const blobs = new S3BlobStore({
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      region: s3.region,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      publicEndpoint: null,
+      forcePathStyle: true,
+    });
+    try {
+      await expectReadModelsEqualReplay(dataDir, blobs);
+    } finally {
+      await blobs.close();
+    }
   }, 300_000);
 });

@@ -7,6 +7,7 @@ import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { allProjections } from "../../projections/index.ts";
 import { FileBlobStore } from "../../src/blobs/filesystem.ts";
+import type { BlobStore } from "../../src/blobs/port.ts";
 import { TranscriptStore } from "../../src/tasks/transcripts.ts";
 
 /** The read models the projections keep (leases, checkpoints and counters aside). */
@@ -27,14 +28,16 @@ const projected = [
 /**
  * The read models of an embedded DATA_DIR equal a replay of its log into fresh ones, collection by
  * collection. No process may be writing `dataDir` meanwhile, and its projections must have folded the whole log.
+ * `blobStore`: where the service kept its blobs, when not in DATA_DIR (a cluster on S3).
  */
-export async function expectReadModelsEqualReplay(dataDir: string): Promise<void> {
+export async function expectReadModelsEqualReplay(dataDir: string, blobStore?: BlobStore): Promise<void> {
   const live = new EmbeddedDocumentStore(join(dataDir, "readmodels.sqlite"));
   const replayDir = mkdtempSync(join(tmpdir(), "scribe-replay-"));
   const fresh = new EmbeddedDocumentStore(join(replayDir, "readmodels.sqlite"));
   const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
-  // The search read model reads transcripts from the blobs (only read here: the URL and secret sign nothing).
-  const blobs = new FileBlobStore({ root: join(dataDir, "blobs"), publicUrl: "http://localhost", secret: "replay" });
+  // The search read model reads transcripts from the blobs: the cluster's S3 when given, else DATA_DIR's files
+  // (only read here: the URL and secret sign nothing).
+  const blobs = blobStore ?? new FileBlobStore({ root: join(dataDir, "blobs"), publicUrl: "http://localhost", secret: "replay" });
   try {
     await new ProjectionRunner(store, fresh, allProjections, () => true, { transcripts: new TranscriptStore(blobs) }).rebuild();
     for (const collection of projected) {
@@ -43,7 +46,7 @@ export async function expectReadModelsEqualReplay(dataDir: string): Promise<void
     }
   } finally {
     await store.close();
-    await blobs.close();
+    if (!blobStore) await blobs.close();
     await live.close();
     await fresh.close();
     rmSync(replayDir, { recursive: true, force: true });
