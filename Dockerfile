@@ -40,6 +40,8 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY projections ./projections
 COPY workers ./workers
+# The web app is built from its sources when the api role starts (src/web); it uses the typed client.
+COPY clients ./clients
 
 # DATA_DIR defaults to ./data: scratch space for the workers, writable by the unprivileged user.
 RUN mkdir -p data && chown bun:bun data

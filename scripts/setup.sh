@@ -19,6 +19,8 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(espeak-ng)
   # The metrics tests check /metrics with promtool, which Debian ships in the prometheus package.
   packages+=(prometheus)
+  # The web app's browser tests drive Debian's Chromium (through playwright-core: no browser is downloaded).
+  packages+=(chromium)
 fi
 if [ "${1:-}" = "--bench" ]; then
   # `npm run bench`: wrk loads the HTTP benchmarks; espeak-ng speaks for the transcription ones without LibriSpeech.

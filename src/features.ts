@@ -15,20 +15,28 @@ import { WebhookDelivery, Webhooks, webhookRoutes } from "./webhooks/index.ts";
 import { idempotency, type Idempotency } from "./http/idempotency.ts";
 import { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { OpenAiTranscriptions, openAiRoutes, servedLanguage, servedModels } from "./openai-compat/index.ts";
+import { webApp, type WebApp } from "./web/index.ts";
 
 /**
  * The API's half of the composition root: each capability's services built from the adapters and
  * configuration, and their routes. Capabilities never import each other's wiring, only this file does.
  */
 
-export type AccountsModule = { accounts: Accounts; authenticated: AnyElysia; routes: AnyElysia[] };
+export type AccountsModule = {
+  accounts: Accounts;
+  authenticated: AnyElysia;
+  routes: AnyElysia[];
+  /** The configured identity provider (IDP_ISSUER), whose login the web app starts; null without one. */
+  idp: OidcClient | null;
+};
 
 /** Accounts, the authentication every other feature uses, limits and routes, with notifications and checkout. */
 export function accountsModule(config: Config, adapters: Adapters, waitFor: WaitForProjections): AccountsModule {
   const accounts = new Accounts(adapters.eventStore, adapters.documents, waitFor);
   const authenticated = authentication(accounts, new RateLimiter(adapters.documents, config.rateLimitPerMinute));
   const loginLimiter = new RateLimiter(adapters.documents, config.loginAttemptsPerMinute);
-  const socialLogin = config.idp ? new OidcSocialLogin(accounts, adapters.eventStore, new OidcClient(config.idp)) : null;
+  const idp = config.idp ? new OidcClient(config.idp) : null;
+  const socialLogin = idp ? new OidcSocialLogin(accounts, adapters.eventStore, idp) : null;
   const routes = [
     authRoutes({ accounts, loginLimiter, registrationLimiter: new RateLimiter(adapters.documents, config.registrationsPerMinute), socialLogin, authenticated }),
     userRoutes({
@@ -43,7 +51,13 @@ export function accountsModule(config: Config, adapters: Adapters, waitFor: Wait
     notificationRoutes({ notifications: new Notifications(adapters.eventStore, adapters.documents, waitFor), authenticated }),
     ...billingFeatures(config, adapters, accounts, authenticated),
   ];
-  return { accounts, authenticated, routes };
+  return { accounts, authenticated, routes, idp };
+}
+
+/** The browser app (src/web): it uses the API like any client; only the start of the IdP's login is served for it. */
+export function webFeatures(accounts: AccountsModule): WebApp {
+  const { idp } = accounts;
+  return webApp({ idp: idp ? (state, loginHint) => idp.authorizationUrl(state, loginHint) : null });
 }
 
 /**

@@ -30,7 +30,7 @@ import { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { startIdempotencyCleanupJob } from "./http/idempotency-cleanup-job.ts";
 import { Tasks } from "./tasks/index.ts";
 import { storageRoutes } from "./blobs/storage-routes.ts";
-import { accountsModule, taskFeatures } from "./features.ts";
+import { accountsModule, taskFeatures, webFeatures } from "./features.ts";
 import { waitForCheckpoints } from "../projections/wait.ts";
 import type { WaitForProjections } from "./core/projection.ts";
 
@@ -144,6 +144,10 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
     const accounts = accountsModule(config, adapters, waitForProjections);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
+    const web = webFeatures(accounts);
+    const built = await web.ready;
+    logger("web").info({ ms: built.ms, files: built.assets.size }, "web app built");
+    features.push(web.routes);
     app = createHttpApp(features, { limits: config.requestLimits, heavyWork, openApi: openApiOptions(config), observers: requestObservers });
     idempotencyCleanup = startIdempotencyCleanupJob(new IdempotencyKeys(adapters.documents), adapters.documents);
   }

@@ -18,7 +18,14 @@ export class IdentityProviderError extends DomainError {
 
 const invalidCode = () => new ValidationFailedError({ code: ["The authorization code is invalid or has expired."] });
 
-type Discovery = { issuer: string; token_endpoint: string; jwks_uri: string; userinfo_endpoint?: string; token_endpoint_auth_methods_supported?: string[] };
+type Discovery = {
+  issuer: string;
+  token_endpoint: string;
+  jwks_uri: string;
+  authorization_endpoint?: string;
+  userinfo_endpoint?: string;
+  token_endpoint_auth_methods_supported?: string[];
+};
 type Jwk = webcrypto.JsonWebKey & { kid?: string; use?: string };
 type Json = Record<string, unknown>;
 
@@ -70,6 +77,21 @@ export class OidcClient {
 
   get issuer(): string {
     return this.settings.issuer;
+  }
+
+  /**
+   * Where a browser starts the login (Core 3.1.2.1): the provider's authorization endpoint with our client, the
+   * redirect URI the code comes back to, and the caller's `state`, which the page that receives the code checks.
+   */
+  async authorizationUrl(state: string, loginHint?: string): Promise<string> {
+    const { authorization_endpoint } = await this.discover();
+    if (!authorization_endpoint) throw new IdentityProviderError("its discovery document names no authorization endpoint");
+    const url = new URL(authorization_endpoint);
+    const { clientId, redirectUri } = this.settings;
+    const query = { response_type: "code", client_id: clientId, redirect_uri: redirectUri, scope: "openid email profile", state };
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    if (loginHint) url.searchParams.set("login_hint", loginHint);
+    return url.toString();
   }
 
   /** Redeems the code once and returns the verified claims; a code the provider refuses is a 422 on `code`. */
@@ -133,6 +155,7 @@ export class OidcClient {
       issuer,
       token_endpoint,
       jwks_uri,
+      authorization_endpoint: typeof body.authorization_endpoint === "string" ? body.authorization_endpoint : undefined,
       userinfo_endpoint: typeof body.userinfo_endpoint === "string" ? body.userinfo_endpoint : undefined,
       token_endpoint_auth_methods_supported: Array.isArray(methods) ? methods.filter((m): m is string => typeof m === "string") : undefined,
     };

@@ -6,6 +6,7 @@ import { defaultRequestLimits, requestLimits, type RequestLimits } from "./reque
 import { Semaphore } from "../core/semaphore.ts";
 import { buildOpenApi, type OpenApiOptions, type RouteShape } from "./openapi/document.ts";
 import { requestObserver, type RequestObserver } from "./request-observer.ts";
+import { apiReferenceRoutes, apiReferenceScriptPath, offlineScalarConfig } from "./api-reference.ts";
 
 /**
  * The HTTP API: the error mapping, OpenAPI (`/swagger`, JSON at `/swagger/json`, generated from the same
@@ -45,7 +46,9 @@ export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOption
         // The plugin's own document (OpenAPI 3.0 as Elysia sees the routes) stays out of the way; the page at
         // /swagger shows ours, built from the same routes by buildOpenApi.
         specPath: "/swagger/elysia.json",
-        scalarConfig: { spec: { url: "/swagger/json" } },
+        // The page's script from the pinned package, served by us (api-reference.ts): no CDN, no `@latest`.
+        scalarCDN: apiReferenceScriptPath,
+        scalarConfig: { ...offlineScalarConfig, spec: { url: "/swagger/json" } },
         documentation: {
           info: {
             title: "Scribe transcription API",
@@ -56,6 +59,7 @@ export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOption
         },
       }),
     )
+    .use(apiReferenceRoutes)
     .use(healthRoutes);
   for (const feature of features) app = app.use(feature);
   let document: unknown = null;

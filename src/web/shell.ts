@@ -1,0 +1,53 @@
+import { staticAsset, type StaticAsset } from "../http/static-assets.ts";
+import type { WebBuild } from "./build.ts";
+
+/** What the browser app learns from the server before its first request: only what the API cannot tell it. */
+export type WebConfig = {
+  /** Whether "Sign in with idp" is offered: an identity provider is configured (IDP_ISSUER). */
+  idp: boolean;
+};
+
+/**
+ * Everything the page may load comes from this origin: no CDN script, font or stylesheet, no inline script
+ * (the configuration travels as inert JSON), no framing. `blob:` media for players fed from an
+ * authenticated fetch; `data:` images for the empty favicon and inline icons.
+ */
+export const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** Headers of every HTML answer of the app. */
+export const shellHeaders = {
+  "content-security-policy": contentSecurityPolicy,
+  "referrer-policy": "same-origin",
+  "x-frame-options": "DENY",
+};
+
+/** `<` in the JSON would let a value close the script element; as \u003c it stays inert. */
+const inertJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
+
+/**
+ * The one HTML page of the app: it names the current bundles (content-hashed, cached for good), so it is
+ * revalidated on every navigation. The client-side router draws the page for the path.
+ */
+export function shellPage(build: WebBuild, config: WebConfig): StaticAsset {
+  const styles = build.entry.styles.map((name) => `<link rel="stylesheet" href="/assets/${name}">`).join("");
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>Scribe</title><link rel="icon" href="data:,">
+${styles}<script type="module" src="/assets/${build.entry.script}"></script>
+<script type="application/json" id="scribe-config">${inertJson(config)}</script>
+</head><body><div id="app"></div><noscript>Scribe's web app needs JavaScript.</noscript></body></html>
+`;
+  return staticAsset(new TextEncoder().encode(html), "text/html; charset=utf-8");
+}

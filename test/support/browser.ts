@@ -1,0 +1,103 @@
+import { existsSync } from "node:fs";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { startServiceProcess, type RunningService } from "./service-process.ts";
+
+/**
+ * Browser tests drive Debian's Chromium (`apt-get install chromium`, which `npm test`'s setup installs) through
+ * playwright-core: no browser is downloaded. CHROMIUM_PATH names another build.
+ */
+export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const chromiumAvailable = existsSync(chromiumPath);
+
+/**
+ * Headless, and quiet on a machine without a network: without the background-networking, component-update and
+ * sync switches Chromium keeps calling Google's services, which floods a closed network with refused
+ * connections. No sandbox: the tests run as root in a container, where Chromium's sandbox cannot start.
+ */
+export const chromiumFlags = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-dev-shm-usage",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export type BrowserHarness = {
+  service: RunningService;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** The service's origin: every request of the app must go there. */
+  origin: string;
+  /** Every http(s)/ws(s) request the browser made elsewhere since the last `checkpoint()`. */
+  offOrigin: string[];
+  /** Console errors and uncaught exceptions since the last `checkpoint()`. */
+  errors: string[];
+  /** Forgets what was recorded so far: each test checks what it caused. */
+  checkpoint(): void;
+  /**
+   * Fails unless the browser stayed on the origin (but for `allowedOrigins`) and logged no error since the last
+   * checkpoint. The API's own 4xx answers (a 422 of a form, the 401 that ends a session) are the app working, so
+   * Chromium's "Failed to load resource ... status of 4xx" lines are not errors here; a 5xx is.
+   */
+  expectClean(allowedOrigins?: string[]): void;
+  close(): Promise<void>;
+};
+
+const apiRefusal = /^Failed to load resource: the server responded with a status of 4\d\d/;
+
+/**
+ * Starts the real service (`bun src/main.ts`, with PUBLIC_URL its own address so links stay on the origin) and
+ * one Chromium with a fresh profile and one page. One per test file: Chromium takes about a second to start.
+ */
+export async function startBrowserHarness(options: { env?: (url: string) => Record<string, string> } = {}): Promise<BrowserHarness> {
+  const service = await startServiceProcess((url) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "100000", ...options.env?.(url) }));
+  let browser: Browser;
+  try {
+    // A fresh profile each time: playwright's launch makes a temporary user-data-dir and removes it on close.
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumFlags, timeout: 30_000 });
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+  const origin = new URL(service.url).origin;
+  const context = await browser.newContext({ baseURL: service.url });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const offOrigin: string[] = [];
+  const errors: string[] = [];
+  context.on("request", (request) => {
+    const url = new URL(request.url());
+    if (/^(http|ws)s?:$/.test(url.protocol) && url.origin !== origin) offOrigin.push(request.url());
+  });
+  page.on("console", (message) => {
+    if (message.type() === "error" && !apiRefusal.test(message.text())) errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(`uncaught: ${error.message}`));
+  return {
+    service,
+    browser,
+    context,
+    page,
+    origin,
+    offOrigin,
+    errors,
+    checkpoint() {
+      offOrigin.length = 0;
+      errors.length = 0;
+    },
+    expectClean(allowedOrigins = []) {
+      const strays = offOrigin.filter((url) => !allowedOrigins.includes(new URL(url).origin));
+      if (strays.length > 0 || errors.length > 0) {
+        throw new Error(`the browser left the origin or logged errors:\n${[...strays.map((u) => `request: ${u}`), ...errors].join("\n")}`);
+      }
+    },
+    async close() {
+      await browser.close().catch(() => undefined);
+      await service.stop();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The web app's accounts in a real browser (Debian's Chromium through playwright-core) against the started
+ * service: register, sign out and in through the forms, field errors from the API next to their fields, a
+ * page that needs a session, and `/swagger` rendering offline. No request may leave the service's origin.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+
+if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
+
+describe.skipIf(!chromiumAvailable)("the web app's accounts", () => {
+  let web: BrowserHarness;
+  beforeAll(async () => {
+    web = await startBrowserHarness();
+  }, 60_000);
+  afterAll(async () => {
+    await web?.close();
+  });
+
+  const email = `ada-${crypto.randomUUID()}@example.com`;
+
+  test("register through the form, land on the task list, sign out, sign in again", async () => {
+    web.checkpoint();
+    const { page } = web;
+    await page.goto("/register");
+    await page.getByLabel("Name").fill("Ada Lovelace");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
+    await page.getByLabel("Confirm password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect(await page.getByText("You have signed out.").isVisible()).toBe(true);
+    // The token was revoked, not only forgotten: the app holds none, and the sign-in form is what it shows.
+    expect(await page.evaluate('localStorage.getItem("scribe.session")')).toBeNull();
+
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
+    web.expectClean();
+  });
+
+  test("the API's field errors are shown next to their fields, and a wrong password says so", async () => {
+    web.checkpoint();
+    const { page } = web;
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.goto("/register");
+    await page.getByLabel("Name").fill("Ada");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill("short");
+    await page.getByLabel("Confirm password").fill("other");
+    await page.getByRole("button", { name: "Create account" }).click();
+    const password = page.getByLabel("Password", { exact: true });
+    await page.locator("#field-password-error").waitFor();
+    expect(await password.getAttribute("aria-invalid")).toBe("true");
+    // The message is tied to its field, so a screen reader reads it with the field.
+    expect(await password.getAttribute("aria-describedby")).toBe("field-password-error");
+    expect(await page.locator("#field-password-error").textContent()).toContain("8");
+
+    // The confirmation is checked against the password (its message is the password's), then the address.
+    await password.fill("long enough now");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.locator("#field-password-error", { hasText: "confirmation does not match" }).waitFor();
+    await page.getByLabel("Confirm password").fill("long enough now");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.locator("#field-email-error", { hasText: "already been taken" }).waitFor();
+    expect(await page.locator("#field-password-error").count()).toBe(0);
+
+    await page.goto("/login");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "These credentials do not match our records." }).waitFor();
+    web.expectClean();
+  });
+
+  test("a page that needs a session asks to sign in, then opens; a token the API refuses ends the session", async () => {
+    web.checkpoint();
+    const { page } = web;
+    await page.goto("/account");
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect(new URL(page.url()).search).toBe("?next=%2Faccount");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Account" }).waitFor();
+
+    // Revoked behind the app's back (signed out elsewhere): its next request gets 401, and the app asks to sign in.
+    const token = await page.evaluate<string>('JSON.parse(localStorage.getItem("scribe.session")).token');
+    expect((await fetch(`${web.service.url}/api/logout`, { method: "POST", headers: { authorization: `Bearer ${token}` } })).status).toBe(204);
+    await page.reload();
+    await page.getByText("Your session has ended. Please sign in again.").waitFor();
+    expect(new URL(page.url()).search).toBe("?next=%2Faccount");
+    web.expectClean();
+  });
+
+  test("unknown client-side paths draw the app's not-found page; the API's paths keep their JSON 404", async () => {
+    web.checkpoint();
+    const { page } = web;
+    const answer = await page.goto("/no/such/page");
+    expect(answer?.status()).toBe(200);
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
+    const api = await page.goto("/api/nope");
+    expect(api?.status()).toBe(404);
+    expect(await api?.json()).toEqual({ message: "Not found." });
+    web.expectClean();
+  });
+
+  test("/swagger renders the API reference from our own copy of its script: nothing leaves the origin", async () => {
+    web.checkpoint();
+    const { page } = web;
+    await page.goto("/swagger");
+    // Drawn from /swagger/json by the script: the document's title and its operations, grouped by tag.
+    await page.getByRole("heading", { name: "Scribe transcription API" }).first().waitFor({ timeout: 20_000 });
+    await page.getByText("Health check").first().waitFor();
+    expect(await page.getByText("Ask AI").count()).toBe(0);
+    web.expectClean();
+  }, 30_000);
+});
