@@ -53,8 +53,9 @@ const apiRefusal = /^Failed to load resource: the server responded with a status
  * Starts the real service (`bun src/main.ts`, with PUBLIC_URL its own address so links stay on the origin) and
  * one Chromium with a fresh profile and one page. One per test file: Chromium takes about a second to start.
  */
-export async function startBrowserHarness(options: { env?: (url: string) => Record<string, string> } = {}): Promise<BrowserHarness> {
-  const service = await startServiceProcess((url) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "100000", ...options.env?.(url) }));
+export async function startBrowserHarness(options: { env?: (url: string) => Record<string, string>; port?: number } = {}): Promise<BrowserHarness> {
+  const env = (url: string) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "100000", ...options.env?.(url) });
+  const service = await startServiceProcess(env, undefined, options.port);
   let browser: Browser;
   try {
     // A fresh profile each time: playwright's launch makes a temporary user-data-dir and removes it on close.

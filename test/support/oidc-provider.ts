@@ -41,7 +41,15 @@ async function signingKey(algorithm: webcrypto.RsaHashedKeyGenParams | webcrypto
  * Its login and consent screens are replaced by one route that completes the interaction for the
  * account named in `login_hint`, so a test drives the browser's redirects with plain fetch.
  */
-export async function startOidcProvider(options: { idTokenCarriesProfile?: boolean } = {}): Promise<TestIdp> {
+export async function startOidcProvider(
+  options: {
+    idTokenCarriesProfile?: boolean;
+    /** The client's registered redirect URI (default http://localhost:3000/auth/callback): a browser test's service's. */
+    redirectUri?: string;
+    /** Who signs in when the authorization request names no login_hint: the user already signed in at the provider. */
+    signedIn?: string;
+  } = {},
+): Promise<TestIdp> {
   // A variable specifier keeps tsc from demanding the type declarations the package does not ship.
   const specifier = "oidc-provider";
   const Provider = ((await import(specifier)) as { default: ProviderConstructor }).default;
@@ -54,7 +62,7 @@ export async function startOidcProvider(options: { idTokenCarriesProfile?: boole
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const redirectUri = "http://localhost:3000/auth/callback";
+  const redirectUri = options.redirectUri ?? "http://localhost:3000/auth/callback";
   const accounts = new Map<string, IdpAccount>();
   let codeTtl = 60;
   const rs256Client = { id: "scribe", secret: "scribe-secret" };
@@ -93,7 +101,7 @@ export async function startOidcProvider(options: { idTokenCarriesProfile?: boole
     if (!req.url?.startsWith("/interaction/")) return handle(req, res);
     try {
       const { params } = await provider.interactionDetails(req, res);
-      const accountId = String(params.login_hint);
+      const accountId = String(params.login_hint ?? options.signedIn);
       const grant = new provider.Grant({ accountId, clientId: String(params.client_id) });
       grant.addOIDCScope(String(params.scope));
       await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId: await grant.save() } });

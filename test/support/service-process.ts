@@ -32,9 +32,10 @@ export type RunningService = {
 export async function startServiceProcess(
   env: Record<string, string> | ((url: string) => Record<string, string>) = {},
   dataDir?: string,
+  /** A port picked beforehand, when something started earlier must know the service's address. */
+  port: number = freePort(),
 ): Promise<RunningService> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "scribe-service-"));
-  const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = "";
   let stdout = "";
