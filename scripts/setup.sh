@@ -23,8 +23,9 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(chromium)
 fi
 if [ "${1:-}" = "--bench" ]; then
-  # `npm run bench`: wrk loads the HTTP benchmarks; espeak-ng speaks for the transcription ones without LibriSpeech.
-  packages+=(wrk espeak-ng)
+  # `npm run bench`: wrk loads the HTTP benchmarks; espeak-ng speaks for the transcription ones without LibriSpeech;
+  # the web app's first load is measured in Chromium.
+  packages+=(wrk espeak-ng chromium)
 fi
 
 missing=()
