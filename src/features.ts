@@ -5,7 +5,7 @@ import type { WaitForProjections } from "./core/projection.ts";
 import { Accounts, Profiles, RateLimiter, authentication, authRoutes, userRoutes, apiKeyRoutes, OidcClient, OidcSocialLogin } from "./accounts/index.ts";
 import { Notifications, notificationRoutes } from "./notifications/index.ts";
 import { Checkout, deriveKey, PaymentWebhooks, SandboxProvider, billingRoutes, sandboxRoutes } from "./billing/index.ts";
-import { Tasks, folderTaskCounts, queueCounts, taskRoutes, shareRoutes, historyRoutes, audioRoutes } from "./tasks/index.ts";
+import { Tasks, folderTaskCounts, queueCounts, taskRoutes, shareRoutes, historyRoutes, audioRoutes, type AppPage } from "./tasks/index.ts";
 import { Folders, folderRoutes } from "./folders/index.ts";
 import { Exports, exportRoutes } from "./exports/index.ts";
 import { Uploads, uploadRoutes } from "./uploads/index.ts";
@@ -72,8 +72,11 @@ function billingFeatures(config: Config, adapters: Adapters, accounts: Accounts,
   return [billingRoutes({ checkout, webhooks, authenticated }), sandboxRoutes({ checkout, sandbox, accounts })];
 }
 
-/** Tasks, folders, exports, uploads, audio, the API side of transcription and OpenAI's transcription endpoint, behind the accounts' authentication. */
-export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitForProjections, authenticated: AnyElysia): AnyElysia[] {
+/**
+ * Tasks, folders, exports, uploads, audio, the API side of transcription and OpenAI's transcription endpoint, behind the accounts' authentication.
+ * `appPage`: the web app's page, which a browser opening a share link gets.
+ */
+export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitForProjections, authenticated: AnyElysia, appPage?: AppPage): AnyElysia[] {
   const tasks = new Tasks(adapters.eventStore, adapters.documents, waitFor, adapters.transcripts);
   const folders = new Folders(adapters.eventStore, adapters.documents, waitFor, (userId) => folderTaskCounts(adapters.documents, userId));
   const summaries = new Summaries(adapters.eventStore, tasks, createSummarizer(config.transcription), waitFor);
@@ -81,12 +84,12 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
   const idempotent = idempotency(new IdempotencyKeys(adapters.documents));
   return [
     taskRoutes({ tasks, authenticated, idempotency: idempotent }),
-    shareRoutes({ tasks, db: adapters.documents, publicUrl: config.publicUrl, authenticated }),
+    shareRoutes({ tasks, db: adapters.documents, publicUrl: config.publicUrl, authenticated, appPage }),
     historyRoutes({ tasks, db: adapters.documents, authenticated }),
     folderRoutes({ folders, authenticated, idempotency: idempotent }),
     exportRoutes({ exports: new Exports(adapters.eventStore, adapters.documents, adapters.blobs, tasks), authenticated }),
     uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated, idempotency: idempotent }),
-    audioRoutes({ tasks, blobs: adapters.blobs, authenticated }),
+    audioRoutes({ tasks, blobs: adapters.blobs, authenticated, urlKey: deriveKey(adapters.secret, "audio-url"), publicUrl: config.publicUrl }),
     searchRoutes({ search: new Search(adapters.documents), authenticated }),
     transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
     webhookFeatures(config, adapters, waitFor, authenticated, idempotent),

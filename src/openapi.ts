@@ -116,6 +116,8 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "POST /api/uploads/complete": [403, 404, 409],
       "POST /api/uploads/abort": [404],
       "GET /api/tasks/{id}/audio": [404, 416],
+      "GET /api/tasks/{id}/audio-url": [404],
+      "GET /api/tasks/{id}/audio/signed": [403, 404, 416],
       "GET /api/tasks/{id}/refresh-summary": [404, 502],
       "GET /api/tasks/{id}/events": [404],
       "GET /api/webhooks": [],

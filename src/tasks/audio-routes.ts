@@ -1,48 +1,109 @@
-import { Elysia, type AnyElysia } from "elysia";
-import { NotFoundError } from "../core/errors.ts";
+import { Elysia, t, type AnyElysia } from "elysia";
+import { ForbiddenError, NotFoundError } from "../core/errors.ts";
 import { isValidBlobKey, type BlobStore } from "../blobs/port.ts";
 import { serveBlob } from "../blobs/serve.ts";
 import { contentRange, fileResponse, jsonResponse } from "../http/openapi/responses.ts";
 import type { Tasks } from "./service.ts";
 import { taskParams } from "./schemas.ts";
 import { ownsMediaKey } from "../media/ownership.ts";
+import { audioUrlLifetimeSeconds, signAudioQuery, verifyAudioQuery } from "./audio-url.ts";
 
 const missing = () => new NotFoundError("The task has no stored audio.");
+
+const fileResponses = {
+  200: fileResponse("The whole file, with its content type (audio or video).", ["audio/*", "video/*"]),
+  206: fileResponse("The part of the file the Range asked for.", ["audio/*", "video/*"], contentRange),
+  416: jsonResponse("Range not satisfiable.", { $ref: "#/components/schemas/Error" }, contentRange),
+};
+
+export type AudioRoutesDependencies = {
+  tasks: Tasks;
+  blobs: BlobStore;
+  authenticated: AnyElysia;
+  /** Signs the URLs of `/audio-url` (a key derived from the service secret, so every API replica verifies them). */
+  urlKey: string;
+  publicUrl: string;
+};
 
 /**
  * Spec 4.2 `GET /api/tasks/{id}/audio`: the original file of an `objstore` task, with Range support.
  * Only keys under the owner's own upload prefix are served, so a task created by hand with another
- * account's path cannot read that account's file.
+ * account's path cannot read that account's file. `GET /api/tasks/{id}/audio-url` gives the same file
+ * at a signed URL (audio-url.ts) for media elements, which cannot send a token.
  */
-export function audioRoutes({ tasks, blobs, authenticated }: { tasks: Tasks; blobs: BlobStore; authenticated: AnyElysia }) {
-  return new Elysia({ name: "audio-routes" }).use(authenticated).get(
-    "/api/tasks/:id/audio",
-    async ({ params, caller, request }) => {
-      const task = await tasks.owned(caller.userId, params.id);
-      if (task.disk !== "objstore" || !isValidBlobKey(task.path) || !ownsMediaKey(task.userId, task.path)) throw missing();
-      const headers = new Headers({
-        "x-content-type-options": "nosniff",
-        "content-security-policy": "sandbox",
-        "cache-control": "private, no-store",
-      });
-      const response = await serveBlob(blobs, task.path, request, headers);
-      if (!response) throw missing();
-      return response;
-    },
-    {
+export function audioRoutes({ tasks, blobs, authenticated, urlKey, publicUrl }: AudioRoutesDependencies) {
+  /** The key of the task's own stored media, or 404. */
+  async function audioKey(userId: number, taskId: number): Promise<string> {
+    const task = await tasks.owned(userId, taskId);
+    if (task.disk !== "objstore" || !isValidBlobKey(task.path) || !ownsMediaKey(task.userId, task.path)) throw missing();
+    return task.path;
+  }
+
+  async function serveAudio(userId: number, taskId: number, request: Request): Promise<Response> {
+    const key = await audioKey(userId, taskId);
+    const headers = new Headers({
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "sandbox",
+      "cache-control": "private, no-store",
+    });
+    const response = await serveBlob(blobs, key, request, headers);
+    if (!response) throw missing();
+    return response;
+  }
+
+  const owner = new Elysia({ name: "audio-routes" })
+    .use(authenticated)
+    .get("/api/tasks/:id/audio", ({ params, caller, request }) => serveAudio(caller.userId, params.id, request), {
       params: taskParams,
       detail: {
-        responses: {
-          200: fileResponse("The whole file, with its content type (audio or video).", ["audio/*", "video/*"]),
-          206: fileResponse("The part of the file the Range asked for.", ["audio/*", "video/*"], contentRange),
-          416: jsonResponse("Range not satisfiable.", { $ref: "#/components/schemas/Error" }, contentRange),
-        },
+        responses: fileResponses,
         tags: ["Tasks"],
         security: [{ bearer: [] }],
         summary: "Stream the task's original file",
         description:
           "objstore tasks only; `Range: bytes=…` gives 206 with Content-Range (416 when unsatisfiable). 404 when the file is missing or the task is not on objstore.",
       },
+    })
+    .get(
+      "/api/tasks/:id/audio-url",
+      async ({ params, caller }) => {
+        // The same checks as the file itself, so a URL is only handed out for audio that can be served.
+        if (!(await blobs.head(await audioKey(caller.userId, params.id)))) throw missing();
+        const query = signAudioQuery(urlKey, caller.userId, params.id);
+        return { url: `${publicUrl}/api/tasks/${params.id}/audio/signed?${query}`, expires_in: audioUrlLifetimeSeconds };
+      },
+      {
+        params: taskParams,
+        response: { 200: t.Object({ url: t.String(), expires_in: t.Integer() }) },
+        detail: {
+          tags: ["Tasks"],
+          security: [{ bearer: [] }],
+          summary: "A signed URL of the task's original file, for media players",
+          description:
+            "For `<audio>`/`<video>` elements, which cannot send a token: the URL serves what `/audio` serves (Range, 206, 416) without a token, for `expires_in` seconds (6 hours). 404 when `/audio` would be 404.",
+        },
+      },
+    );
+
+  const signed = new Elysia({ name: "audio-signed-routes" }).get(
+    "/api/tasks/:id/audio/signed",
+    ({ params, query, request }) => {
+      const grant = verifyAudioQuery(urlKey, params.id, query);
+      // Checked before the task is read, so a bad URL tells nothing about which tasks exist.
+      if (!grant) throw new ForbiddenError("The audio URL is invalid or has expired.");
+      return serveAudio(grant.userId, grant.taskId, request);
+    },
+    {
+      params: taskParams,
+      query: t.Object({ user: t.Optional(t.String()), expires: t.Optional(t.String()), signature: t.Optional(t.String()) }),
+      detail: {
+        responses: { ...fileResponses, 403: jsonResponse("The URL is forged, altered or expired.", { $ref: "#/components/schemas/Error" }) },
+        tags: ["Tasks"],
+        security: [],
+        summary: "The task's original file at a signed URL",
+        description: "The URL `GET /api/tasks/{id}/audio-url` gives; no token. 403 when the signature is wrong or expired.",
+      },
     },
   );
+  return new Elysia({ name: "audio" }).use(owner).use(signed);
 }

@@ -459,6 +459,17 @@ function buildMatrix(): Case[] {
       must(r.status === 200 && r.body.every((e: Json) => e.user_id === null || e.user_id === B.id), `B's history: ${brief(r)}`),
     ),
     ...taskPathCases("GET /api/tasks/{id}/audio", "GET", "/audio", () => ({ headers: { range: "bytes=0-99" } }), own404),
+    ...taskPathCases("GET /api/tasks/{id}/audio-url", "GET", "/audio-url", undefined, own404),
+    {
+      op: "GET /api/tasks/{id}/audio/signed",
+      way: "path",
+      what: "each of A's tasks at a signed-audio URL B signed itself (A's user id, a far expiry, a guessed signature)",
+      check: async (actor) => {
+        const forged = `?user=${A.id}&expires=9999999999&signature=${"A".repeat(43)}`;
+        for (const id of taskIds())
+          await deniedLikeGhost(actor, "GET", `/api/tasks/${id}/audio/signed${forged}`, `/api/tasks/${ghostTask}/audio/signed${forged}`, {}, [403]);
+      },
+    },
     ...taskPathCases("GET /api/tasks/{id}/refresh-summary", "GET", "/refresh-summary"),
     ...taskPathCases("GET /api/tasks/{id}/events", "GET", "/events", () => ({ headers: { accept: "text/event-stream" } })),
     ...formats.flatMap((format) =>

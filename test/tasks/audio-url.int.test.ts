@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { createTask, json } from "../support/tasks.ts";
+import { complete, completeBody, sign, toneFile, uploadParts } from "../support/uploads.ts";
+
+let app: TestApp;
+let tone: Uint8Array;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  tone = await toneFile("mp3");
+});
+afterAll(() => app.close());
+
+type AudioUrl = { url: string; expires_in: number };
+
+/** A task of `user`'s from an upload of the tone, so /audio has bytes to serve. */
+async function uploadedTask(user: { token: string; id: number }): Promise<number> {
+  const session = await sign(app, user, { file: "call.mp3", content_type: "audio/mpeg", size: tone.byteLength });
+  await uploadParts(app, user, session, tone);
+  const done = await json<{ task: { id: number } }>(await complete(app, user, completeBody(session, "call.mp3", "audio/mpeg", tone.byteLength)));
+  return done.task.id;
+}
+
+/** The signed URL as a path on the test app (PUBLIC_URL is not where app.request sends). */
+const pathOf = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+};
+
+describe("GET /api/tasks/{id}/audio-url: the audio at a signed URL, for media elements", () => {
+  test("the URL serves the file without a token, with Range, for hours", async () => {
+    const user = await app.register();
+    const id = await uploadedTask(user);
+    const answer = await app.request("GET", `/api/tasks/${id}/audio-url`, { token: user.token });
+    expect(answer.status).toBe(200);
+    const { url, expires_in } = await json<AudioUrl>(answer);
+    expect(expires_in).toBe(6 * 3600);
+    expect(url).toMatch(new RegExp(`/api/tasks/${id}/audio/signed\\?user=${user.id}&expires=\\d+&signature=[\\w-]+$`));
+
+    const whole = await app.request("GET", pathOf(url));
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get("content-type")).toBe("audio/mpeg");
+    expect(Buffer.from(await whole.arrayBuffer()).equals(Buffer.from(tone))).toBe(true);
+    const part = await app.request("GET", pathOf(url), { headers: { range: "bytes=0-99" } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("content-range")).toBe(`bytes 0-99/${tone.byteLength}`);
+    expect((await app.request("GET", pathOf(url), { headers: { range: `bytes=${tone.byteLength}-` } })).status).toBe(416);
+  });
+
+  test("a URL altered to name another task or user, or forged, is 403 before any task is read", async () => {
+    const owner = await app.register();
+    const other = await app.register();
+    const mine = await uploadedTask(owner);
+    const theirs = await uploadedTask(other);
+    const { url } = await json<AudioUrl>(await app.request("GET", `/api/tasks/${mine}/audio-url`, { token: owner.token }));
+    const path = pathOf(url);
+    for (const altered of [
+      path.replace(`/tasks/${mine}/`, `/tasks/${theirs}/`),
+      path.replace(`/tasks/${mine}/`, "/tasks/987654321/"),
+      path.replace(`user=${owner.id}`, `user=${other.id}`),
+      path.replace(/expires=(\d+)/, (_, e) => `expires=${Number(e) + 60}`),
+      path.replace(/signature=.*/, "signature=AAAA"),
+      path.split("?")[0]!,
+    ]) {
+      const answer = await app.request("GET", altered);
+      expect(answer.status).toBe(403);
+      expect(await answer.json()).toEqual({ message: "The audio URL is invalid or has expired." });
+    }
+  });
+
+  test("no URL for another user's task, a task without stored media, or without a token; a deleted task's URL stops serving", async () => {
+    const owner = await app.register();
+    const other = await app.register();
+    const id = await uploadedTask(owner);
+    expect((await app.request("GET", `/api/tasks/${id}/audio-url`, { token: other.token })).status).toBe(404);
+    expect((await app.request("GET", `/api/tasks/${id}/audio-url`)).status).toBe(401);
+    const remote = await createTask(app, owner, { disk: "remote", name: "r", path: "https://example.com/a.mp3" });
+    expect((await app.request("GET", `/api/tasks/${remote}/audio-url`, { token: owner.token })).status).toBe(404);
+
+    const { url } = await json<AudioUrl>(await app.request("GET", `/api/tasks/${id}/audio-url`, { token: owner.token }));
+    expect((await app.request("DELETE", `/api/tasks/${id}`, { token: owner.token })).status).toBe(200);
+    expect((await app.request("GET", pathOf(url))).status).toBe(404);
+  });
+});
