@@ -1,0 +1,70 @@
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, api, call } from "../api.ts";
+import { session } from "../session.ts";
+import { dateTime } from "../ui/format.ts";
+import { actorInWords, eventInWords } from "./event-words.ts";
+
+type HistoryEvent = { id: string; type: string; time: string; user_id: number | null; system: string | null; data: Record<string, unknown> };
+
+/** The few facts of an event worth a line in the timeline; the rest is for analysts (`bun run events`). */
+function detail(event: HistoryEvent): string | null {
+  const { data } = event;
+  const text = (key: string) => (typeof data[key] === "string" || typeof data[key] === "number" ? String(data[key]) : null);
+  switch (event.type) {
+    case "TaskRenamed":
+      return text("name") && `to “${text("name")}”`;
+    case "TaskFailed":
+      return text("reason");
+    case "ExportRequested":
+    case "ExportGenerated":
+      return text("format")?.toUpperCase() ?? null;
+    case "TaskFinished":
+    case "TranscriptEdited":
+      return text("segments");
+    default:
+      return null;
+  }
+}
+
+/**
+ * `GET /api/tasks/{id}/history` as a timeline, oldest first: when, what in words, and who acted. It is read
+ * again whenever the task changes (`version`: its `updated_at`), so an edit shows up on the timeline.
+ */
+export function History({ taskId, version }: { taskId: number; version: string }) {
+  const [events, setEvents] = useState<HistoryEvent[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    call(api.GET("/api/tasks/{id}/history", { params: { path: { id: taskId } } }))
+      .then((loaded) => current && setEvents(loaded))
+      .catch((error: unknown) => current && setProblem(ApiError.of(error).message));
+    return () => {
+      current = false;
+    };
+  }, [taskId, version]);
+  const me = session.current()?.user.id ?? null;
+  return (
+    <section aria-labelledby="history" class="history">
+      <h2 id="history">History</h2>
+      {problem && <p class="form-error">{problem}</p>}
+      {events === null && !problem && <p class="muted">Loading the history…</p>}
+      {events && (
+        <ol class="timeline" aria-label="Events of this transcription, oldest first">
+          {events.map((event) => {
+            const more = detail(event);
+            return (
+              <li key={event.id}>
+                <time dateTime={event.time}>{dateTime(event.time)}</time>
+                <span class="what">
+                  {eventInWords(event.type)}
+                  {more && <span class="muted"> · {more}</span>}
+                </span>
+                <span class="who">{actorInWords(event, me)}</span>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,36 @@
+import { useState } from "preact/hooks";
+import type { components } from "../api.ts";
+import { Exports } from "./exports.tsx";
+import { History } from "./history.tsx";
+import { MindMap } from "./mind-map.tsx";
+import { ShareLink } from "./share-link.tsx";
+import { Summary } from "./summary.tsx";
+
+type Task = components["schemas"]["Task"];
+
+/**
+ * What the transcript page shows beside the transcript itself: the summary and the mind map, the exports, the
+ * share link and the task's history. The page passes the task as `GET /api/tasks/{id}` answered it, and again
+ * after each change (the history is read again when `updated_at` moves).
+ */
+export function TranscriptExtras({ task }: { task: Task }) {
+  const transcribed = task.status === "finished";
+  // Sharing adds to the history without changing the task: the timeline is read again after it too.
+  const [shares, setShares] = useState(0);
+  return (
+    <div class="transcript-extras">
+      <Summary text={task.summary} />
+      {task.mindmap && <MindMap outline={task.mindmap} />}
+      {transcribed ? (
+        <Exports task={task} />
+      ) : (
+        <section aria-labelledby="exports">
+          <h2 id="exports">Export</h2>
+          <p class="muted">Exports can be downloaded once the transcript is ready.</p>
+        </section>
+      )}
+      <ShareLink taskId={task.id} onChange={() => setShares((count) => count + 1)} />
+      <History taskId={task.id} version={`${task.updated_at} ${shares}`} />
+    </div>
+  );
+}
