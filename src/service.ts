@@ -143,8 +143,8 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     const features: AnyElysia[] = [...operations];
     if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
     const accounts = accountsModule(config, adapters, waitForProjections);
-    features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated));
     const web = webFeatures(accounts);
+    features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated, web.page));
     const built = await web.ready;
     logger("web").info({ ms: built.ms, files: built.assets.size }, "web app built");
     features.push(web.routes);

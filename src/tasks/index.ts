@@ -14,7 +14,7 @@ import { taskMediaWorker } from "./task-media-worker.ts";
 export { Tasks } from "./service.ts";
 export { folderTaskCounts, queueCounts, tasksByStatus } from "./task-counts.ts";
 export { taskRoutes } from "./routes.ts";
-export { shareRoutes } from "./share-routes.ts";
+export { shareRoutes, type AppPage } from "./share-routes.ts";
 export { historyRoutes } from "./history-routes.ts";
 export { audioRoutes } from "./audio-routes.ts";
 

@@ -9,8 +9,37 @@ import { taskParams } from "./schemas.ts";
 
 type SharedSegment = { start: number; end: number; text: string; speaker: string | null };
 
-/** `GET /api/tasks/{id}/share-url` and the public, read-only page it points at. */
-export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Tasks; db: DocumentStore; publicUrl: string; authenticated: AnyElysia }) {
+/** An HTML page of the web app (src/web), handed in by the composition root: tasks may not import the web app. */
+export type AppPage = (request: Request) => Promise<Response>;
+
+/** The app's page for a link that shows nothing (never shared, or no longer): 404, so crawlers and checks see it gone. */
+async function missingPage(appPage: AppPage, request: Request): Promise<Response> {
+  const headers = new Headers(request.headers);
+  headers.delete("if-none-match"); // a 304 would carry no page
+  const page = await appPage(new Request(request.url, { headers }));
+  const answer = new Headers(page.headers);
+  answer.delete("etag");
+  return new Response(page.body, { status: 404, headers: answer });
+}
+
+/**
+ * `GET /api/tasks/{id}/share-url` and the public, read-only page it points at. A browser (`Accept: text/html`)
+ * gets the web app, whose share page reads the same URL as JSON; with no app (`appPage` absent) or for clients
+ * that ask for neither, the script-free HTML of `sharePage`.
+ */
+export function shareRoutes({
+  tasks,
+  db,
+  publicUrl,
+  authenticated,
+  appPage,
+}: {
+  tasks: Tasks;
+  db: DocumentStore;
+  publicUrl: string;
+  authenticated: AnyElysia;
+  appPage?: AppPage;
+}) {
   const detail = (summary: string, description?: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
   const owner = new Elysia({ name: "share-owner-routes" })
     .use(authenticated)
@@ -37,9 +66,16 @@ export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Ta
 
   const page = new Elysia({ name: "share-page" }).get(
     "/share/tasks/:id",
-    async ({ params, headers }) => {
+    async ({ params, headers, request }) => {
+      const accept = headers.accept ?? "";
+      const wantsJson = accept.includes("application/json");
+      const app = !wantsJson && accept.includes("text/html") ? appPage : undefined;
       const task = await db.collection<TaskDocument>("tasks").findOne({ _id: String(params.id) });
-      if (!task?.shared) throw new NotFoundError("This transcript is not shared.");
+      if (!task?.shared) {
+        if (app) return missingPage(app, request);
+        throw new NotFoundError("This transcript is not shared.");
+      }
+      if (app) return app(request);
       const transcript = await tasks.transcript(params.id);
       const segments = ((transcript?.segments ?? []) as SharedSegment[]).map(({ start, end, text, speaker }) => ({
         start,
@@ -57,7 +93,7 @@ export function shareRoutes({ tasks, db, publicUrl, authenticated }: { tasks: Ta
         mindmap: transcript?.mindmap ?? null,
         segments,
       };
-      if ((headers.accept ?? "").includes("application/json")) return shared;
+      if (wantsJson) return shared;
       return new Response(sharePage(shared), {
         headers: {
           "content-type": "text/html; charset=utf-8",

@@ -28,8 +28,6 @@ type FieldProps = {
   label: string;
   /** The API's name of the field: its 422 messages are found under it. */
   name: string;
-  /** The input's id, where two forms of a page send the same field (`field-<name>` otherwise). */
-  id?: string;
   errors: Record<string, string[]>;
   type?: "text" | "email" | "password" | "search" | "url";
   autoComplete?: string;
@@ -40,7 +38,8 @@ type FieldProps = {
 };
 
 /** A labelled input whose errors are announced with it (aria-describedby) and mark it invalid. */
-export function Field({ label, name, errors, type = "text", id = `field-${name}`, ...input }: FieldProps) {
+export function Field({ label, name, errors, type = "text", ...input }: FieldProps) {
+  const id = `field-${name}`;
   const messages = errors[name];
   return (
     <div class="field">
