@@ -28,6 +28,8 @@ type FieldProps = {
   label: string;
   /** The API's name of the field: its 422 messages are found under it. */
   name: string;
+  /** The input's id, where two forms of a page send the same field (`field-<name>` otherwise). */
+  id?: string;
   errors: Record<string, string[]>;
   type?: "text" | "email" | "password" | "search" | "url";
   autoComplete?: string;
@@ -38,8 +40,7 @@ type FieldProps = {
 };
 
 /** A labelled input whose errors are announced with it (aria-describedby) and mark it invalid. */
-export function Field({ label, name, errors, type = "text", ...input }: FieldProps) {
-  const id = `field-${name}`;
+export function Field({ label, name, errors, type = "text", id = `field-${name}`, ...input }: FieldProps) {
   const messages = errors[name];
   return (
     <div class="field">

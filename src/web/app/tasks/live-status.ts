@@ -1,0 +1,77 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { serverSentEvents } from "./server-sent-events.ts";
+
+/** What the status stream says of a task (`GET /api/tasks/{id}/events`, `event: status`). */
+export type TaskStatus = { status: string; attempts: number; failure_reason: string | null };
+
+export const inProgress = (status: string) => status === "pending" || status === "waiting" || status === "scribing";
+
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+function asStatus(data: string): TaskStatus | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    if (typeof value === "object" && value !== null && "status" in value && typeof value.status === "string") return value as TaskStatus;
+  } catch {}
+  return null;
+}
+
+/**
+ * Follows one task's status stream until it is finished, failed or deleted, or `signal` aborts. The server
+ * closes the stream after an hour, and a network error closes it too: then it is opened again after 2 s
+ * (the stream's own `retry:`), as EventSource would. A refusal (the task is gone, the session ended) stops.
+ */
+export async function followTaskStatus(id: number, signal: AbortSignal, onStatus: (status: TaskStatus | "deleted") => void): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      const { data, response } = await api.GET("/api/tasks/{id}/events", { params: { path: { id } }, parseAs: "stream", signal });
+      if (!response.ok || !data) return;
+      for await (const message of serverSentEvents(data)) {
+        if (message.event === "deleted") return onStatus("deleted");
+        const status = message.event === "status" ? asStatus(message.data) : null;
+        if (!status) continue;
+        onStatus(status);
+        if (!inProgress(status.status)) return;
+      }
+    } catch {
+      if (signal.aborted) return;
+    }
+    await pause(2000, signal);
+  }
+}
+
+/**
+ * A listed task's status as it changes, without reloading: a task in progress or failed is followed on its
+ * status stream (a failed one's stream answers at once with its `failure_reason`, then ends). `restart()`
+ * follows it again (after a retry). `onSettled` is called when a task in progress finishes, fails or is deleted.
+ */
+export function useLiveStatus(task: { id: number; status: string; attempts: number }, onSettled: () => void) {
+  const [live, setLive] = useState<TaskStatus | "deleted">({ status: task.status, attempts: task.attempts, failure_reason: null });
+  const [round, setRound] = useState(0);
+  const settled = useRef(onSettled);
+  settled.current = onSettled;
+  // A reloaded list is newer than what this row last heard.
+  useEffect(() => setLive((now) => (now === "deleted" ? now : { ...now, status: task.status, attempts: task.attempts })), [task.status, task.attempts]);
+  const follow = live !== "deleted" && live.status !== "finished";
+  useEffect(() => {
+    if (!follow) return;
+    const controller = new AbortController();
+    let last = task.status;
+    void followTaskStatus(task.id, controller.signal, (next) => {
+      setLive(next);
+      const now = next === "deleted" ? "deleted" : next.status;
+      if (inProgress(last) && !inProgress(now)) settled.current();
+      last = now;
+    });
+    return () => controller.abort();
+  }, [task.id, follow, round]);
+  return { live, restart: (status: TaskStatus) => (setLive(status), setRound((r) => r + 1)) };
+}

@@ -1,0 +1,89 @@
+import { useState } from "preact/hooks";
+import { ApiError, api, call, type components } from "../api.ts";
+import { dateTime, duration } from "../ui/format.ts";
+import { useLiveStatus } from "./live-status.ts";
+
+export type TaskListItem = components["schemas"]["TaskListItem"];
+
+const statusNames: Record<string, string> = {
+  pending: "Pending",
+  waiting: "Waiting",
+  scribing: "Scribing",
+  finished: "Finished",
+  failed: "Failed",
+  deleted: "Deleted",
+};
+
+type RowProps = {
+  task: TaskListItem;
+  selected: boolean;
+  onSelect: (id: number, selected: boolean) => void;
+  /** A task in progress finished, failed or was deleted, or a retry was accepted: counts elsewhere change. */
+  onChanged: () => void;
+};
+
+/** Retries a failed task (`PATCH /api/tasks/{id}/retry`): at most 3 times, which the API enforces and says. */
+function Retry({ task, onRetried }: { task: TaskListItem; onRetried: (answer: { status: string; attempts: number }) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const retry = async () => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      onRetried(await call(api.PATCH("/api/tasks/{id}/retry", { params: { path: { id: task.id } } })));
+    } catch (error) {
+      setProblem(ApiError.of(error).message);
+    }
+    setBusy(false);
+  };
+  return (
+    <>
+      <button type="button" disabled={busy} aria-busy={busy} onClick={retry} aria-label={`Retry ${task.name}`}>
+        Retry
+      </button>
+      {problem && (
+        <p class="form-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** One task: a checkbox to select it, its name linking to its transcript, what it is, and its live status. */
+export function TaskRow({ task, selected, onSelect, onChanged }: RowProps) {
+  const { live, restart } = useLiveStatus(task, onChanged);
+  const status = live === "deleted" ? "deleted" : live.status;
+  const checkbox = `select-task-${task.id}`;
+  return (
+    <li class="task-row" data-status={status}>
+      <input id={checkbox} type="checkbox" checked={selected} onChange={(event) => onSelect(task.id, event.currentTarget.checked)} />
+      <label for={checkbox} class="visually-hidden">
+        Select {task.name}
+      </label>
+      <div class="task-main">
+        <a href={`/tasks/${task.id}`} class="task-name">
+          {task.name}
+        </a>
+        <p class="task-meta">
+          <span>{task.folder ?? "Uncategorized"}</span>
+          <span>{duration(task.duration)}</span>
+          <time dateTime={task.created_at}>{dateTime(task.created_at)}</time>
+        </p>
+        {live !== "deleted" && live.status === "failed" && (
+          <div class="task-failure">
+            <p class="failure-reason">{live.failure_reason ?? "This task failed."}</p>
+            <Retry
+              task={task}
+              onRetried={(answer) => {
+                restart({ status: answer.status, attempts: answer.attempts, failure_reason: null });
+                onChanged();
+              }}
+            />
+          </div>
+        )}
+      </div>
+      <span class={`status status-${status}`}>{statusNames[status] ?? status}</span>
+    </li>
+  );
+}
