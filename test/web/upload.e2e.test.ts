@@ -123,7 +123,7 @@ describe.skipIf(!chromiumAvailable)("the web app's New transcription page", () =
     web.expectClean();
   });
 
-  test("a slower upload shows speed and time left, and Cancel aborts it in the browser and on the server", async () => {
+  test("with the keyboard alone, a slower upload shows speed and time left, and Cancel aborts it in the browser and on the server", async () => {
     web.checkpoint();
     const { page } = web;
     await openNewPage(page);
@@ -135,9 +135,21 @@ describe.skipIf(!chromiumAvailable)("the web app's New transcription page", () =
     await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 4 * 2 ** 20 });
     requests.length = 0;
     try {
-      await page.getByLabel("Audio or video file").setInputFiles(file);
+      // Tab to the file input, open the picker with Space, then the toggle and the button.
+      const focused = () => page.evaluate<string>("document.activeElement?.id || document.activeElement?.textContent || ''");
+      for (let i = 0; i < 15 && (await focused()) !== "upload-file"; i++) await page.keyboard.press("Tab");
+      expect(await focused()).toBe("upload-file");
+      expect(await page.evaluate<string>("getComputedStyle(document.activeElement).outlineStyle")).not.toBe("none");
+      const chooser = page.waitForEvent("filechooser");
+      await page.keyboard.press("Space");
+      await (await chooser).setFiles(file);
+      await page.keyboard.press("Tab");
+      expect(await focused()).toBe("upload-diarization");
+      await page.keyboard.press("Space");
+      await page.keyboard.press("Tab");
+      expect(await focused()).toBe("Upload and transcribe");
       const signed = page.waitForResponse((response) => response.url().endsWith("/api/uploads/sign"));
-      await page.getByRole("button", { name: "Upload and transcribe" }).click();
+      await page.keyboard.press("Enter");
       const session = (await (await signed).json()) as { path: string; upload_id: string; part_count: number };
       expect(session.part_count).toBe(3);
       const bar = page.getByRole("progressbar", { name: "Uploading “long interview.wav”" });
@@ -149,8 +161,11 @@ describe.skipIf(!chromiumAvailable)("the web app's New transcription page", () =
       expect(Number(await bar.getAttribute("value"))).toBeLessThan(100);
 
       const aborted = page.waitForResponse((response) => response.url().endsWith("/api/uploads/abort"));
-      await page.getByRole("button", { name: "Cancel upload" }).click();
+      // Focus moved to Cancel when the upload started.
+      expect(await focused()).toBe("Cancel upload");
+      await page.keyboard.press("Enter");
       await page.getByRole("status").getByText("The upload was cancelled; nothing of it was kept.").waitFor();
+      expect(await focused()).toBe("Upload and transcribe");
       expect((await aborted).status()).toBe(200);
       expect(requests).not.toContain("POST /api/uploads/complete");
       // The server forgot it: another part is refused.

@@ -31,6 +31,7 @@ export function FileUpload() {
   const [diarization, setDiarization] = useState(false);
   const [phase, setPhase] = useState<Phase>({ kind: "choosing" });
   const running = useRef<AbortController | null>(null);
+  const submit = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
     uploadFormats()
@@ -38,6 +39,10 @@ export function FileUpload() {
       .catch((error: unknown) => setRefusal(`The list of accepted formats could not be loaded: ${ApiError.of(error).message}`));
     return () => running.current?.abort();
   }, []);
+  // Back from an upload that did not finish, focus returns to the button that started it (its form was gone).
+  useEffect(() => {
+    if (phase.kind === "cancelled" || phase.kind === "failed") submit.current?.focus();
+  }, [phase.kind]);
 
   const choose = (file: File) => {
     setPhase({ kind: "choosing" });
@@ -114,7 +119,7 @@ export function FileUpload() {
           </button>
         </p>
       )}
-      <button type="submit" class="primary" disabled={!chosen}>
+      <button type="submit" class="primary" ref={submit} disabled={!chosen}>
         Upload and transcribe
       </button>
     </form>

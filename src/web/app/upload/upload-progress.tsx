@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "preact/hooks";
 import { duration } from "../ui/format.ts";
 import type { Rate } from "./progress-meter.ts";
 import { bytes, bytesPerSecond } from "./units.ts";
@@ -5,9 +6,12 @@ import { bytes, bytesPerSecond } from "./units.ts";
 /**
  * The upload under way: a real <progress> named by its label, the bytes sent, the speed and the time left, and
  * Cancel. The figures are not a live region: read out several times a second they would drown everything else;
- * the progress bar's value is there for whoever asks.
+ * the progress bar's value is there for whoever asks. Focus moves to Cancel, since the button pressed to start
+ * is gone with its form.
  */
 export function UploadProgress({ name, rate, onCancel }: { name: string; rate: Rate; onCancel(): void }) {
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancel.current?.focus(), []);
   const done = rate.sent >= rate.total;
   const percent = rate.total > 0 ? Math.floor((rate.sent * 100) / rate.total) : 0;
   return (
@@ -29,7 +33,7 @@ export function UploadProgress({ name, rate, onCancel }: { name: string; rate: R
           </>
         )}
       </p>
-      <button type="button" class="danger" onClick={onCancel} disabled={done}>
+      <button type="button" class="danger" ref={cancel} onClick={onCancel} disabled={done}>
         Cancel upload
       </button>
     </div>
