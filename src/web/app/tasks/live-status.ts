@@ -25,12 +25,48 @@ function asStatus(data: string): TaskStatus | null {
 }
 
 /**
+ * A browser keeps at most 6 HTTP/1.1 connections to an origin, and an open stream holds one: a page of tasks all
+ * in progress (stuck ones, or many failed ones being read) would leave none for the app's other requests. So at
+ * most 3 streams are open at once (a user has at most 3 tasks in progress); the others wait their turn.
+ */
+const maxOpenStreams = 3;
+let openStreams = 0;
+const waitingStreams: (() => void)[] = [];
+
+function openStream(signal: AbortSignal): Promise<boolean> {
+  if (openStreams < maxOpenStreams) {
+    openStreams++;
+    return Promise.resolve(true);
+  }
+  return new Promise((resolve) => {
+    const start = () => {
+      signal.removeEventListener("abort", cancel);
+      openStreams++;
+      resolve(true);
+    };
+    const cancel = () => {
+      const at = waitingStreams.indexOf(start);
+      if (at !== -1) waitingStreams.splice(at, 1);
+      resolve(false);
+    };
+    waitingStreams.push(start);
+    signal.addEventListener("abort", cancel, { once: true });
+  });
+}
+
+function closeStream(): void {
+  openStreams--;
+  waitingStreams.shift()?.();
+}
+
+/**
  * Follows one task's status stream until it is finished, failed or deleted, or `signal` aborts. The server
  * closes the stream after an hour, and a network error closes it too: then it is opened again after 2 s
  * (the stream's own `retry:`), as EventSource would. A refusal (the task is gone, the session ended) stops.
  */
 export async function followTaskStatus(id: number, signal: AbortSignal, onStatus: (status: TaskStatus | "deleted") => void): Promise<void> {
   while (!signal.aborted) {
+    if (!(await openStream(signal))) return;
     try {
       const { data, response } = await api.GET("/api/tasks/{id}/events", { params: { path: { id } }, parseAs: "stream", signal });
       if (!response.ok || !data) return;
@@ -43,6 +79,8 @@ export async function followTaskStatus(id: number, signal: AbortSignal, onStatus
       }
     } catch {
       if (signal.aborted) return;
+    } finally {
+      closeStream();
     }
     await pause(2000, signal);
   }
