@@ -22,5 +22,6 @@ export const pages: Page[] = [
   { path: "/auth/callback", component: lazy(() => import("./pages/auth-callback.tsx")), access: "public" },
   { path: "/account", component: lazy(() => import("./pages/account.tsx")), access: "signed-in" },
   { path: "/share/tasks/:id", component: lazy(() => import("./pages/share.tsx")), access: "public" },
+  { path: "/tasks/:id", component: lazy(() => import("./pages/transcript.tsx")), access: "signed-in" },
   { path: "/new", component: lazy(() => import("./pages/new.tsx")), access: "signed-in" },
 ];
