@@ -209,7 +209,11 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     createTextIndex(this.store, this.name, index);
   }
 
-  async searchText(scope: Scalar, clauses: readonly TextClause[], options: { skip: number; limit: number }): Promise<{ total: number; hits: TextHit<T>[] }> {
+  async searchText(
+    scope: Scalar,
+    clauses: readonly TextClause[],
+    options: { skip: number; limit: number; atMost: number },
+  ): Promise<{ total: number; hits: TextHit<T>[] }> {
     return searchText<T>(this.store, this.name, scope, clauses, options);
   }
 

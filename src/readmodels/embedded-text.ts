@@ -3,8 +3,12 @@
  * in step by triggers on it, so every write path (insert, replace, update, delete, clear) indexes the
  * document in the same transaction, and a replay's shadow collection gets its own index from `setup`.
  *
- * The FTS5 table is contentless (`contentless_delete=1`): it keeps only the index, not a copy of the text,
- * and its rowid is the collection row's rowid (stable: these tables are never VACUUMed). The scope is part of
+ * The FTS5 table is contentless: it keeps only the index, not a copy of the text, and its rowid is the
+ * collection row's rowid (stable: these tables are never VACUUMed). A row leaves it by FTS5's 'delete'
+ * command with the words it was indexed with (the old document still holds them), not by
+ * `contentless_delete=1`: that option's tombstones make FTS5 rewrite whole segments as deletions add up, and
+ * taking a 100,000-segment transcript out 1,000 rows a transaction stalled 8 commits for 100 to 780 ms;
+ * with the 'delete' command none took over 39 ms (scratch measurement, 400,000 rows indexed). The scope is part of
  * every word indexed: `<hex of the scope>z<word>` (hex has no z, so the two never run together). A query for
  * one user's documents then reads that user's entries of a word alone: matching a scope column instead
  * (`scope : x AND ...`) walked the scope's whole posting list, 23 ms for a user with a million segments for
@@ -21,7 +25,6 @@ const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 export const textTable = (collection: string) => `${collection}:text`;
 const triggerNames = (collection: string) => ["insert", "update", "delete"].map((what) => `${collection}:text:${what}`);
 
-/** The SQL that makes a collection's text index and its triggers (compared on re-creation: same spec, nothing to do). */
 /** The words of a row as indexed, each behind its scope's prefix: SQL over the two JSON values. */
 function scopedWords(scope: string, words: string): string {
   const prefix = `(hex(${scope}) || 'z')`;
@@ -31,16 +34,17 @@ function scopedWords(scope: string, words: string): string {
 /** The prefix scope's words carry in the index (see above): the same as `hex()` of its text in SQLite. */
 const scopePrefix = (scope: Scalar) => `${Buffer.from(String(scope)).toString("hex")}z`;
 
+/** The SQL that makes a collection's text index and its triggers (compared on re-creation: same spec, nothing to do). */
 export function textIndexSql(collection: string, index: { scope: string; field: string }): { table: string; triggers: string[] } {
   for (const path of [index.scope, index.field])
     if (!FIELD_PATH.test(path) || path.split(".").some(isIndexSegment)) throw new TypeError(`text index on ${collection}: invalid field ${path}`);
   const fts = `"${textTable(collection)}"`;
   const words = (row: string) => scopedWords(`json_extract(${row}.doc, '$.${index.scope}')`, `json_extract(${row}.doc, '$.${index.field}')`);
   const insert = (row: string) => `INSERT INTO ${fts} (rowid, words) VALUES (${row}.rowid, ${words(row)});`;
-  const remove = `DELETE FROM ${fts} WHERE rowid = old.rowid;`;
+  const remove = `INSERT INTO ${fts} (${fts}, rowid, words) VALUES ('delete', old.rowid, ${words("old")});`;
   const [onInsert, onUpdate, onDelete] = triggerNames(collection);
   return {
-    table: `CREATE VIRTUAL TABLE ${fts} USING fts5(words, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0')`,
+    table: `CREATE VIRTUAL TABLE ${fts} USING fts5(words, content='', tokenize='unicode61 remove_diacritics 0')`,
     triggers: [
       `CREATE TRIGGER "${onInsert}" AFTER INSERT ON "${collection}" BEGIN ${insert("new")} END`,
       // Only when what is indexed changed: a projection restamping a document's position leaves the index alone.
@@ -85,37 +89,33 @@ export function matchExpression(scope: Scalar, clauses: readonly TextClause[]): 
 }
 
 /**
- * At most this many matches are ranked: past it, the newest this many (by rowid, which grows with each
- * insert) and those down to the page asked for. BM25 reads each match's positions and length, about 0.5 µs a
- * match: ranking all 650,000 segments that hold a user's commonest word took 335 ms, this many takes 5 ms. A
- * query that matches more than this is too broad for its rank to mean much; the count stays exact.
- */
-export const rankWindow = 10_000;
-
-/**
- * One page of matches, best first, and their number, in one read snapshot. bm25 is negative, lower better,
- * so the score handed out is its negation. Ties go by rowid, so pages never overlap.
+ * One page of the first `atMost` matches, best first, and how many of them there are (at most `atMost`),
+ * in one read snapshot. bm25 is negative, lower better, so the score handed out is its negation. Ties go by
+ * rowid, so pages never overlap.
+ *
+ * Only the first matches in rowid order (the order rows were written) are counted and ranked: FTS5 walks a
+ * posting list in that order and stops there. Counting every match walked a broad query's whole posting
+ * lists, and BM25 reads each match's positions and length, about 0.5 µs a match (ranking 650,000 matches
+ * took 335 ms). The newest first (ORDER BY rowid DESC) would be the nicer choice, but FTS5 reads a term's
+ * whole posting list to walk it backwards: the commonest word of one user's 1,000,000 segments took
+ * 29.5 ms that way and 15 ms this way (bench/search.bench.ts, p50), against 33 ms counting all 652,812.
  */
 export function searchText<T>(
   session: SqliteSession,
   collection: string,
   scope: Scalar,
   clauses: readonly TextClause[],
-  { skip, limit }: { skip: number; limit: number },
+  { skip, limit, atMost }: { skip: number; limit: number; atMost: number },
 ): { total: number; hits: TextHit<T>[] } {
   const match = matchExpression(scope, clauses);
   const fts = `"${textTable(collection)}"`;
+  const first = `FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rowid LIMIT ${Math.max(0, Math.floor(atMost))}`;
   return session.read(() => {
-    const { n } = session.statement(`SELECT count(*) AS n FROM ${fts} WHERE ${fts} MATCH ?`).get(match) as { n: number };
+    const { n } = session.statement(`SELECT count(*) AS n FROM (SELECT rowid ${first})`).get(match) as { n: number };
     if (n === 0 || limit <= 0 || skip >= n) return { total: n, hits: [] };
-    const window = Math.max(rankWindow, skip + limit);
-    const ranked =
-      n <= window
-        ? `SELECT rowid AS id, bm25(${fts}) AS score FROM ${fts} WHERE ${fts} MATCH ?`
-        : `SELECT id, score FROM (SELECT rowid AS id, bm25(${fts}) AS score FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rowid DESC LIMIT ${window})`;
     const rows = session
       .statement(
-        `SELECT c.doc AS doc, m.score AS score FROM (${ranked} ORDER BY score, id LIMIT ? OFFSET ?) m JOIN "${collection}" c ON c.rowid = m.id ORDER BY m.score, m.id`,
+        `SELECT c.doc AS doc, m.score AS score FROM (SELECT id, score FROM (SELECT rowid AS id, bm25(${fts}) AS score ${first}) ORDER BY score, id LIMIT ? OFFSET ?) m JOIN "${collection}" c ON c.rowid = m.id ORDER BY m.score, m.id`,
       )
       .all(match, limit, skip) as { doc: string; score: number }[];
     return { total: n, hits: rows.map((row) => ({ document: JSON.parse(row.doc) as T, score: -row.score })) };

@@ -185,15 +185,18 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   async searchText(
     scope: Scalar,
     clauses: readonly TextClause[],
-    { skip, limit }: { skip: number; limit: number },
+    { skip, limit, atMost }: { skip: number; limit: number; atMost: number },
   ): Promise<{ total: number; hits: TextHit<T>[] }> {
     const index = await this.textIndex();
     const { filter, ranked } = textQuery(index, scope, clauses);
-    const total = await this.guard(() => this.inner.countDocuments(filter));
-    if (total === 0 || limit <= 0) return { total, hits: [] };
+    // Counted up to atMost, as the port allows: the best atMost of all matches by textScore (the embedded store takes the first written).
+    const most = Math.floor(atMost);
+    const total = most <= 0 ? 0 : await this.guard(() => this.inner.countDocuments(filter, { limit: most }));
+    if (total === 0 || limit <= 0 || skip >= total) return { total, hits: [] };
+    const take = Math.min(limit, total - skip);
     const cursor = ranked
-      ? this.inner.find(filter, { projection: { _score: { $meta: "textScore" } }, sort: { _score: { $meta: "textScore" }, _id: 1 }, skip, limit })
-      : this.inner.find(filter, { sort: { _id: 1 }, skip, limit });
+      ? this.inner.find(filter, { projection: { _score: { $meta: "textScore" } }, sort: { _score: { $meta: "textScore" }, _id: 1 }, skip, limit: take })
+      : this.inner.find(filter, { sort: { _id: 1 }, skip, limit: take });
     const docs = await this.guard(() => cursor.toArray());
     return {
       total,

@@ -75,9 +75,15 @@ export interface Collection<T extends Document = Document> {
   createTextIndex(index: { scope: string; field: string }): Promise<void>;
   /**
    * The documents whose `scope` field equals `scope` and that match every clause, most relevant first (ties
-   * in a stable order), and how many match in all. The collection must have a text index.
+   * in a stable order), and how many match. When more than `atMost` match, only `atMost` of them are
+   * counted, ranked and paged through (which ones is the store's: the embedded store takes the first written), so
+   * `total` is at most `atMost` and a page past it is empty. The collection must have a text index.
    */
-  searchText(scope: Scalar, clauses: readonly TextClause[], options: { skip: number; limit: number }): Promise<{ total: number; hits: TextHit<T>[] }>;
+  searchText(
+    scope: Scalar,
+    clauses: readonly TextClause[],
+    options: { skip: number; limit: number; atMost: number },
+  ): Promise<{ total: number; hits: TextHit<T>[] }>;
 }
 
 export interface DocumentStore {

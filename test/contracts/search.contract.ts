@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RecordedEvent } from "../../src/core/event.ts";
 import type { DocumentStore } from "../../src/readmodels/port.ts";
-import { searchProjection } from "../../src/search/search-projection.ts";
+import { searchProjection, segmentBatch } from "../../src/search/search-projection.ts";
 import { Search } from "../../src/search/service.ts";
 import { ValidationFailedError } from "../../src/core/errors.ts";
 
@@ -308,7 +308,7 @@ export function searchContract(adapterName: string, open: OpenSearchStore): void
       await store.replaceCollections([{ target: name, source: `${name}__rebuild` }]);
       const swapped = store.collection(name);
       const words = async () =>
-        (await swapped.searchText(scope, [{ words: ["words"], prefix: false }], { skip: 0, limit: 10 })).hits.map((h) => h.document._id);
+        (await swapped.searchText(scope, [{ words: ["words"], prefix: false }], { skip: 0, limit: 10, atMost: 100 })).hits.map((h) => h.document._id);
       expect(await words()).toEqual(["a"]);
       await swapped.insertOne({ _id: "c", owner: scope, words: "more words" });
       await swapped.replaceOne({ _id: "a" }, { _id: "a", owner: scope, words: "changed" });
@@ -322,11 +322,52 @@ export function searchContract(adapterName: string, open: OpenSearchStore): void
     test("the port refuses what is not a word, so no text can reach the store's query language", async () => {
       const segments = store.collection("search_segments");
       for (const words of [['"'], ["a b"], ["*"], ["x:y"], [""], ["NEAR("], ["\u0000"]])
-        await expect(segments.searchText(1, [{ words, prefix: false }], { skip: 0, limit: 1 })).rejects.toBeInstanceOf(TypeError);
-      await expect(segments.searchText(1, [], { skip: 0, limit: 1 })).rejects.toBeInstanceOf(TypeError);
+        await expect(segments.searchText(1, [{ words, prefix: false }], { skip: 0, limit: 1, atMost: 100 })).rejects.toBeInstanceOf(TypeError);
+      await expect(segments.searchText(1, [], { skip: 0, limit: 1, atMost: 100 })).rejects.toBeInstanceOf(TypeError);
     });
 
-    test("a huge transcript is indexed in one go and a query of many clauses still answers", async () => {
+    test("a transcript of several batches cut short by a crash between them is repaired by the event's redelivery", async () => {
+      const user = newId();
+      const lines = (word: string, n: number) => Array.from({ length: n }, (_, i) => ({ start: i, end: i + 1, text: `${word} line ${i}` }));
+      const taskId = await createTask(user, "Crash", lines("before", segmentBatch + 10));
+      // A store whose second batch of segments never arrives, as if the process died there.
+      let batches = 0;
+      const crashing = new Proxy(store, {
+        get(target, key) {
+          if (key !== "collection") return Reflect.get(target, key, target);
+          return (name: string) => {
+            const collection = target.collection(name);
+            if (name !== "search_segments") return collection;
+            return Object.assign(Object.create(collection), {
+              insertMany: async (docs: never[]) => {
+                if (++batches === 2) throw new Error("crashed between batches");
+                await collection.insertMany(docs);
+              },
+            });
+          };
+        },
+      });
+      const edited: RecordedEvent = {
+        id: crypto.randomUUID(),
+        type: "TranscriptEdited",
+        data: { taskId, userId: user, transcript: null, segments: lines("after", 2 * segmentBatch + 5) } as unknown as RecordedEvent["data"],
+        metadata: { correlationId: "contract", causationId: null, userId: null, system: "test" },
+        streamName: `task-${taskId}`,
+        revision: 1,
+        position: ++position,
+        time: new Date().toISOString(),
+      };
+      await expect(searchProjection.apply(edited, crashing)).rejects.toThrow("crashed between batches");
+      expect((await find(user, "after")).total).toBe(segmentBatch);
+      for (let delivery = 0; delivery < 2; delivery++) {
+        await searchProjection.apply(edited, store);
+        expect((await find(user, "after")).total).toBe(2 * segmentBatch + 5);
+        expect((await find(user, "before")).total).toBe(0);
+        expect((await find(user, `after line ${2 * segmentBatch + 4}`)).data.map((r) => r.segment_id)).toEqual([2 * segmentBatch + 5]);
+      }
+    });
+
+    test("a huge transcript is indexed in batches and a query of many clauses still answers", async () => {
       const user = newId();
       const segments = Array.from({ length: 5000 }, (_, i) => ({ start: i, end: i + 1, text: `segment number ${i} of the long recording` }));
       await createTask(user, "Long", segments);
