@@ -4,9 +4,11 @@
  * (through the signed audio URL), the playing segment is marked, Space and ←/→ drive the player, a segment
  * plays alone at the chosen speed; an edit survives a reload, a failed save (the PATCH answered 500) keeps the
  * typed text and succeeds on Retry; find and replace is one edit that Undo takes back; a renamed speaker is in
- * the VTT export as a voice span. Screenshots at desktop width and at 375 px in light and dark.
+ * the VTT export as a voice span, and in the pdf and docx the worker renders after the edit. Screenshots at
+ * desktop width and at 375 px in light and dark.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -227,6 +229,31 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
     expect(await download("txt")).toContain("Ada <Chair> & co: I will order the soil");
     expect(await download("csv")).toContain(",Ada <Chair> & co,");
     web.expectClean();
+  });
+
+  test("the pdf and docx the worker renders after the rename carry the new name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "transcript-exports-"));
+    const version = (await client.json<{ export: { version: string } }>("GET", `/api/tasks/${taskId}`)).export.version;
+    const file = async (format: "pdf" | "docx") => {
+      for (let tries = 0; ; tries++) {
+        const answer = await client.call("GET", `/api/tasks/${taskId}/download/${format}`, undefined, { accept: "application/json" });
+        const body = (await answer.json()) as { url?: string };
+        if (answer.status === 200 && body.url?.includes(version)) {
+          const path = join(dir, `export.${format}`);
+          writeFileSync(path, new Uint8Array(await (await fetch(body.url)).arrayBuffer()));
+          return path;
+        }
+        if (tries > 300) throw new Error(`no ${format} of version ${version}: ${answer.status}`);
+        await Bun.sleep(100);
+      }
+    };
+    const text = (command: string[]) => new TextDecoder().decode(Bun.spawnSync(command).stdout);
+    expect(text(["pdftotext", "-enc", "UTF-8", await file("pdf"), "-"]).replace(/\s+/g, " ")).toContain("Ada <Chair> & co: Good morning");
+    const docx = await file("docx");
+    // The docx is a zip; its body is word/document.xml (Python's zipfile reads it, as the exports tests use Python).
+    const xml = text(["python3", "-c", "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read('word/document.xml').decode())", docx]);
+    expect(xml).toContain("Ada &lt;Chair&gt; &amp; co: ");
+    expect(xml).not.toContain("SPEAKER_00");
   });
 
   test("keyboard alone at 375 px, light and dark, with screenshots", async () => {
