@@ -1,0 +1,181 @@
+/**
+ * The transcript page's extras and the public share page in a real browser against the started service: a
+ * finished task's summary and its mind map as a tree that opens and closes (keyboard too); TXT and PDF saved
+ * through the browser's downloads (the PDF "Preparing…" while the worker renders the edited transcript); the
+ * share link copied; the history as a timeline; then the share link in a fresh browser context, with no
+ * session: the transcript read-only. No request leaves the service's origin.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFile } from "node:fs/promises";
+import type { Page } from "playwright-core";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+
+if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
+
+const sentences = [
+  "Welcome to the weekly planning meeting of the garden project.",
+  "The tomato beds need new soil before the spring planting starts.",
+  "Alice will order the soil from the cooperative on Monday.",
+  "The watering schedule changes when the weather turns warm.",
+  "Bob suggested drip irrigation for the tomato beds and the herbs.",
+  "Drip irrigation saves water and keeps the leaves dry.",
+  "The budget for irrigation is two hundred euros this season.",
+  "Volunteers are needed for the harvest festival in September.",
+  "The festival will sell preserves made from the garden's fruit.",
+  "Everyone agreed to meet again next Thursday at six.",
+];
+const segments = sentences.map((text, i) => ({ start: i * 4000, end: i * 4000 + 3500, text, speaker: i % 2 === 0 ? "Alice" : "Bob" }));
+
+async function register(page: Page): Promise<string> {
+  await page.goto("/register");
+  await page.getByLabel("Name").fill("Ada Lovelace");
+  await page.getByLabel("Email").fill(`extras-${crypto.randomUUID()}@example.com`);
+  await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
+  await page.getByLabel("Confirm password").fill("correct horse battery");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
+  return String(await page.evaluate('JSON.parse(localStorage.getItem("scribe.session")).token'));
+}
+
+describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share page", () => {
+  let web: BrowserHarness;
+  let token: string;
+  let taskId: number;
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${web.service.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+
+  beforeAll(async () => {
+    web = await startBrowserHarness();
+    await web.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: web.origin });
+    token = await register(web.page);
+    // Supplied segments skip recognition: the task finishes through the worker, and then gets its summary.
+    const created = await api("/api/tasks", {
+      method: "POST",
+      body: JSON.stringify({ disk: "objstore", name: "Garden meeting", path: "uploads/garden.mp3", segments }),
+    });
+    expect(created.status).toBe(201);
+    taskId = ((await created.json()) as { id: number }).id;
+    for (let tries = 0; ; tries++) {
+      const task = (await (await api(`/api/tasks/${taskId}`)).json()) as { status: string; summary: string | null; mindmap: string | null };
+      if (task.status === "finished" && task.summary && task.mindmap) break;
+      if (tries > 200) throw new Error(`the task did not finish with a summary: ${JSON.stringify(task)}`);
+      await Bun.sleep(50);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await web?.close();
+  });
+
+  test("the summary, and the mind map as a tree that collapses and expands (mouse and keyboard)", async () => {
+    web.checkpoint();
+    const { page } = web;
+    await page.goto(`/tasks/${taskId}`);
+    const summary = page.getByRole("region", { name: "Summary" });
+    await summary.waitFor();
+    expect((await summary.textContent())?.length).toBeGreaterThan(20);
+
+    const map = page.getByRole("region", { name: "Mind map" });
+    const branches = map.locator("details");
+    expect(await branches.count()).toBeGreaterThan(1);
+    expect(await map.locator("summary").first().textContent()).toBe("Garden meeting"); // the outline's title
+    const topic = branches.nth(1);
+    const point = topic.locator("li").first();
+    expect(await point.isVisible()).toBe(true);
+    await topic.locator("summary").click();
+    expect(await topic.getAttribute("open")).toBeNull();
+    expect(await point.isVisible()).toBe(false);
+    await topic.locator("summary").focus();
+    await page.keyboard.press("Enter");
+    await point.waitFor({ state: "visible" });
+
+    await map.getByRole("button", { name: "Collapse all" }).click();
+    expect(await map.locator("details[open]").count()).toBe(0);
+    await map.getByRole("button", { name: "Expand all" }).click();
+    expect(await map.locator("details:not([open])").count()).toBe(0);
+    web.expectClean();
+  });
+
+  test("TXT downloads at once; PDF says Preparing… while the edited transcript is rendered, then downloads", async () => {
+    web.checkpoint();
+    const { page } = web;
+    const exports = page.getByRole("region", { name: "Export" });
+    for (const name of ["TXT", "SRT", "VTT", "CSV", "PDF", "DOCX"]) expect(await exports.getByRole("button", { name, exact: true }).count()).toBe(1);
+
+    const [txt] = await Promise.all([page.waitForEvent("download"), exports.getByRole("button", { name: "TXT", exact: true }).click()]);
+    expect(txt.suggestedFilename()).toBe("Garden meeting.txt");
+    const text = await readFile(await txt.path(), "utf8");
+    expect(text.split("\n").slice(0, 2)).toEqual([`Alice: ${sentences[0]}`, `Bob: ${sentences[1]}`]);
+
+    // An edit makes the current PDF stale: the API answers 202 until the worker has rendered the new one.
+    const edited = segments.map((s, i) => (i === 9 ? { ...s, text: "Everyone agreed to meet again next Friday at six." } : s));
+    expect((await api(`/api/tasks/${taskId}`, { method: "PATCH", body: JSON.stringify({ segments: edited }) })).status).toBe(200);
+    const pdfButton = exports.getByRole("button", { name: "PDF", exact: true });
+    const downloaded = page.waitForEvent("download", { timeout: 30_000 });
+    await pdfButton.click();
+    await exports.getByText("Preparing…").waitFor();
+    expect(await pdfButton.getAttribute("aria-busy")).toBe("true");
+    expect(await exports.getByRole("status").textContent()).toContain("Preparing the PDF");
+    const pdf = await downloaded;
+    expect(pdf.suggestedFilename()).toBe("Garden meeting.pdf");
+    expect((await readFile(await pdf.path())).subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    await exports.getByRole("status").filter({ hasText: "Downloaded" }).waitFor();
+    expect(await pdfButton.getAttribute("aria-busy")).toBe("false");
+    web.expectClean();
+  });
+
+  test("Copy share link puts the link on the clipboard; the history lists the task's events", async () => {
+    web.checkpoint();
+    const { page } = web;
+    await page.getByRole("button", { name: "Copy share link" }).click();
+    await page.getByText("Share link copied.").waitFor();
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(`${web.origin}/share/tasks/${taskId}`);
+
+    const timeline = page.getByRole("list", { name: "Events of this transcription, oldest first" });
+    await timeline.getByText("Shared", { exact: true }).waitFor();
+    const events = await timeline.locator("li .what").allTextContents();
+    expect(events[0]).toBe("Created");
+    for (const type of ["Finished transcribing", "Edited the transcript", "Export requested · PDF", "Export made · PDF"]) {
+      expect(events.some((e) => e.startsWith(type)) ? type : events).toBe(type);
+    }
+    expect(await timeline.locator("li .who").first().textContent()).toBe("You");
+    expect(await timeline.locator("li time").first().getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    web.expectClean();
+  });
+
+  test("the share link in a fresh browser context (no session): the transcript, read-only, all from the origin", async () => {
+    // Shared by "Copy share link" above; asked again here (it is idempotent) so that this test stands alone.
+    expect((await api(`/api/tasks/${taskId}/share-url`)).status).toBe(200);
+    const fresh = await web.browser.newContext({ baseURL: web.service.url });
+    const strays: string[] = [];
+    const errors: string[] = [];
+    fresh.on("request", (request) => {
+      if (new URL(request.url()).origin !== web.origin && /^https?:/.test(request.url())) strays.push(request.url());
+    });
+    try {
+      const page = await fresh.newPage();
+      page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(`/share/tasks/${taskId}`);
+      await page.getByRole("heading", { name: "Garden meeting", level: 1 }).waitFor();
+      const transcript = page.getByRole("list", { name: "Transcript" });
+      expect(await transcript.locator("li").count()).toBe(segments.length);
+      expect(await transcript.locator("li").first().textContent()).toBe(`00:00Alice: ${sentences[0]}`);
+      expect(await transcript.locator("li").last().textContent()).toMatch(/^00:36Bob: Everyone agreed to meet again next (Thursday|Friday) at six\.$/);
+      await page.getByRole("region", { name: "Summary" }).waitFor();
+      await page.getByRole("region", { name: "Mind map" }).waitFor();
+      // Read-only: nothing to edit, export or share, and no session was made.
+      expect(await page.locator("input, textarea, [contenteditable]").count()).toBe(0);
+      for (const name of ["TXT", "PDF", "Copy share link", "Sign out"]) expect(await page.getByRole("button", { name }).count()).toBe(0);
+      expect(await page.evaluate('localStorage.getItem("scribe.session")')).toBeNull();
+
+      // Once the owner stops sharing, the link says so.
+      expect((await api(`/api/tasks/${taskId}/share-url`, { method: "DELETE" })).status).toBe(200);
+      await page.reload();
+      await page.getByRole("heading", { name: "This transcript is not shared" }).waitFor();
+      expect(strays).toEqual([]);
+      expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
