@@ -1,4 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { startServiceProcess, type RunningService } from "./service-process.ts";
 
@@ -8,6 +10,13 @@ import { startServiceProcess, type RunningService } from "./service-process.ts";
  */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumAvailable = existsSync(chromiumPath);
+
+/**
+ * Where the browser tests save their screenshots: the README's pictures (test/web/screenshots) with
+ * UPDATE_SCREENSHOTS=1, a temporary folder otherwise, so that a test run leaves the checkout as it was.
+ */
+export const screenshotsDir =
+  process.env.UPDATE_SCREENSHOTS === "1" ? join(import.meta.dir, "../web/screenshots") : mkdtempSync(join(tmpdir(), "scribe-screenshots-"));
 
 /**
  * Headless, and quiet on a machine without a network: without the background-networking, component-update and

@@ -147,7 +147,9 @@ describe.skipIf(!chromiumAvailable)("the web app's account pages", () => {
     await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
     expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
 
-    for (let i = 0; i < 12 && (await focused()) !== "Account"; i++) await page.keyboard.press("Tab");
+    // A navigation moves focus to the page, which comes after the navigation bar: back up to its Account link.
+    for (let i = 0; i < 12 && (await focused()) !== "Account"; i++) await page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("Account");
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
     await page.getByText("API keys need a paid plan").waitFor();

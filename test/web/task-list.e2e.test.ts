@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir } from "../support/browser.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
 
-const screenshots = join(import.meta.dir, "screenshots");
+const screenshots = screenshotsDir;
 
 /** A request the stand-in server holds until the test opens its gate. */
 class Gate {

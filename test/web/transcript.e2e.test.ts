@@ -13,13 +13,13 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir } from "../support/browser.ts";
 import { ffmpeg } from "../support/media-fixtures.ts";
 import { UploadClient } from "../support/upload-client.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
 
-const screenshots = join(import.meta.dir, "screenshots");
+const screenshots = screenshotsDir;
 const sentences = [
   "Good morning and welcome to the garden committee.",
   "The tomato beds need new soil before spring.",

@@ -10,14 +10,14 @@ import { existsSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir } from "../support/browser.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web upload browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
 const jfk = join(import.meta.dir, "../../../shared/testdata/jfk.wav");
 const haveJfk = existsSync(jfk);
 if (chromiumAvailable && !haveJfk) console.log(`SKIPPED: uploading jfk.wav in the browser (no ${jfk})`);
 
-const screenshots = join(import.meta.dir, "screenshots");
+const screenshots = screenshotsDir;
 const password = "correct horse battery";
 /** The upload endpoints and the storage: none of them may be called for a file refused in the page. */
 const uploadTraffic = /\/api\/uploads\/(sign|sign-part|complete|abort)$|\/storage\//;
