@@ -55,9 +55,19 @@ export function accountsModule(config: Config, adapters: Adapters, waitFor: Wait
 }
 
 /** The browser app (src/web): it uses the API like any client; only the start of the IdP's login is served for it. */
-export function webFeatures(accounts: AccountsModule): WebApp {
+export function webFeatures(config: Config, accounts: AccountsModule): WebApp {
   const { idp } = accounts;
-  return webApp({ idp: idp ? (state, loginHint) => idp.authorizationUrl(state, loginHint) : null });
+  return webApp({ idp: idp ? (state, loginHint) => idp.authorizationUrl(state, loginHint) : null, storageOrigins: uploadOrigins(config) });
+}
+
+/**
+ * Where the browser sends upload parts besides the API's own origin: S3's, whose presigned URLs name the public
+ * endpoint with the bucket in the path, or in the host name when S3_FORCE_PATH_STYLE=false.
+ */
+function uploadOrigins(config: Config): string[] {
+  if (!config.s3) return [];
+  const endpoint = new URL(config.s3.publicEndpoint ?? config.s3.endpoint);
+  return [config.s3.forcePathStyle ? endpoint.origin : `${endpoint.protocol}//${config.s3.bucket}.${endpoint.host}`];
 }
 
 /**

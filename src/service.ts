@@ -143,7 +143,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
     const features: AnyElysia[] = [...operations];
     if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
     const accounts = accountsModule(config, adapters, waitForProjections);
-    const web = webFeatures(accounts);
+    const web = webFeatures(config, accounts);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated, web.page));
     const built = await web.ready;
     logger("web").info({ ms: built.ms, files: built.assets.size }, "web app built");

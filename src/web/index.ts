@@ -25,14 +25,15 @@ let cached: Promise<WebBuild> | null = null;
  * The browser app served by the api role. Built once per process, when the first api role starts, and kept
  * in memory; every page of the app is the same HTML shell.
  */
-export function webApp({ idp }: { idp: IdpStart | null }): WebApp {
+export function webApp({ idp, storageOrigins = [] }: { idp: IdpStart | null; storageOrigins?: readonly string[] }): WebApp {
   cached ??= buildWebApp();
   const ready = cached;
   const config: WebConfig = { idp: idp !== null };
   const shell = ready.then((build) => shellPage(build, config));
+  const headers = shellHeaders(storageOrigins);
   return {
-    routes: webRoutes({ build: ready, shell, idp }),
+    routes: webRoutes({ build: ready, shell, idp, headers }),
     ready,
-    page: async (request) => serveStatic(await shell, request, revalidate, shellHeaders),
+    page: async (request) => serveStatic(await shell, request, revalidate, headers),
   };
 }

@@ -1,7 +1,6 @@
 import { Elysia, NotFoundError, t } from "elysia";
 import { immutable, revalidate, serveStatic, type StaticAsset } from "../http/static-assets.ts";
 import type { WebBuild } from "./build.ts";
-import { shellHeaders } from "./shell.ts";
 
 /** Paths that belong to the API and its documents: never the app's page, whatever the client accepts. */
 const apiPrefixes = ["/api/", "/v1/", "/swagger", "/storage/", "/avatars/", "/metrics", "/share/", "/sandbox/", "/assets/"];
@@ -17,6 +16,8 @@ export type WebRoutesOptions = {
   build: Promise<WebBuild>;
   shell: Promise<StaticAsset>;
   idp: IdpStart | null;
+  /** The headers of the app's HTML page (its Content-Security-Policy). */
+  headers: Record<string, string>;
 };
 
 /**
@@ -25,11 +26,11 @@ export type WebRoutesOptions = {
  * Everything else keeps the API's JSON 404, thrown as Elysia's own so the one error handler answers it
  * (in OpenAI's shape under /v1). Nothing here is in the OpenAPI document: these are pages, not operations.
  */
-export function webRoutes({ build, shell, idp }: WebRoutesOptions) {
+export function webRoutes({ build, shell, idp, headers }: WebRoutesOptions) {
   const hidden = { detail: { hide: true } };
   const page = async ({ request, path }: { request: Request; path: string }) => {
     if (isApiPath(path) || !wantsHtml(request)) throw new NotFoundError();
-    return serveStatic(await shell, request, revalidate, shellHeaders);
+    return serveStatic(await shell, request, revalidate, headers);
   };
   return new Elysia({ name: "web-app" })
     .get(

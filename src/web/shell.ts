@@ -10,28 +10,34 @@ export type WebConfig = {
 /**
  * Everything the page may load comes from this origin: no CDN script, font or stylesheet, no inline script
  * (the configuration travels as inert JSON), no framing. `blob:` media for players fed from an
- * authenticated fetch; `data:` images for the empty favicon and inline icons.
+ * authenticated fetch; `data:` images for the empty favicon and inline icons. `storageOrigins`: where the
+ * browser PUTs upload parts besides this origin — S3's, in the cluster profile, whose presigned URLs point there.
  */
-export const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "media-src 'self' blob:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+export function contentSecurityPolicy(storageOrigins: readonly string[] = []): string {
+  const storage = storageOrigins.map((origin) => ` ${origin}`).join("");
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    `connect-src 'self'${storage}`,
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 /** Headers of every HTML answer of the app. */
-export const shellHeaders = {
-  "content-security-policy": contentSecurityPolicy,
-  "referrer-policy": "same-origin",
-  "x-frame-options": "DENY",
-};
+export function shellHeaders(storageOrigins: readonly string[] = []): Record<string, string> {
+  return {
+    "content-security-policy": contentSecurityPolicy(storageOrigins),
+    "referrer-policy": "same-origin",
+    "x-frame-options": "DENY",
+  };
+}
 
 /** `<` in the JSON would let a value close the script element; as \u003c it stays inert. */
 const inertJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");

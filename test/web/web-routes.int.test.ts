@@ -140,3 +140,20 @@ test("no page of the app is in the OpenAPI document", async () => {
   const document = (await (await get("/swagger/json")).json()) as { paths: Record<string, unknown> };
   expect(Object.keys(document.paths).filter((path) => !path.startsWith("/api/") && path !== "/api")).toEqual([]);
 });
+
+describe("the cluster profile's uploads", () => {
+  test("the page's policy lets the browser PUT parts to S3's origin, and nowhere else besides this one", async () => {
+    const web = webApp({ idp: null, storageOrigins: ["https://s3.example.com:9000"] });
+    await web.ready;
+    const page = await web.page(new Request("http://localhost/new", { headers: html }));
+    const policy = page.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain("connect-src 'self' https://s3.example.com:9000;");
+    expect(policy).toContain("default-src 'self';");
+    expect(policy).toContain("script-src 'self';");
+  });
+
+  test("without S3 (the embedded profile) uploads stay on this origin", async () => {
+    const response = await get("/new", html);
+    expect(response.headers.get("content-security-policy")).toContain("connect-src 'self';");
+  });
+});
