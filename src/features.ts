@@ -92,14 +92,16 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
   const summaries = new Summaries(adapters.eventStore, tasks, createSummarizer(config.transcription), waitFor);
   // One Idempotency-Key store for the routes that take the header (a route opts in with `idempotent: true`).
   const idempotent = idempotency(new IdempotencyKeys(adapters.documents));
+  // One key for the audio URLs of the owner and of the share page, whose MACs are labelled apart (src/tasks/audio-url.ts).
+  const audioUrlKey = deriveKey(adapters.secret, "audio-url");
   return [
     taskRoutes({ tasks, authenticated, idempotency: idempotent }),
-    shareRoutes({ tasks, db: adapters.documents, publicUrl: config.publicUrl, authenticated, appPage }),
+    shareRoutes({ tasks, db: adapters.documents, blobs: adapters.blobs, urlKey: audioUrlKey, publicUrl: config.publicUrl, authenticated, appPage }),
     historyRoutes({ tasks, db: adapters.documents, authenticated }),
     folderRoutes({ folders, authenticated, idempotency: idempotent }),
     exportRoutes({ exports: new Exports(adapters.eventStore, adapters.documents, adapters.blobs, tasks), authenticated }),
     uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated, idempotency: idempotent }),
-    audioRoutes({ tasks, blobs: adapters.blobs, authenticated, urlKey: deriveKey(adapters.secret, "audio-url"), publicUrl: config.publicUrl }),
+    audioRoutes({ tasks, blobs: adapters.blobs, authenticated, urlKey: audioUrlKey, publicUrl: config.publicUrl }),
     searchRoutes({ search: new Search(adapters.documents), authenticated }),
     transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
     webhookFeatures(config, adapters, waitFor, authenticated, idempotent),

@@ -118,6 +118,7 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "GET /api/tasks/{id}/audio": [404, 416],
       "GET /api/tasks/{id}/audio-url": [404],
       "GET /api/tasks/{id}/audio/signed": [403, 404, 416],
+      "GET /share/tasks/{id}/audio": [403, 404, 416],
       "GET /api/tasks/{id}/refresh-summary": [404, 502],
       "GET /api/tasks/{id}/events": [404],
       "GET /api/webhooks": [],

@@ -485,6 +485,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/share/tasks/{id}/audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shared task's original file at the share page's signed URL
+         * @description The `audio_url` of `GET /share/tasks/{id}` (JSON); no token. Serves what `/api/tasks/{id}/audio` serves (Range, 206, 416) while the task is shared: 404 once its owner stops sharing it, 403 when the signature is wrong or expired.
+         */
+        get: operations["getShareTasksByIdAudio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks/{id}/history": {
         parameters: {
             query?: never;
@@ -3345,6 +3365,8 @@ export interface operations {
                         created_at: string;
                         summary: string | null;
                         mindmap: string | null;
+                        /** @description The task's media at a signed URL for a media element (no token, Range), good for 6 hours while the task stays shared; null when the task has no stored media. */
+                        audio_url: string | null;
                         segments: {
                             start: number;
                             end: number;
@@ -3357,6 +3379,92 @@ export interface operations {
             /** @description Not found (another user's resource is not found either). */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getShareTasksByIdAudio: {
+        parameters: {
+            query?: {
+                expires?: string;
+                signature?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Task id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file, with its content type (audio or video). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/*": string;
+                    "video/*": string;
+                };
+            };
+            /** @description The part of the file the Range asked for. */
+            206: {
+                headers: {
+                    /** @description `bytes start-end/size` of the part sent. */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/*": string;
+                    "video/*": string;
+                };
+            };
+            /** @description The URL is forged, altered or expired. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The task is no longer shared, or its file is missing. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Range not satisfiable. */
+            416: {
+                headers: {
+                    /** @description `bytes start-end/size` of the part sent. */
+                    "Content-Range"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -6,11 +6,29 @@ import { contentRange, fileResponse, jsonResponse } from "../http/openapi/respon
 import type { Tasks } from "./service.ts";
 import { taskParams } from "./schemas.ts";
 import { ownsMediaKey } from "../media/ownership.ts";
+import type { TaskDocument } from "./tasks-projection.ts";
 import { audioUrlLifetimeSeconds, signAudioQuery, verifyAudioQuery } from "./audio-url.ts";
 
 const missing = () => new NotFoundError("The task has no stored audio.");
 
-const fileResponses = {
+/** The key of a task's own stored media, or null: objstore tasks only, and only keys under the owner's own prefix. */
+export function storedMediaKey(task: Pick<TaskDocument, "disk" | "path" | "userId">): string | null {
+  return task.disk === "objstore" && isValidBlobKey(task.path) && ownsMediaKey(task.userId, task.path) ? task.path : null;
+}
+
+/** A task's stored media with Range (200, 206, 416), as the owner's and the share page's routes serve it; 404 when it is gone. */
+export async function serveTaskMedia(blobs: BlobStore, key: string, request: Request): Promise<Response> {
+  const headers = new Headers({
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "sandbox",
+    "cache-control": "private, no-store",
+  });
+  const response = await serveBlob(blobs, key, request, headers);
+  if (!response) throw missing();
+  return response;
+}
+
+export const fileResponses = {
   200: fileResponse("The whole file, with its content type (audio or video).", ["audio/*", "video/*"]),
   206: fileResponse("The part of the file the Range asked for.", ["audio/*", "video/*"], contentRange),
   416: jsonResponse("Range not satisfiable.", { $ref: "#/components/schemas/Error" }, contentRange),
@@ -34,21 +52,13 @@ export type AudioRoutesDependencies = {
 export function audioRoutes({ tasks, blobs, authenticated, urlKey, publicUrl }: AudioRoutesDependencies) {
   /** The key of the task's own stored media, or 404. */
   async function audioKey(userId: number, taskId: number): Promise<string> {
-    const task = await tasks.owned(userId, taskId);
-    if (task.disk !== "objstore" || !isValidBlobKey(task.path) || !ownsMediaKey(task.userId, task.path)) throw missing();
-    return task.path;
+    const key = storedMediaKey(await tasks.owned(userId, taskId));
+    if (key === null) throw missing();
+    return key;
   }
 
   async function serveAudio(userId: number, taskId: number, request: Request): Promise<Response> {
-    const key = await audioKey(userId, taskId);
-    const headers = new Headers({
-      "x-content-type-options": "nosniff",
-      "content-security-policy": "sandbox",
-      "cache-control": "private, no-store",
-    });
-    const response = await serveBlob(blobs, key, request, headers);
-    if (!response) throw missing();
-    return response;
+    return serveTaskMedia(blobs, await audioKey(userId, taskId), request);
   }
 
   const owner = new Elysia({ name: "audio-routes" })

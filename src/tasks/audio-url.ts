@@ -44,3 +44,26 @@ export function verifyAudioQuery(
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   return grant;
 }
+
+/**
+ * The share page's URL of a task's audio (`GET /share/tasks/{id}/audio`): a MAC over the task and the expiry only,
+ * so the page does not show the owner's user id, under its own label, so it cannot pass for an owner's URL or the
+ * other way round. It is not enough by itself: the route serves it only while the task is still shared, so stopping
+ * sharing stops playback at once (sharing again makes an unexpired one good again).
+ */
+const shareMac = (key: string, taskId: number, expires: number) => createHmac("sha256", key).update(`scribe-share-audio-v1\n${taskId}\n${expires}`).digest();
+
+/** The share page's query string (without `?`) for the task's audio until `audioUrlLifetimeSeconds` from now. */
+export function signShareAudioQuery(key: string, taskId: number, nowMs: number = Date.now()): string {
+  const expires = Math.floor(nowMs / 1000) + audioUrlLifetimeSeconds;
+  return new URLSearchParams({ expires: String(expires), signature: shareMac(key, taskId, expires).toString("base64url") }).toString();
+}
+
+/** Whether a share-page query for the task's audio is genuine and unexpired (whether the task is still shared is the route's to check). */
+export function verifyShareAudioQuery(key: string, taskId: number, query: { expires?: string; signature?: string }, nowMs: number = Date.now()): boolean {
+  const expires = Number(query.expires);
+  if (!/^[0-9]{1,16}$/.test(query.expires ?? "") || Math.floor(nowMs / 1000) > expires) return false;
+  const given = Buffer.from(query.signature ?? "", "base64url");
+  const expected = shareMac(key, taskId, expires);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

@@ -1,7 +1,10 @@
-import { textResponse } from "../http/openapi/responses.ts";
+import { jsonResponse, textResponse } from "../http/openapi/responses.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { DocumentStore } from "../readmodels/port.ts";
-import { NotFoundError } from "../core/errors.ts";
+import { ForbiddenError, NotFoundError } from "../core/errors.ts";
+import type { BlobStore } from "../blobs/port.ts";
+import { fileResponses, serveTaskMedia, storedMediaKey } from "./audio-routes.ts";
+import { audioUrlLifetimeSeconds, signShareAudioQuery, verifyShareAudioQuery } from "./audio-url.ts";
 import type { TaskDocument } from "./tasks-projection.ts";
 import type { Tasks } from "./service.ts";
 import { sharePage } from "./share-page.ts";
@@ -25,21 +28,37 @@ async function missingPage(appPage: AppPage, request: Request): Promise<Response
 /**
  * `GET /api/tasks/{id}/share-url` and the public, read-only page it points at. A browser (`Accept: text/html`)
  * gets the web app, whose share page reads the same URL as JSON; with no app (`appPage` absent) or for clients
- * that ask for neither, the script-free HTML of `sharePage`.
+ * that ask for neither, the script-free HTML of `sharePage`. The JSON carries `audio_url`, a signed URL of the
+ * task's media at `/share/tasks/{id}/audio` (audio-url.ts), which serves it only while the task is still shared.
  */
 export function shareRoutes({
   tasks,
   db,
+  blobs,
+  urlKey,
   publicUrl,
   authenticated,
   appPage,
 }: {
   tasks: Tasks;
   db: DocumentStore;
+  blobs: BlobStore;
+  /** Signs the share page's audio URLs (the key of the owner's `/audio-url`: the MACs are labelled apart). */
+  urlKey: string;
   publicUrl: string;
   authenticated: AnyElysia;
   appPage?: AppPage;
 }) {
+  const sharedTask = async (id: number) => {
+    const task = await db.collection<TaskDocument>("tasks").findOne({ _id: String(id) });
+    return task?.shared ? task : null;
+  };
+  /** A signed URL of the shared task's media, or null when it has none stored (a remote or video-link task, a missing file). */
+  const audioUrl = async (task: TaskDocument): Promise<string | null> => {
+    const key = storedMediaKey(task);
+    if (key === null || !(await blobs.head(key))) return null;
+    return `${publicUrl}/share/tasks/${task.id}/audio?${signShareAudioQuery(urlKey, task.id)}`;
+  };
   const detail = (summary: string, description?: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
   const owner = new Elysia({ name: "share-owner-routes" })
     .use(authenticated)
@@ -70,8 +89,8 @@ export function shareRoutes({
       const accept = headers.accept ?? "";
       const wantsJson = accept.includes("application/json");
       const app = !wantsJson && accept.includes("text/html") ? appPage : undefined;
-      const task = await db.collection<TaskDocument>("tasks").findOne({ _id: String(params.id) });
-      if (!task?.shared) {
+      const task = await sharedTask(params.id);
+      if (!task) {
         if (app) return missingPage(app, request);
         throw new NotFoundError("This transcript is not shared.");
       }
@@ -93,7 +112,7 @@ export function shareRoutes({
         mindmap: transcript?.mindmap ?? null,
         segments,
       };
-      if (wantsJson) return shared;
+      if (wantsJson) return { ...shared, audio_url: await audioUrl(task) };
       return new Response(sharePage(shared), {
         headers: {
           "content-type": "text/html; charset=utf-8",
@@ -121,6 +140,11 @@ export function shareRoutes({
                     created_at: { type: "string", format: "date-time" },
                     summary: { type: "string", nullable: true },
                     mindmap: { type: "string", nullable: true },
+                    audio_url: {
+                      type: "string",
+                      nullable: true,
+                      description: `The task's media at a signed URL for a media element (no token, Range), good for ${audioUrlLifetimeSeconds / 3600} hours while the task stays shared; null when the task has no stored media.`,
+                    },
                     segments: {
                       type: "array",
                       items: {
@@ -135,7 +159,7 @@ export function shareRoutes({
                       },
                     },
                   },
-                  required: ["id", "name", "status", "duration", "created_at", "summary", "mindmap", "segments"],
+                  required: ["id", "name", "status", "duration", "created_at", "summary", "mindmap", "audio_url", "segments"],
                 },
               },
             },
@@ -148,5 +172,35 @@ export function shareRoutes({
     },
   );
 
-  return new Elysia({ name: "share-feature" }).use(owner).use(page);
+  const audio = new Elysia({ name: "share-audio" }).get(
+    "/share/tasks/:id/audio",
+    async ({ params, query, request }) => {
+      // Checked before the task is read, so a bad URL tells nothing about which tasks exist or are shared.
+      if (!verifyShareAudioQuery(urlKey, params.id, query)) throw new ForbiddenError("The audio URL is invalid or has expired.");
+      // A genuine URL stops working the moment its task stops being shared (or is deleted), not only when it expires.
+      const task = await sharedTask(params.id);
+      if (!task) throw new NotFoundError("This transcript is not shared.");
+      const key = storedMediaKey(task);
+      if (key === null) throw new NotFoundError("The task has no stored audio.");
+      return serveTaskMedia(blobs, key, request);
+    },
+    {
+      params: taskParams,
+      query: t.Object({ expires: t.Optional(t.String()), signature: t.Optional(t.String()) }),
+      detail: {
+        responses: {
+          ...fileResponses,
+          403: jsonResponse("The URL is forged, altered or expired.", { $ref: "#/components/schemas/Error" }),
+          404: jsonResponse("The task is no longer shared, or its file is missing.", { $ref: "#/components/schemas/Error" }),
+        },
+        tags: ["Tasks"],
+        security: [],
+        summary: "A shared task's original file at the share page's signed URL",
+        description:
+          "The `audio_url` of `GET /share/tasks/{id}` (JSON); no token. Serves what `/api/tasks/{id}/audio` serves (Range, 206, 416) while the task is shared: 404 once its owner stops sharing it, 403 when the signature is wrong or expired.",
+      },
+    },
+  );
+
+  return new Elysia({ name: "share-feature" }).use(owner).use(page).use(audio);
 }

@@ -14,8 +14,8 @@
  * without an entry here (or in `noObjectId`, with the reason) fails the coverage test.
  *
  * Bearer capabilities are public by design and only checked to be narrow, never used by B as given: the
- * share link of a task A shared (spec 4.2), A's signed export URL (one file, 15 minutes), A's checkout
- * reference (signed, one hour) and A's avatar URL (an <img> sends no token).
+ * share link of a task A shared (spec 4.2) and its signed audio URL (while shared), A's signed export URL (one
+ * file, 15 minutes), A's checkout reference (signed, one hour) and A's avatar URL (an <img> sends no token).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
@@ -505,6 +505,17 @@ function buildMatrix(): Case[] {
       what: "B's token or key on the share link of A's unshared task changes nothing",
       check: async (actor) => {
         await deniedLikeGhost(actor, "GET", `/share/tasks/${a.uploaded}`, `/share/tasks/${ghostTask}`, { headers: { accept: "application/json" } });
+      },
+    },
+    {
+      op: "GET /share/tasks/{id}/audio",
+      way: "share-link",
+      what: "each of A's tasks (shared or not) at a share-audio URL B made up (a far expiry, a guessed signature)",
+      check: async (actor) => {
+        const forged = `?expires=9999999999&signature=${"A".repeat(43)}`;
+        for (const id of taskIds())
+          await deniedLikeGhost(actor, "GET", `/share/tasks/${id}/audio${forged}`, `/share/tasks/${ghostTask}/audio${forged}`, {}, [403]);
+        await deniedLikeGhost(actor, "GET", `/share/tasks/${a.uploaded}/audio`, `/share/tasks/${ghostTask}/audio`, { headers: { range: "bytes=0-99" } }, [403]);
       },
     },
     // -- tasks named in bodies and queries --------------------------------------------------------

@@ -3,12 +3,18 @@
  * finished task's summary and its mind map as a tree that opens and closes (keyboard too); TXT and PDF saved
  * through the browser's downloads (the PDF "Preparing…" while the worker renders the edited transcript); the
  * share link copied; the history as a timeline; then the share link in a fresh browser context, with no
- * session: the transcript read-only. No request leaves the service's origin.
+ * session: the transcript read-only with the transcript page's player (a segment seeks it, the playing one is
+ * marked, the shortcuts drive it), which stops playing once the owner stops sharing. The task is on real media (a
+ * tone uploaded through the multipart API). No request leaves the service's origin.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { ffmpeg } from "../support/media-fixtures.ts";
+import { UploadClient } from "../support/upload-client.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
 
@@ -37,6 +43,17 @@ async function register(page: Page): Promise<string> {
   return String(await page.evaluate('JSON.parse(localStorage.getItem("scribe.session")).token'));
 }
 
+// Browser-side code as strings: the test files are type-checked without the DOM's types.
+const player = 'document.querySelector("audio")';
+/** Polls a browser-side condition (waitForFunction's string form would be an eval, which the page's CSP refuses). */
+async function until(page: Page, condition: string, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await page.evaluate(condition))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${condition}`);
+    await Bun.sleep(25);
+  }
+}
+
 describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share page", () => {
   let web: BrowserHarness;
   let token: string;
@@ -48,10 +65,18 @@ describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share 
     web = await startBrowserHarness();
     await web.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: web.origin });
     token = await register(web.page);
+    // 40 s of tone, stored through the multipart API: real media for the share page's player.
+    const file = join(tmpdir(), `extras-${crypto.randomUUID()}.wav`);
+    await ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=40", "-ac", "1", "-ar", "8000", file);
+    const bytes = new Uint8Array(await readFile(file));
+    const client = new UploadClient(web.service.url, token);
+    const session = await client.sign("garden.wav", "audio/wav", bytes.byteLength);
+    await client.putAll(session, new Blob([bytes]));
+    expect((await client.complete(session, "garden.wav", "audio/wav", bytes.byteLength)).status).toBe(201);
     // Supplied segments skip recognition: the task finishes through the worker, and then gets its summary.
     const created = await api("/api/tasks", {
       method: "POST",
-      body: JSON.stringify({ disk: "objstore", name: "Garden meeting", path: "uploads/garden.mp3", segments }),
+      body: JSON.stringify({ disk: "objstore", name: "Garden meeting", path: session.path, file: "garden.wav", segments }),
     });
     expect(created.status).toBe(201);
     taskId = ((await created.json()) as { id: number }).id;
@@ -142,7 +167,7 @@ describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share 
     web.expectClean();
   });
 
-  test("the share link in a fresh browser context (no session): the transcript, read-only, all from the origin", async () => {
+  test("the share link in a fresh browser context (no session): the transcript, read-only, with its player, all from the origin", async () => {
     // Shared by "Copy share link" above; asked again here (it is idempotent) so that this test stands alone.
     expect((await api(`/api/tasks/${taskId}/share-url`)).status).toBe(200);
     const fresh = await web.browser.newContext({ baseURL: web.service.url });
@@ -157,19 +182,43 @@ describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share 
       page.on("pageerror", (error) => errors.push(error.message));
       await page.goto(`/share/tasks/${taskId}`);
       await page.getByRole("heading", { name: "Garden meeting", level: 1 }).waitFor();
-      const transcript = page.getByRole("list", { name: "Transcript" });
-      expect(await transcript.locator("li").count()).toBe(segments.length);
-      expect(await transcript.locator("li").first().textContent()).toBe(`00:00Alice: ${sentences[0]}`);
-      expect(await transcript.locator("li").last().textContent()).toMatch(/^00:36Bob: Everyone agreed to meet again next (Thursday|Friday) at six\.$/);
+      const transcript = page.getByRole("region", { name: "Transcript" });
+      const items = transcript.locator("li");
+      expect(await items.count()).toBe(segments.length);
+      expect(await items.first().locator(".segment-seek").textContent()).toBe(`0:00Alice${sentences[0]}`);
+      expect(await items.last().locator(".segment-seek").textContent()).toMatch(/^0:36BobEveryone agreed to meet again next (Thursday|Friday) at six\.$/);
       await page.getByRole("region", { name: "Summary" }).waitFor();
       await page.getByRole("region", { name: "Mind map" }).waitFor();
       // Read-only: nothing to edit, export or share, and no session was made.
       expect(await page.locator("input, textarea, [contenteditable]").count()).toBe(0);
-      for (const name of ["TXT", "PDF", "Copy share link", "Sign out"]) expect(await page.getByRole("button", { name }).count()).toBe(0);
+      for (const name of ["Edit", "TXT", "PDF", "Copy share link", "Sign out", "Undo"]) expect(await page.getByRole("button", { name }).count()).toBe(0);
+      expect(await page.getByRole("button", { name: /^Play segment/ }).count()).toBe(segments.length);
       expect(await page.evaluate('localStorage.getItem("scribe.session")')).toBeNull();
 
-      // Once the owner stops sharing, the link says so.
+      // The transcript page's player, on the share JSON's signed URL: a segment seeks it and is marked.
+      const src = await page.locator("audio").getAttribute("src");
+      expect(src).toMatch(new RegExp(`^/share/tasks/${taskId}/audio\\?expires=\\d+&signature=[\\w-]+$`));
+      await until(page, `(${player}?.readyState ?? 0) >= 1`);
+      const third = page.getByRole("button", { name: sentences[2]! });
+      await third.click();
+      await until(page, `Math.abs(${player}.currentTime - 8) < 0.05`);
+      expect(await third.getAttribute("aria-current")).toBe("true");
+      expect(await page.locator('[aria-current="true"]').count()).toBe(1);
+      await page.locator("h1").click();
+      await page.keyboard.press("ArrowRight");
+      await until(page, `Math.abs(${player}.currentTime - 13) < 0.05`);
+      expect(await page.getByRole("button", { name: sentences[3]! }).getAttribute("aria-current")).toBe("true");
+      await page.getByLabel("Speed").selectOption("1.5");
+      expect(await page.evaluate(`${player}.playbackRate`)).toBe(1.5);
+      await page.locator("h1").click();
+      await page.keyboard.press("Space");
+      await until(page, `!${player}.paused`);
+      await page.keyboard.press("Space");
+      await until(page, `${player}.paused`);
+
+      // Once the owner stops sharing, the page's audio URL stops at once and the link says so.
       expect((await api(`/api/tasks/${taskId}/share-url`, { method: "DELETE" })).status).toBe(200);
+      expect((await fetch(`${web.service.url}${src}`, { headers: { range: "bytes=0-99" } })).status).toBe(404);
       await page.reload();
       await page.getByRole("heading", { name: "This transcript is not shared" }).waitFor();
       expect(strays).toEqual([]);

@@ -1,8 +1,11 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { ApiError } from "../api.ts";
-import { ReadOnlyTranscript } from "../share/read-only-transcript.tsx";
 import { loadSharedTranscript, type SharedTranscript } from "../share/shared-transcript.ts";
+import { usePlayback } from "../transcript/playback.ts";
+import { mediaPath, Player } from "../transcript/player.tsx";
+import { SegmentList } from "../transcript/segment-list.tsx";
+import type { Segment } from "../transcript/segments.ts";
 import { MindMap } from "../transcript-extras/mind-map.tsx";
 import { Summary } from "../transcript-extras/summary.tsx";
 import { dateTime, duration } from "../ui/format.ts";
@@ -11,9 +14,45 @@ import { useTitle } from "../ui/navigation.tsx";
 type Loaded = { transcript: SharedTranscript } | { problem: ApiError } | null;
 
 /**
+ * The transcript page's player and segment list, read-only: a segment seeks the player there, the one playing is
+ * marked, Space and ←/→ drive the player, and nothing can be edited. The media comes from the share JSON's
+ * `audio_url`, a signed URL that works while the task stays shared (an `<audio>` element: the share JSON does not
+ * say whether the file is a video, and its sound is what the transcript is of).
+ */
+function SharedTranscriptView({ transcript }: { transcript: SharedTranscript }) {
+  // The share JSON's segments have no ids; their places stand in for them (nothing is edited here).
+  const segments = useMemo<Segment[]>(() => transcript.segments.map((segment, index) => ({ ...segment, id: index, tokens: null })), [transcript]);
+  const playback = usePlayback(segments);
+  const media = transcript.audio_url === null ? null : mediaPath(transcript.audio_url);
+  return (
+    <div class="transcript-main">
+      {media === null ? (
+        <p class="muted">This transcript's media is not stored with us, so there is nothing to play.</p>
+      ) : (
+        <Player src={media} video={false} playback={playback} title={transcript.name} segments={segments} />
+      )}
+      <section aria-labelledby="transcript-title">
+        <h2 id="transcript-title">Transcript</h2>
+        {segments.length === 0 ? (
+          <p class="muted">No transcript yet.</p>
+        ) : (
+          <SegmentList
+            segments={segments}
+            current={playback.current}
+            onSeek={media === null ? undefined : (segment) => playback.seek(segment.start)}
+            onPlaySegment={media === null ? undefined : playback.playSegment}
+            readOnly
+          />
+        )}
+      </section>
+    </div>
+  );
+}
+
+/**
  * The public share page at the share link itself (`/share/tasks/{id}`): anyone may open it, signed in or not.
- * It reads the transcript through the public API and shows it read-only, with its summary and mind map. No
- * player: the API serves a task's audio to its owner only.
+ * It reads the transcript through the public API and shows it like the transcript page, read-only: the player
+ * and the segments, with the summary and mind map beside them.
  */
 export default function SharePage() {
   const taskId = Number(useRoute().params.id);
@@ -42,17 +81,21 @@ export default function SharePage() {
   }
   const { transcript } = loaded;
   return (
-    <article class="shared">
-      <h1>{transcript.name}</h1>
-      <p class="muted">
-        Shared transcript · {dateTime(transcript.created_at)} · {duration(transcript.duration)}
-      </p>
-      <Summary text={transcript.summary} />
-      {transcript.mindmap && <MindMap outline={transcript.mindmap} />}
-      <section aria-labelledby="transcript">
-        <h2 id="transcript">Transcript</h2>
-        <ReadOnlyTranscript segments={transcript.segments} />
-      </section>
+    <article class="transcript-page shared">
+      <header class="transcript-header">
+        <h1>{transcript.name}</h1>
+        <p class="muted">
+          Shared transcript · {dateTime(transcript.created_at)} · {duration(transcript.duration)}
+        </p>
+      </header>
+      <div class="transcript-layout">
+        {/* Keyed by task: another shared transcript starts its own playback. */}
+        <SharedTranscriptView key={transcript.id} transcript={transcript} />
+        <aside class="transcript-side" aria-label="Summary and mind map">
+          <Summary text={transcript.summary} />
+          {transcript.mindmap && <MindMap outline={transcript.mindmap} />}
+        </aside>
+      </div>
     </article>
   );
 }

@@ -5,18 +5,12 @@ import { duration, dateTime } from "../ui/format.ts";
 import { useTitle } from "../ui/navigation.tsx";
 import { FindReplace } from "../transcript/find-replace.tsx";
 import { usePlayback } from "../transcript/playback.ts";
-import { Player } from "../transcript/player.tsx";
+import { mediaPath, Player } from "../transcript/player.tsx";
 import { SegmentList } from "../transcript/segment-list.tsx";
 import { isVideoFile } from "../transcript/shortcuts.ts";
 import { Speakers } from "../transcript/speakers.tsx";
 import { useTranscriptEdits, type Task } from "../transcript/use-transcript-edits.ts";
 import { TranscriptExtras } from "../transcript-extras/index.tsx";
-
-/** The media's own origin-relative URL: the API signs it under PUBLIC_URL, and the page's CSP allows media from this origin only. */
-const sameOrigin = (url: string) => {
-  const parsed = new URL(url, location.href);
-  return `${parsed.pathname}${parsed.search}`;
-};
 
 /**
  * Where the player's media comes from: a signed URL (`GET /api/tasks/{id}/audio-url`), since a media element
@@ -27,7 +21,7 @@ function useMediaUrl(taskId: number): string | null | "none" {
   useEffect(() => {
     setUrl(null);
     call(api.GET("/api/tasks/{id}/audio-url", { params: { path: { id: taskId } } }))
-      .then((answer) => setUrl(sameOrigin(answer.url)))
+      .then((answer) => setUrl(mediaPath(answer.url)))
       .catch(() => setUrl("none"));
   }, [taskId]);
   return url;

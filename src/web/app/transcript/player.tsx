@@ -4,8 +4,17 @@ import type { Playback } from "./playback.ts";
 import type { Segment } from "./segments.ts";
 import { speeds } from "./shortcuts.ts";
 
+/**
+ * A signed media URL as a path on this origin: the API signs it under PUBLIC_URL, which may not be the origin
+ * the page was opened at, and the page's CSP allows media from this origin only.
+ */
+export function mediaPath(url: string): string {
+  const parsed = new URL(url, location.href);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
 export type PlayerProps = {
-  /** A URL the element can load by itself (media elements send no token): `GET /api/tasks/{id}/audio-url`'s. */
+  /** A URL the element can load by itself (media elements send no token): `GET /api/tasks/{id}/audio-url`'s, or the share page's `audio_url`. */
   src: string;
   video: boolean;
   playback: Playback;
