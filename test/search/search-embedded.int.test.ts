@@ -39,3 +39,40 @@ test("past atMost matches only the first atMost written are counted, ranked and 
     await store.close();
   }
 });
+
+test("phrases match on word pairs in order, prefixes on fixed-width scopes, through inserts, edits and deletes", async () => {
+  const store = new EmbeddedDocumentStore(":memory:");
+  try {
+    const collection = store.collection("pairs");
+    await collection.createTextIndex({ scope: "owner", field: "words" });
+    const long = "an owner whose id is longer than twelve bytes";
+    await collection.insertMany([
+      { _id: "1", owner: 1, words: "we said the exact words" },
+      { _id: "2", owner: 1, words: "the exact one and exact words apart" },
+      { _id: "3", owner: 12, words: "we said the exact words" },
+      { _id: "4", owner: long, words: "transcripts of the exact words" },
+      { _id: "5", owner: 1, words: "single" },
+    ]);
+    const ids = async (scope: string | number, words: string[], prefix = false) =>
+      (await collection.searchText(scope, [{ words, prefix }], { skip: 0, limit: 10, atMost: 100 })).hits.map((hit) => hit.document._id).sort();
+    // "the exact words": the pairs the_exact and exact_words are both in 2, but not one after the other.
+    expect(await ids(1, ["the", "exact", "words"])).toEqual(["1"]);
+    expect(await ids(1, ["exact", "words"])).toEqual(["1", "2"]);
+    expect(await ids(1, ["words", "exact"])).toEqual([]);
+    expect(await ids(1, ["the", "exa"], true)).toEqual(["1", "2"]);
+    expect(await ids(1, ["s"], true)).toEqual(["1", "5"]);
+    expect(await ids(1, ["sing"], true)).toEqual(["5"]);
+    expect(await ids(12, ["e"], true)).toEqual(["3"]);
+    expect(await ids(long, ["t"], true)).toEqual(["4"]);
+    expect(await ids(long, ["exact", "words"])).toEqual(["4"]);
+    await collection.updateOne({ _id: "1" }, { $set: { words: "we said other words" } });
+    expect(await ids(1, ["exact", "words"])).toEqual(["2"]);
+    expect(await ids(1, ["other", "words"])).toEqual(["1"]);
+    await collection.deleteMany({ _id: { $in: ["2", "4"] } });
+    expect(await ids(1, ["exact", "words"])).toEqual([]);
+    expect(await ids(long, ["t"], true)).toEqual([]);
+    expect(await ids(12, ["exact", "words"])).toEqual(["3"]);
+  } finally {
+    await store.close();
+  }
+});
