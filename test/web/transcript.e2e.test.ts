@@ -271,12 +271,14 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(`/tasks/${taskId}`);
       await page.getByRole("heading", { name: "Garden committee" }).waitFor();
+      // The player must know its media before a seek lands (on a busy machine the page draws first).
+      await until(page, `(${player}?.readyState ?? 0) >= 1`);
       expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
       // Tab to the first segment and press Enter: it seeks, with the focus ring showing.
       const first = segmentButton(page, "Good morning, and welcome to the garden committee!");
       await first.focus();
       await page.keyboard.press("Enter");
-      expect(await first.getAttribute("aria-current")).toBe("true");
+      await until(page, `document.activeElement?.getAttribute("aria-current") === "true"`);
       expect(await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")).toBe("solid");
       await page.keyboard.press("Tab"); // Play segment
       await page.keyboard.press("Tab"); // Edit
