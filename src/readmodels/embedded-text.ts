@@ -13,17 +13,7 @@
  * one user's documents then reads that user's entries of a word alone: matching a scope column instead
  * (`scope : x AND ...`) walked the scope's whole posting list, 23 ms for a user with a million segments for
  * a word that by itself takes 0.6 ms. BM25's document frequencies are thereby the user's own. Tokenizer
- * unicode61 without diacritic folding: the caller indexes words it already folded (src/search/words.ts);
- * `_` is a token character, for the word pairs.
- *
- * Two columns: `words`, the words, and `pairs`, each word with the next (`<scope>y<word>_<next>`), which a
- * phrase is matched on: a phrase of two common words walked both words' long posting lists and positions
- * (and BM25 walks every match of a phrase once more for its document frequency), p99 33 ms over one user's
- * 1,000,000 segments, against 6 ms for the pair (bench/search.bench.ts). And the scope's prefix has a fixed
- * width, so FTS5's prefix indexes serve prefixes of 1 to 4 letters: without them FTS5 merged the posting
- * lists of every word a prefix starts, `k*` taking 53 ms at p50 and 216 ms at p99, 10 and 17 ms with them.
- * The price: the index is about twice as large (the read model 399 MB → 782 MB for those 1,000,000
- * segments) and takes 31–35 µs longer to index a segment (built in 40–44 s instead of 8.7 s).
+ * unicode61 without diacritic folding: the caller indexes words it already folded (src/search/words.ts).
  */
 import type { Scalar, TextClause, TextHit } from "./port.ts";
 import { isIndexSegment } from "./filter.ts";
@@ -35,62 +25,26 @@ const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 export const textTable = (collection: string) => `${collection}:text`;
 const triggerNames = (collection: string) => ["insert", "update", "delete"].map((what) => `${collection}:text:${what}`);
 
-/**
- * Every scope's prefix has the same length when its text is at most `scopeWidth` bytes (any id below
- * 10^12): its hex, padded on the left with `w` (no hex digit, no marker, so two scopes never read alike).
- * FTS5's prefix indexes (`prefix=`) index a fixed number of characters, so a query prefix of 1 to
- * `prefixLengths` characters has its own posting list instead of every word it starts merged at query time.
- * A longer scope is unpadded: still correct, its prefix queries merely go without that index.
- */
-const scopeWidth = 12;
-const scopeHexWidth = scopeWidth * 2;
-const prefixLengths = [1, 2, 3, 4];
-/** The words' marker after the scope, and the word pairs' (see scopedPairs). */
-const WORD_MARK = "z";
-const PAIR_MARK = "y";
-
-/** SQL: the scope's fixed-width hex (see above), `hex()` of its text. */
-function scopeHexSql(scope: string): string {
-  return `(CASE WHEN length(hex(${scope})) < ${scopeHexWidth} THEN substr('${"w".repeat(scopeHexWidth)}' || hex(${scope}), -${scopeHexWidth}) ELSE hex(${scope}) END)`;
-}
-
 /** The words of a row as indexed, each behind its scope's prefix: SQL over the two JSON values. */
 function scopedWords(scope: string, words: string): string {
-  const prefix = `(${scopeHexSql(scope)} || '${WORD_MARK}')`;
+  const prefix = `(hex(${scope}) || 'z')`;
   return `(${prefix} || replace(${words}, ' ', ' ' || ${prefix}))`;
 }
 
-/**
- * The row's word pairs, in order, each one token `<scope>y<word>_<next word>` (`_` is a token character
- * of the index and never part of a word): a phrase of n words is the phrase of its n - 1 pairs in this
- * column, whose posting lists are short where each word's is long. Built in SQL (a trigger can hold no
- * CTE, so the words become a JSON array, json_quote()d so no text can break it, and each is paired with the
- * one before by lag()). NULL for a row of one word or none.
- */
-function scopedPairs(scope: string, words: string): string {
-  const prefix = `(${scopeHexSql(scope)} || '${PAIR_MARK}')`;
-  return `(SELECT group_concat(${prefix} || w.prev || '_' || w.value, ' ' ORDER BY w.key) FROM (SELECT key, value, lag(value) OVER (ORDER BY key) AS prev FROM json_each('[' || replace(json_quote(${words}), ' ', '","') || ']')) w WHERE w.prev IS NOT NULL)`;
-}
-
-/** The prefix scope's words carry in the index (see above): the same as the SQL's for its text. */
-function scopeHex(scope: Scalar): string {
-  const hex = Buffer.from(String(scope)).toString("hex").toUpperCase();
-  return hex.length < scopeHexWidth ? hex.padStart(scopeHexWidth, "w") : hex;
-}
+/** The prefix scope's words carry in the index (see above): the same as `hex()` of its text in SQLite. */
+const scopePrefix = (scope: Scalar) => `${Buffer.from(String(scope)).toString("hex")}z`;
 
 /** The SQL that makes a collection's text index and its triggers (compared on re-creation: same spec, nothing to do). */
 export function textIndexSql(collection: string, index: { scope: string; field: string }): { table: string; triggers: string[] } {
   for (const path of [index.scope, index.field])
     if (!FIELD_PATH.test(path) || path.split(".").some(isIndexSegment)) throw new TypeError(`text index on ${collection}: invalid field ${path}`);
   const fts = `"${textTable(collection)}"`;
-  const values = (row: string) => rowValues(index, `${row}.doc`);
-  const insert = (row: string) => `INSERT INTO ${fts} (rowid, words, pairs) VALUES (${row}.rowid, ${values(row)});`;
-  const remove = `INSERT INTO ${fts} (${fts}, rowid, words, pairs) VALUES ('delete', old.rowid, ${values("old")});`;
   const words = (row: string) => scopedWords(`json_extract(${row}.doc, '$.${index.scope}')`, `json_extract(${row}.doc, '$.${index.field}')`);
+  const insert = (row: string) => `INSERT INTO ${fts} (rowid, words) VALUES (${row}.rowid, ${words(row)});`;
+  const remove = `INSERT INTO ${fts} (${fts}, rowid, words) VALUES ('delete', old.rowid, ${words("old")});`;
   const [onInsert, onUpdate, onDelete] = triggerNames(collection);
-  const prefix = prefixLengths.map((n) => scopeHexWidth + 1 + n).join(" ");
   return {
-    table: `CREATE VIRTUAL TABLE ${fts} USING fts5(words, pairs, content='', tokenize="unicode61 remove_diacritics 0 tokenchars '_'", prefix='${prefix}')`,
+    table: `CREATE VIRTUAL TABLE ${fts} USING fts5(words, content='', tokenize='unicode61 remove_diacritics 0')`,
     triggers: [
       `CREATE TRIGGER "${onInsert}" AFTER INSERT ON "${collection}" BEGIN ${insert("new")} END`,
       // Only when what is indexed changed: a projection restamping a document's position leaves the index alone.
@@ -98,13 +52,6 @@ export function textIndexSql(collection: string, index: { scope: string; field: 
       `CREATE TRIGGER "${onDelete}" AFTER DELETE ON "${collection}" BEGIN ${remove} END`,
     ],
   };
-}
-
-/** SQL: the index's two columns for a row whose JSON is `doc`, the words and their pairs. */
-function rowValues(index: { scope: string; field: string }, doc: string): string {
-  const scope = `json_extract(${doc}, '$.${index.scope}')`;
-  const field = `json_extract(${doc}, '$.${index.field}')`;
-  return `${scopedWords(scope, field)}, ${scopedPairs(scope, field)}`;
 }
 
 /** Creates the text index (indexing what the collection holds), or checks that the one there has this spec. */
@@ -122,26 +69,21 @@ export function createTextIndex(session: SqliteSession, collection: string, inde
     session.statement(sql.table).run();
     for (const trigger of sql.triggers) session.statement(trigger).run();
     session
-      .statement(`INSERT INTO "${textTable(collection)}" (rowid, words, pairs) SELECT rowid, ${rowValues(index, `"${collection}".doc`)} FROM "${collection}"`)
+      .statement(
+        `INSERT INTO "${textTable(collection)}" (rowid, words) SELECT rowid, ${scopedWords(`json_extract(doc, '$.${index.scope}')`, `json_extract(doc, '$.${index.field}')`)} FROM "${collection}"`,
+      )
       .run();
   });
 }
 
-/**
- * FTS5's query language for the clauses, every token quoted (so no user text is ever read as syntax): a
- * word is its token in the words column, a phrase of n >= 2 words the phrase of its n - 1 pairs (the pairs
- * column: `a b c` is `a_b` followed by `b_c`, exactly where the words stand in that order), a prefix the
- * last token's.
- */
+/** FTS5's query language for the clauses, every word quoted (so no user text is ever read as syntax). */
 export function matchExpression(scope: Scalar, clauses: readonly TextClause[]): string {
   if (clauses.length === 0) throw new TypeError("a text query needs at least one clause");
-  const hex = scopeHex(scope);
+  const prefix = scopePrefix(scope);
   const phrases = clauses.map((clause) => {
-    const { words } = clause;
-    if (words.length === 0) throw new TypeError("a text clause needs at least one word");
-    for (const word of words) if (!WORD.test(word)) throw new TypeError(`not a word for a text query: ${JSON.stringify(word)}`);
-    const tokens = words.length === 1 ? [hex + WORD_MARK + words[0]] : words.slice(1).map((word, i) => `${hex}${PAIR_MARK}${words[i]}_${word}`);
-    return `"${tokens.join(" ")}"${clause.prefix ? " *" : ""}`;
+    if (clause.words.length === 0) throw new TypeError("a text clause needs at least one word");
+    for (const word of clause.words) if (!WORD.test(word)) throw new TypeError(`not a word for a text query: ${JSON.stringify(word)}`);
+    return `"${clause.words.map((word) => prefix + word).join(" ")}"${clause.prefix ? " *" : ""}`;
   });
   return phrases.join(" AND ");
 }

@@ -163,8 +163,7 @@ async function apply(event: RecordedEvent, db: DocumentStore, context?: Projecti
 export const searchProjection: Projection = {
   name: "search",
   // 2: the text index's rows leave by FTS5's 'delete' command (embedded-text.ts), a table made anew.
-  // 3: the text index has a column of word pairs for phrases, fixed-width scopes and prefix indexes (embedded-text.ts).
-  version: 3,
+  version: 2,
   collections: [searchSegmentsCollection, searchTasksCollection],
   eventTypes: ["TaskCreated", "TaskRenamed", "TranscriptEdited", "TaskFinished", "TaskRetried", "TaskDeleted"],
   async setup(db) {
