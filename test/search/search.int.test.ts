@@ -27,6 +27,17 @@ async function search(user: User, q: string, extra = ""): Promise<Page> {
 }
 
 describe("GET /api/search", () => {
+  test("a maximal transcript (100,000 segments) is created and found at once: indexing it stays within the write's wait", async () => {
+    const user = await app.register();
+    const segments = Array.from({ length: 100_000 }, (_, i) =>
+      segment(i * 1000, i * 1000 + 900, i === 99_999 ? "The very last zanzibar remark." : `Segment ${i} about the meeting and the budget plan.`),
+    );
+    // The projections' read-your-writes wait gives up after 5 s and the create would answer 500.
+    const id = await createTask(app, user, { name: "Longest", segments, duration: 100_000 });
+    const found = await search(user, "zanzibar");
+    expect(found.data.map((r) => [r.task_id, r.segment_id])).toEqual([[id, 100_000]]);
+  }, 60_000);
+
   test("finds a created task's segments at once, ranked, with the task list's pagination fields", async () => {
     const user = await app.register();
     const id = await createTask(app, user, {
