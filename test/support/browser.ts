@@ -111,3 +111,21 @@ export async function startBrowserHarness(options: { env?: (url: string) => Reco
     },
   };
 }
+
+/**
+ * Registers a new account through the app's form (fields labelled Name, Email, Password, Confirm password; the
+ * "Create account" button), as a person would, waits for the task list and returns the session's token.
+ */
+export async function registerThroughForm(
+  page: Page,
+  { name = "Ada Lovelace", email = `web-${crypto.randomUUID()}@example.com`, password = "correct horse battery" } = {},
+): Promise<string> {
+  await page.goto("/register");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByLabel("Confirm password").fill(password);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
+  return String(await page.evaluate('JSON.parse(localStorage.getItem("scribe.session")).token'));
+}

@@ -6,23 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, registerThroughForm } from "../support/browser.ts";
 import { startOidcProvider, type TestIdp } from "../support/oidc-provider.ts";
 import { freePort } from "../support/service-process.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
 
 const password = "correct horse battery";
-
-async function register(page: Page, email: string): Promise<void> {
-  await page.goto("/register");
-  await page.getByLabel("Name").fill("Grace Hopper");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByLabel("Confirm password").fill(password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
-}
 
 /** The definition beside a term of the page's lists (Remaining → 30 min). */
 const fact = (page: Page, term: string) => page.locator(`dt:text-is("${term}") + dd`).textContent();
@@ -48,7 +38,7 @@ describe.skipIf(!chromiumAvailable)("the web app's account pages", () => {
   test("a Free account: its plan, balance and usage, and API keys said to need a paid plan", async () => {
     web.checkpoint();
     const { page } = web;
-    await register(page, `free-${crypto.randomUUID()}@example.com`);
+    await registerThroughForm(page, { name: "Grace Hopper", email: `free-${crypto.randomUUID()}@example.com`, password });
     await page.getByRole("link", { name: "Account" }).click();
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
     expect(await page.getByRole("region", { name: "Plan", exact: true }).textContent()).toContain("Free");

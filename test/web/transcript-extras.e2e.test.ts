@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, registerThroughForm } from "../support/browser.ts";
 import { ffmpeg } from "../support/media-fixtures.ts";
 import { UploadClient } from "../support/upload-client.ts";
 
@@ -31,17 +31,6 @@ const sentences = [
   "Everyone agreed to meet again next Thursday at six.",
 ];
 const segments = sentences.map((text, i) => ({ start: i * 4000, end: i * 4000 + 3500, text, speaker: i % 2 === 0 ? "Alice" : "Bob" }));
-
-async function register(page: Page): Promise<string> {
-  await page.goto("/register");
-  await page.getByLabel("Name").fill("Ada Lovelace");
-  await page.getByLabel("Email").fill(`extras-${crypto.randomUUID()}@example.com`);
-  await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
-  await page.getByLabel("Confirm password").fill("correct horse battery");
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
-  return String(await page.evaluate('JSON.parse(localStorage.getItem("scribe.session")).token'));
-}
 
 // Browser-side code as strings: the test files are type-checked without the DOM's types.
 const player = 'document.querySelector("audio")';
@@ -64,7 +53,7 @@ describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share 
   beforeAll(async () => {
     web = await startBrowserHarness();
     await web.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: web.origin });
-    token = await register(web.page);
+    token = await registerThroughForm(web.page, { email: `extras-${crypto.randomUUID()}@example.com` });
     // 40 s of tone, stored through the multipart API: real media for the share page's player.
     const file = join(tmpdir(), `extras-${crypto.randomUUID()}.wav`);
     await ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=40", "-ac", "1", "-ar", "8000", file);

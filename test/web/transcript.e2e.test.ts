@@ -13,7 +13,7 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir, registerThroughForm } from "../support/browser.ts";
 import { ffmpeg } from "../support/media-fixtures.ts";
 import { UploadClient } from "../support/upload-client.ts";
 
@@ -29,17 +29,6 @@ const sentences = [
   "Then we meet again next Thursday at six.",
 ];
 const segments = sentences.map((text, i) => ({ start: i * 4000, end: i * 4000 + 3500, text, speaker: i % 2 === 0 ? "SPEAKER_00" : "SPEAKER_01" }));
-
-async function register(page: Page): Promise<string> {
-  await page.goto("/register");
-  await page.getByLabel("Name").fill("Grace Hopper");
-  await page.getByLabel("Email").fill(`transcript-${crypto.randomUUID()}@example.com`);
-  await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
-  await page.getByLabel("Confirm password").fill("correct horse battery");
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
-  return String(await page.evaluate('JSON.parse(localStorage.getItem("scribe.session")).token'));
-}
 
 type Media = { currentTime: number; paused: boolean; playbackRate: number; readyState: number };
 // Browser-side code as strings: the test files are type-checked without the DOM's types.
@@ -65,7 +54,10 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
 
   beforeAll(async () => {
     web = await startBrowserHarness();
-    client = new UploadClient(web.service.url, await register(web.page));
+    client = new UploadClient(
+      web.service.url,
+      await registerThroughForm(web.page, { name: "Grace Hopper", email: `transcript-${crypto.randomUUID()}@example.com` }),
+    );
     // 24 s of tone: real media that the <audio> element streams and seeks (the words are supplied, not recognised).
     const file = join(tmpdir(), `transcript-${crypto.randomUUID()}.wav`);
     await ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=24", "-ac", "1", "-ar", "8000", file);

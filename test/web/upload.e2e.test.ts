@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir, registerThroughForm } from "../support/browser.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web upload browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
 const jfk = join(import.meta.dir, "../../../shared/testdata/jfk.wav");
@@ -21,16 +21,6 @@ const screenshots = screenshotsDir;
 const password = "correct horse battery";
 /** The upload endpoints and the storage: none of them may be called for a file refused in the page. */
 const uploadTraffic = /\/api\/uploads\/(sign|sign-part|complete|abort)$|\/storage\//;
-
-async function register(page: Page): Promise<void> {
-  await page.goto("/register");
-  await page.getByLabel("Name").fill("Ada Uploader");
-  await page.getByLabel("Email").fill(`upload-${crypto.randomUUID()}@example.com`);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByLabel("Confirm password").fill(password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
-}
 
 async function openNewPage(page: Page): Promise<void> {
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "New transcription" }).click();
@@ -60,7 +50,7 @@ describe.skipIf(!chromiumAvailable)("the web app's New transcription page", () =
         if (bar) window.uploadProgressSeen.max = Math.max(window.uploadProgressSeen.max, (bar.value * 100) / bar.max);
       }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["value"] });
     `);
-    await register(web.page);
+    await registerThroughForm(web.page, { name: "Ada Uploader", email: `upload-${crypto.randomUUID()}@example.com`, password });
   }, 60_000);
   afterAll(async () => {
     await web?.close();
