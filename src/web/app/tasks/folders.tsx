@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, call, type components } from "../api.ts";
 import { Field, FormError, Submit, useForm } from "../ui/form.tsx";
 import type { TaskQuery } from "./query.ts";
@@ -31,7 +31,7 @@ function FolderActions({ name, onChanged }: { name: string; onChanged: FoldersPr
   const [problem, setProblem] = useState<string | null>(null);
   const confirm = useRef<HTMLButtonElement>(null);
   // The control that appears takes the focus, so the keyboard carries on where the eyes go.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (renaming) document.getElementById("rename-folder")?.focus();
     if (confirming) confirm.current?.focus();
   }, [renaming, confirming]);

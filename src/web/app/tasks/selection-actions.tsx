@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, call } from "../api.ts";
 
 type SelectionProps = {
@@ -20,7 +20,7 @@ export function SelectionActions({ ids, folders, onDone }: SelectionProps) {
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (confirming) confirm.current?.focus();
   }, [confirming]);
   useEffect(() => {

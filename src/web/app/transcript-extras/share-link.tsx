@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, call } from "../api.ts";
 
 type Shared = { url: string; copied: boolean };
@@ -16,7 +16,7 @@ export function ShareLink({ taskId, onChange }: { taskId: number; onChange?: () 
   const field = useRef<HTMLInputElement>(null);
 
   // The field appears with the link selected when copying failed: focus moves there, so Ctrl+C is all it takes.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (shared && !shared.copied) {
       field.current?.focus();
       field.current?.select();

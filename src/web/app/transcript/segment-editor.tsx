@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 
 export type SegmentEditorProps = {
   id: number;
@@ -19,7 +19,7 @@ export type SegmentEditorProps = {
  */
 export function SegmentEditor({ id, label, text, saving, error, onChange, onSave, onCancel }: SegmentEditorProps) {
   const box = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => box.current?.focus(), []);
+  useLayoutEffect(() => box.current?.focus(), []);
   const fieldId = `segment-text-${id}`;
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {

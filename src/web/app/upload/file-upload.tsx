@@ -1,5 +1,5 @@
 import { useLocation } from "preact-iso";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { apiTransport, uploadFormats, type CreatedTask } from "./api-transport.ts";
 import { DropZone } from "./drop-zone.tsx";
@@ -39,8 +39,9 @@ export function FileUpload() {
       .catch((error: unknown) => setRefusal(`The list of accepted formats could not be loaded: ${ApiError.of(error).message}`));
     return () => running.current?.abort();
   }, []);
-  // Back from an upload that did not finish, focus returns to the button that started it (its form was gone).
-  useEffect(() => {
+  // Back from an upload that did not finish, focus returns to the button that started it (its form was gone), in
+  // the same commit as the message: between the two, focus would sit on the page's body.
+  useLayoutEffect(() => {
     if (phase.kind === "cancelled" || phase.kind === "failed") submit.current?.focus();
   }, [phase.kind]);
 

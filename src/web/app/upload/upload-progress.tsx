@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { duration } from "../ui/format.ts";
 import type { Rate } from "./progress-meter.ts";
 import { bytes, bytesPerSecond } from "./units.ts";
@@ -11,7 +11,8 @@ import { bytes, bytesPerSecond } from "./units.ts";
  */
 export function UploadProgress({ name, rate, onCancel }: { name: string; rate: Rate; onCancel(): void }) {
   const cancel = useRef<HTMLButtonElement>(null);
-  useEffect(() => cancel.current?.focus(), []);
+  // In the same commit as the render: focus never falls to the page between the form going and Cancel coming.
+  useLayoutEffect(() => cancel.current?.focus(), []);
   const done = rate.sent >= rate.total;
   const percent = rate.total > 0 ? Math.floor((rate.sent * 100) / rate.total) : 0;
   return (
