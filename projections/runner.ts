@@ -4,6 +4,7 @@ import { Checkpoints, checkpointId } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";
 import { noProjectionContext, type Projection, type ProjectionContext } from "../src/core/projection.ts";
 import { buildShadow, replayRequests, swapShadowIn } from "./rebuild.ts";
+import { patienceOf, watchProgress, type Patience } from "./patience.ts";
 import { logger } from "../src/logging/logger.ts";
 
 const log = logger("projections");
@@ -16,6 +17,8 @@ type Running = {
   failures: number;
   retry: Timer | null;
   paused: boolean;
+  /** Whether an event is being applied now: a wait on this projection is not stalled then. */
+  applying: boolean;
 };
 
 /** How often the writer looks for shadows that a `bun run replay` built beside it. */
@@ -75,6 +78,7 @@ export class ProjectionRunner {
         failures: 0,
         retry: null,
         paused: false,
+        applying: false,
       };
       this.subscribe(running);
       this.running.set(projection.name, running);
@@ -94,7 +98,14 @@ export class ProjectionRunner {
     const types = new Set(projection.eventTypes);
     const subscription = this.store.subscribe({ after: running.processed }, async (event) => {
       if (!this.mayWrite()) throw new Error(`projection ${projection.name}: no longer the writer`);
-      if (types.has(event.type)) await projection.apply(event, this.db, this.context);
+      if (types.has(event.type)) {
+        running.applying = true;
+        try {
+          await projection.apply(event, this.db, this.context);
+        } finally {
+          running.applying = false;
+        }
+      }
       running.processed = event.position;
       running.failures = 0;
       this.scheduleCheckpoint(running);
@@ -127,15 +138,20 @@ export class ProjectionRunner {
     }
   }
 
-  /** Resolves once the named projections (all by default) have processed the log up to `position`. */
-  waitFor(position: number, names: string[] | null = null, timeoutMs = 5000): Promise<void> {
+  /**
+   * Resolves once the named projections (all by default) have processed the log up to `position`; gives up
+   * (rejects) as `patience` says: by default once they stand still 5 s, or after 60 s (patience.ts).
+   */
+  waitFor(position: number, names: string[] | null = null, patience: Partial<Patience> | number = {}): Promise<void> {
     if (this.reached(position, names)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const waiter = { position, names, resolve: () => (clearTimeout(timer), resolve()) };
-      const timer = setTimeout(() => {
+      const relevant = () => (names ?? [...this.running.keys()]).map((name) => this.running.get(name));
+      const progress = () => (relevant().some((running) => running?.applying) ? null : relevant().map((running) => running?.processed ?? 0).join());
+      const stopWatching = watchProgress(patienceOf(patience), progress, (why) => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`projections did not reach position ${position} within ${timeoutMs} ms`));
-      }, timeoutMs);
+        reject(new Error(`projections did not reach position ${position}: ${why}`));
+      });
+      const waiter = { position, names, resolve: () => (stopWatching(), resolve()) };
       this.waiters.push(waiter);
     });
   }

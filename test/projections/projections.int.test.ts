@@ -6,7 +6,8 @@ import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { logger } from "../../src/logging/logger.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
-import { Checkpoints } from "../../projections/checkpoints.ts";
+import { Checkpoints, checkpointId } from "../../projections/checkpoints.ts";
+import { waitForCheckpoints } from "../../projections/wait.ts";
 import { counterProjection, type CounterView } from "../support/counter-projection.ts";
 import type { NewEvent } from "../../src/core/event.ts";
 
@@ -127,5 +128,83 @@ describe("projection runner", () => {
   test("an unknown projection name is refused", async () => {
     const { store, db } = fresh();
     expect(new ProjectionRunner(store, db, [counterProjection]).rebuild(["nope"])).rejects.toThrow(/unknown projection/);
+  });
+
+  describe("read-your-writes patience: a wait gives up when the projections stand still, not while they are busy", () => {
+    const slowBy = (ms: number) => ({
+      ...counterProjection,
+      async apply(event: Parameters<typeof counterProjection.apply>[0], target: Parameters<typeof counterProjection.apply>[1]) {
+        await Bun.sleep(ms);
+        await counterProjection.apply(event, target);
+      },
+    });
+
+    test("events that each take longer than the stall period, and all of them together longer still, are waited for", async () => {
+      const { store, db } = fresh();
+      const runner = new ProjectionRunner(store, db, [slowBy(150)]);
+      await runner.start();
+      try {
+        await store.append("counter-s", [opened(), incremented(1), incremented(2)], { expectedRevision: "no_stream" });
+        const last = (await store.readStream("counter-s")).at(-1)!.position;
+        const started = Date.now();
+        await runner.waitFor(last, null, { stallMs: 100, capMs: 5_000 });
+        expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+        expect(await db.collection<CounterView>("counters").findOne({ _id: "counter-s" })).toMatchObject({ value: 3 });
+      } finally {
+        await runner.stop();
+      }
+    });
+
+    test("a projection failing over and over (back-off, nothing applied) is given up on after the stall period, with the reason", async () => {
+      const { store, db } = fresh();
+      const broken = {
+        ...counterProjection,
+        async apply() {
+          throw new Error("read-model store unreachable");
+        },
+      };
+      const log = logger("projections");
+      const logError = log.error;
+      log.error = (() => undefined) as typeof log.error;
+      const runner = new ProjectionRunner(store, db, [broken]);
+      try {
+        await runner.start();
+        const { position } = await store.append("counter-b", [opened()], { expectedRevision: "no_stream" });
+        const started = Date.now();
+        await expect(runner.waitFor(position, null, { stallMs: 200, capMs: 5_000 })).rejects.toThrow(`projections did not reach position ${position}: no progress for 200 ms`);
+        expect(Date.now() - started).toBeLessThan(2_000);
+      } finally {
+        log.error = logError;
+        await runner.stop();
+      }
+    });
+
+    test("however busy, a wait ends at its cap", async () => {
+      const { store, db } = fresh();
+      const runner = new ProjectionRunner(store, db, [slowBy(1_000)]);
+      await runner.start();
+      try {
+        const { position } = await store.append("counter-c", [opened()], { expectedRevision: "no_stream" });
+        await expect(runner.waitFor(position, null, { stallMs: 50, capMs: 300 })).rejects.toThrow("not within 300 ms");
+      } finally {
+        await runner.stop();
+      }
+    });
+
+    test("a process whose projections run elsewhere waits on their checkpoints the same way", async () => {
+      const { db } = fresh();
+      const checkpoints = new Checkpoints(db);
+      const wait = waitForCheckpoints(checkpoints, ["counters"], { stallMs: 150, capMs: 5_000 });
+      // Saved a step at a time, 100 ms apart: 500 ms in all, never 150 ms without a step.
+      const stepping = (async () => {
+        for (let position = 1; position <= 5; position++) {
+          await Bun.sleep(100);
+          await checkpoints.save(checkpointId("counters"), position, 1);
+        }
+      })();
+      await wait(5);
+      await stepping;
+      await expect(wait(6)).rejects.toThrow("projection counters did not reach position 6: no progress for 150 ms");
+    });
   });
 });
