@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { EmbeddedDocumentStore } from "../src/readmodels/embedded.ts";
 import { searchProjection, searchSegmentsCollection, searchTasksCollection, type SearchSegmentDocument } from "../src/search/search-projection.ts";
 import { Search } from "../src/search/service.ts";
-import { indexedWords } from "../src/search/words.ts";
+import { indexedWords, wordPairs } from "../src/search/words.ts";
 import { percentile } from "./support/stats.ts";
 import { figure } from "./support/figures.ts";
 import { numberArgument } from "./support/quick.ts";
@@ -73,6 +73,7 @@ try {
       const text = random() < 0.1 ? chinese() : Array.from({ length: 12 }, zipfWord).join(" ");
       if (phrases.length < 1000 && random() < 0.01 && !/[^\x20-\x7e]/.test(text)) phrases.push(text.split(" ").slice(4, 6).join(" "));
       if (cjk.length < 1000 && random() < 0.02 && /[^\x20-\x7e]/.test(text)) cjk.push(text.slice(3, 5));
+      const words = indexedWords(text);
       batch.push({
         _id: `${taskId}:${i}`,
         _position: taskId,
@@ -83,7 +84,8 @@ try {
         end: i * 3000 + 3000,
         speaker: null,
         text,
-        words: indexedWords(text),
+        words,
+        pairs: wordPairs(words),
       });
     }
     await segments.insertMany(batch);

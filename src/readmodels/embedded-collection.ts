@@ -3,7 +3,7 @@
  * are read-modify-write in JS inside one IMMEDIATE transaction each.
  */
 import type { Statement } from "bun:sqlite";
-import type { Collection, Document, Filter, FindOptions, Scalar, Sort, TextClause, TextHit, Update, UpdateResult } from "./port.ts";
+import type { Collection, Document, Filter, FindOptions, Scalar, Sort, TextClause, TextHit, TextIndexSpec, Update, UpdateResult } from "./port.ts";
 import { indexName, parseFilter, parseFindOptions, parseSort } from "./filter.ts";
 import { field, orderBy, translateFilter, type SqlParam } from "./embedded-sql.ts";
 import { applyUpdate, parseUpdate, seedFromFilter, type ParsedUpdate } from "./update.ts";
@@ -205,7 +205,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     this.store.write(this.name, () => this.store.statement(`DELETE FROM ${this.table}`).run());
   }
 
-  async createTextIndex(index: { scope: string; field: string }): Promise<void> {
+  async createTextIndex(index: TextIndexSpec): Promise<void> {
     createTextIndex(this.store, this.name, index);
   }
 

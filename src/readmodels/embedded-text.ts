@@ -13,9 +13,19 @@
  * one user's documents then reads that user's entries of a word alone: matching a scope column instead
  * (`scope : x AND ...`) walked the scope's whole posting list, 23 ms for a user with a million segments for
  * a word that by itself takes 0.6 ms. BM25's document frequencies are thereby the user's own. Tokenizer
- * unicode61 without diacritic folding: the caller indexes words it already folded (src/search/words.ts).
+ * unicode61 without diacritic folding: the caller indexes words it already folded (src/search/words.ts);
+ * `_` is a token character, for the word pairs.
+ *
+ * With a `pairs` field in the spec, a second column holds the caller's word pairs (`a_b b_c`, each word
+ * joined to the next; computed in JS beside the words, src/search/words.ts), each behind the scope as
+ * `<hex>y<pair>`, and a phrase of n >= 2 words is matched as the phrase of its n - 1 pairs: the same rows,
+ * through short posting lists where two common words' are long (a phrase of two common words over one
+ * user's 1,000,000 segments: p99 33 ms on the words). The pairs are built by the caller, not in SQL: pairing
+ * words in the triggers (JSON and lag()) made indexing ~33 µs a segment dearer, and a 100,000-segment
+ * transcript missed the 5 s read-your-writes wait (commits b9e5dcf, 141fbc6). No prefix indexes (`prefix=`),
+ * for the same reason.
  */
-import type { Scalar, TextClause, TextHit } from "./port.ts";
+import type { Scalar, TextClause, TextHit, TextIndexSpec } from "./port.ts";
 import { isIndexSegment } from "./filter.ts";
 import type { SqliteSession } from "./embedded-collection.ts";
 
@@ -25,26 +35,41 @@ const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 export const textTable = (collection: string) => `${collection}:text`;
 const triggerNames = (collection: string) => ["insert", "update", "delete"].map((what) => `${collection}:text:${what}`);
 
-/** The words of a row as indexed, each behind its scope's prefix: SQL over the two JSON values. */
-function scopedWords(scope: string, words: string): string {
-  const prefix = `(hex(${scope}) || 'z')`;
+/** The words' marker after the scope's hex, and the word pairs' (hex has neither). */
+const WORD_MARK = "z";
+const PAIR_MARK = "y";
+
+/** The words (or pairs) of a row as indexed, each behind its scope's prefix: SQL over the two JSON values. */
+function scopedWords(scope: string, words: string, mark = WORD_MARK): string {
+  const prefix = `(hex(${scope}) || '${mark}')`;
   return `(${prefix} || replace(${words}, ' ', ' ' || ${prefix}))`;
 }
 
-/** The prefix scope's words carry in the index (see above): the same as `hex()` of its text in SQLite. */
-const scopePrefix = (scope: Scalar) => `${Buffer.from(String(scope)).toString("hex")}z`;
+/** The hex of the scope that words carry in the index (see above): the same as `hex()` of its text in SQLite. */
+const scopeHex = (scope: Scalar) => Buffer.from(String(scope)).toString("hex");
+
+/** The index's columns and, as SQL over a row's JSON `doc`, their values. */
+function columns(index: TextIndexSpec, doc: string): { names: string; values: string } {
+  const field = (path: string) => `json_extract(${doc}, '$.${path}')`;
+  const scope = field(index.scope);
+  const words = scopedWords(scope, field(index.field));
+  if (index.pairs === undefined) return { names: "words", values: words };
+  return { names: "words, pairs", values: `${words}, ${scopedWords(scope, field(index.pairs), PAIR_MARK)}` };
+}
 
 /** The SQL that makes a collection's text index and its triggers (compared on re-creation: same spec, nothing to do). */
-export function textIndexSql(collection: string, index: { scope: string; field: string }): { table: string; triggers: string[] } {
-  for (const path of [index.scope, index.field])
+export function textIndexSql(collection: string, index: TextIndexSpec): { table: string; triggers: string[] } {
+  for (const path of [index.scope, index.field, ...(index.pairs === undefined ? [] : [index.pairs])])
     if (!FIELD_PATH.test(path) || path.split(".").some(isIndexSegment)) throw new TypeError(`text index on ${collection}: invalid field ${path}`);
   const fts = `"${textTable(collection)}"`;
-  const words = (row: string) => scopedWords(`json_extract(${row}.doc, '$.${index.scope}')`, `json_extract(${row}.doc, '$.${index.field}')`);
-  const insert = (row: string) => `INSERT INTO ${fts} (rowid, words) VALUES (${row}.rowid, ${words(row)});`;
-  const remove = `INSERT INTO ${fts} (${fts}, rowid, words) VALUES ('delete', old.rowid, ${words("old")});`;
+  const { names } = columns(index, "doc");
+  const values = (row: string) => columns(index, `${row}.doc`).values;
+  const words = (row: string) => `(${values(row)})`;
+  const insert = (row: string) => `INSERT INTO ${fts} (rowid, ${names}) VALUES (${row}.rowid, ${values(row)});`;
+  const remove = `INSERT INTO ${fts} (${fts}, rowid, ${names}) VALUES ('delete', old.rowid, ${values("old")});`;
   const [onInsert, onUpdate, onDelete] = triggerNames(collection);
   return {
-    table: `CREATE VIRTUAL TABLE ${fts} USING fts5(words, content='', tokenize='unicode61 remove_diacritics 0')`,
+    table: `CREATE VIRTUAL TABLE ${fts} USING fts5(${names}, content='', tokenize="unicode61 remove_diacritics 0 tokenchars '_'")`,
     triggers: [
       `CREATE TRIGGER "${onInsert}" AFTER INSERT ON "${collection}" BEGIN ${insert("new")} END`,
       // Only when what is indexed changed: a projection restamping a document's position leaves the index alone.
@@ -55,7 +80,7 @@ export function textIndexSql(collection: string, index: { scope: string; field: 
 }
 
 /** Creates the text index (indexing what the collection holds), or checks that the one there has this spec. */
-export function createTextIndex(session: SqliteSession, collection: string, index: { scope: string; field: string }): void {
+export function createTextIndex(session: SqliteSession, collection: string, index: TextIndexSpec): void {
   const sql = textIndexSql(collection, index);
   session.write(collection, () => {
     const existing = session.statement(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`).get(triggerNames(collection)[0]!) as {
@@ -68,22 +93,27 @@ export function createTextIndex(session: SqliteSession, collection: string, inde
     session.statement(`DROP TABLE IF EXISTS "${textTable(collection)}"`).run();
     session.statement(sql.table).run();
     for (const trigger of sql.triggers) session.statement(trigger).run();
-    session
-      .statement(
-        `INSERT INTO "${textTable(collection)}" (rowid, words) SELECT rowid, ${scopedWords(`json_extract(doc, '$.${index.scope}')`, `json_extract(doc, '$.${index.field}')`)} FROM "${collection}"`,
-      )
-      .run();
+    const { names, values } = columns(index, "doc");
+    session.statement(`INSERT INTO "${textTable(collection)}" (rowid, ${names}) SELECT rowid, ${values} FROM "${collection}"`).run();
   });
 }
 
-/** FTS5's query language for the clauses, every word quoted (so no user text is ever read as syntax). */
-export function matchExpression(scope: Scalar, clauses: readonly TextClause[]): string {
+/**
+ * FTS5's query language for the clauses, every token quoted (so no user text is ever read as syntax). With
+ * `pairs` (the index has the pairs column), a phrase of n >= 2 words is the phrase of its n - 1 pairs:
+ * `a b c` is `a_b` right before `b_c`, exactly where the words stand in that order, and `a b*` is a pair
+ * starting `a_b`. A single word, or every phrase without `pairs`, is matched on the words.
+ */
+export function matchExpression(scope: Scalar, clauses: readonly TextClause[], pairs = false): string {
   if (clauses.length === 0) throw new TypeError("a text query needs at least one clause");
-  const prefix = scopePrefix(scope);
+  const hex = scopeHex(scope);
   const phrases = clauses.map((clause) => {
-    if (clause.words.length === 0) throw new TypeError("a text clause needs at least one word");
-    for (const word of clause.words) if (!WORD.test(word)) throw new TypeError(`not a word for a text query: ${JSON.stringify(word)}`);
-    return `"${clause.words.map((word) => prefix + word).join(" ")}"${clause.prefix ? " *" : ""}`;
+    const { words } = clause;
+    if (words.length === 0) throw new TypeError("a text clause needs at least one word");
+    for (const word of words) if (!WORD.test(word)) throw new TypeError(`not a word for a text query: ${JSON.stringify(word)}`);
+    const tokens =
+      pairs && words.length > 1 ? words.slice(1).map((word, i) => `${hex}${PAIR_MARK}${words[i]}_${word}`) : words.map((word) => hex + WORD_MARK + word);
+    return `"${tokens.join(" ")}"${clause.prefix ? " *" : ""}`;
   });
   return phrases.join(" AND ");
 }
@@ -107,10 +137,10 @@ export function searchText<T>(
   clauses: readonly TextClause[],
   { skip, limit, atMost }: { skip: number; limit: number; atMost: number },
 ): { total: number; hits: TextHit<T>[] } {
-  const match = matchExpression(scope, clauses);
   const fts = `"${textTable(collection)}"`;
   const first = `FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rowid LIMIT ${Math.max(0, Math.floor(atMost))}`;
   return session.read(() => {
+    const match = matchExpression(scope, clauses, hasPairs(session, collection));
     const { n } = session.statement(`SELECT count(*) AS n FROM (SELECT rowid ${first})`).get(match) as { n: number };
     if (n === 0 || limit <= 0 || skip >= n) return { total: n, hits: [] };
     const rows = session
@@ -120,6 +150,12 @@ export function searchText<T>(
       .all(match, limit, skip) as { doc: string; score: number }[];
     return { total: n, hits: rows.map((row) => ({ document: JSON.parse(row.doc) as T, score: -row.score })) };
   });
+}
+
+/** Whether the collection's text index has the pairs column: read from its schema each time (a replay may replace the table). */
+function hasPairs(session: SqliteSession, collection: string): boolean {
+  const row = session.statement(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(textTable(collection)) as { sql: string } | null;
+  return row?.sql.includes("fts5(words, pairs,") ?? false;
 }
 
 /** The text index's triggers on `collection`, as SQL that recreates them on `target` (replaceCollections). */

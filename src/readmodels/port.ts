@@ -41,6 +41,9 @@ export type UpdateResult = { matchedCount: number; modifiedCount: number; upsert
  */
 export type TextClause = { words: readonly string[]; prefix: boolean };
 
+/** A text index: see Collection.createTextIndex. */
+export type TextIndexSpec = { scope: string; field: string; pairs?: string };
+
 /** A document a text query found, with its relevance: higher is more relevant (BM25 or the store's equivalent). */
 export type TextHit<T> = { document: T; score: number };
 
@@ -71,8 +74,10 @@ export interface Collection<T extends Document = Document> {
   /**
    * A full-text index over `field`, a string of words (letters and digits) separated by single spaces,
    * searched within one value of `scope` at a time (one user's documents). At most one per collection.
+   * `pairs`, optional: a field holding each word of `field` joined to the next by `_` (`a_b b_c`), which a
+   * store may match phrases on (the embedded store does; MongoDB ignores it).
    */
-  createTextIndex(index: { scope: string; field: string }): Promise<void>;
+  createTextIndex(index: TextIndexSpec): Promise<void>;
   /**
    * The documents whose `scope` field equals `scope` and that match every clause, most relevant first (ties
    * in a stable order), and how many match. When more than `atMost` match, only `atMost` of them are

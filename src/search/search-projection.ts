@@ -20,7 +20,7 @@ import { taskIdOfStream, type TaskEvent } from "../tasks/events.ts";
 import { hasTranscript, TranscriptIntegrityError, type TranscriptSource } from "../tasks/transcripts.ts";
 import type { Segment } from "../tasks/segments.ts";
 import { logger } from "../logging/logger.ts";
-import { indexedWords } from "./words.ts";
+import { indexedWords, wordPairs } from "./words.ts";
 
 export const searchSegmentsCollection = "search_segments";
 export const searchTasksCollection = "search_tasks";
@@ -38,6 +38,8 @@ export type SearchSegmentFields = {
   text: string;
   /** The text as the index holds it (words.ts). */
   words: string;
+  /** Each word joined to the next (`a_b b_c`, words.ts wordPairs): the index matches phrases on these. */
+  pairs: string;
 };
 export type SearchSegmentDocument = ProjectedDocument & SearchSegmentFields;
 
@@ -125,6 +127,7 @@ async function replaceSegments(db: DocumentStore, task: SearchTaskFields, segmen
     const batch: SearchSegmentDocument[] = [];
     for (let i = from; i < Math.min(from + segmentBatch, segments.length); i++) {
       const segment = segments[i]!;
+      const words = indexedWords(segment.text);
       batch.push({
         _id: `${task.taskId}:${i}`,
         _position: position,
@@ -135,7 +138,8 @@ async function replaceSegments(db: DocumentStore, task: SearchTaskFields, segmen
         end: segment.end,
         speaker: segment.speaker ?? null,
         text: segment.text,
-        words: indexedWords(segment.text),
+        words,
+        pairs: wordPairs(words),
       });
     }
     await collection.insertMany(batch);
@@ -163,13 +167,14 @@ async function apply(event: RecordedEvent, db: DocumentStore, context?: Projecti
 export const searchProjection: Projection = {
   name: "search",
   // 2: the text index's rows leave by FTS5's 'delete' command (embedded-text.ts), a table made anew.
-  version: 2,
+  // 3: a second column of word pairs, which phrases are matched on (embedded-text.ts).
+  version: 3,
   collections: [searchSegmentsCollection, searchTasksCollection],
   eventTypes: ["TaskCreated", "TaskRenamed", "TranscriptEdited", "TaskFinished", "TaskRetried", "TaskDeleted"],
   async setup(db) {
     const segments = db.collection(searchSegmentsCollection);
     await segments.createIndex({ taskId: 1 });
-    await segments.createTextIndex({ scope: "userId", field: "words" });
+    await segments.createTextIndex({ scope: "userId", field: "words", pairs: "pairs" });
   },
   apply,
 };
