@@ -145,8 +145,10 @@ export class ProjectionRunner {
   waitFor(position: number, names: string[] | null = null, patience: Partial<Patience> | number = {}): Promise<void> {
     if (this.reached(position, names)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const relevant = () => (names ?? [...this.running.keys()]).map((name) => this.running.get(name));
-      const progress = () => (relevant().some((running) => running?.applying) ? null : relevant().map((running) => running?.processed ?? 0).join());
+      const progress = () => {
+        const relevant = (names ?? [...this.running.keys()]).map((name) => this.running.get(name));
+        return relevant.some((running) => running?.applying) ? null : relevant.map((running) => running?.processed ?? 0).join();
+      };
       const stopWatching = watchProgress(patienceOf(patience), progress, (why) => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         reject(new Error(`projections did not reach position ${position}: ${why}`));

@@ -171,7 +171,9 @@ describe("projection runner", () => {
         await runner.start();
         const { position } = await store.append("counter-b", [opened()], { expectedRevision: "no_stream" });
         const started = Date.now();
-        await expect(runner.waitFor(position, null, { stallMs: 200, capMs: 5_000 })).rejects.toThrow(`projections did not reach position ${position}: no progress for 200 ms`);
+        await expect(runner.waitFor(position, null, { stallMs: 200, capMs: 5_000 })).rejects.toThrow(
+          `projections did not reach position ${position}: no progress for 200 ms`,
+        );
         expect(Date.now() - started).toBeLessThan(2_000);
       } finally {
         log.error = logError;
