@@ -12,7 +12,7 @@ import { TaskSlots } from "./slots.ts";
 import { assertCostCorrectable, taskDecider, type TaskCommand } from "./decider.ts";
 import { taskStream } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
-import type { TranscriptStore } from "./transcripts.ts";
+import { largeTranscriptBytes, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
 import { loadState } from "../core/state-cache.ts";
 import { folderKey } from "../folders/name.ts";
 import { assertBalanceAllows } from "../accounts/balance-rule.ts";
@@ -93,7 +93,7 @@ export class Tasks {
     // Recognition needs time on the balance (403 otherwise); uploads check it on sign and complete, before they pass their task id.
     if (!input.segments && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
     // The transcript is stored before anything is appended: an event only ever names a blob that exists.
-    const transcript = input.segments ? await this.transcripts.save(normalizeSegments(input.segments)) : null;
+    const transcript = await this.storeSuppliedTranscript(input);
     const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
     await this.slots.admit(userId, taskId, 1, input.disk, metadata);
     const position = await this.run(
@@ -120,6 +120,22 @@ export class Tasks {
     );
     await this.settle(position);
     return this.owned(userId, taskId);
+  }
+
+  /**
+   * Stores the supplied segments (none: null), then lets go of them (`input.segments` is emptied): the caller's parsed body,
+   * held by the HTTP context until the answer, would otherwise keep up to 100,000 segments alive through the
+   * read-your-writes wait, while the search read model loads its own copy to index. Four clients sending
+   * maximal transcripts took the service's peak RSS to 570-600 MiB with them kept, 416-472 MiB without
+   * (bench/hostile-bodies.bench.ts; goal 512).
+   */
+  private async storeSuppliedTranscript(input: CreateTaskInput): Promise<TranscriptRef | null> {
+    if (!input.segments) return null;
+    const transcript = await this.transcripts.save(normalizeSegments(input.segments));
+    (input as { segments?: unknown }).segments = undefined;
+    // Collected soon, in the background: the wait ahead is the moment to (the heavy-work slot is still held).
+    if (transcript.bytes > largeTranscriptBytes) Bun.gc(false);
+    return transcript;
   }
 
   async list(userId: number, query: { status?: string; search?: string; folder?: string; page?: number; per_page?: number }) {

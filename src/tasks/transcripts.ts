@@ -28,6 +28,9 @@ export class TranscriptIntegrityError extends Error {
 
 const sha256Hex = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
+/** A transcript whose JSON is larger than this is heavy work to load or parse (HEAVY_WORK_AT_ONCE), its garbage worth collecting. */
+export const largeTranscriptBytes = 1024 * 1024;
+
 /** Parsed transcripts kept by hash (they never change); bounded by their JSON size. */
 const cacheBytes = 32 * 1024 * 1024;
 

@@ -4,7 +4,7 @@ import { loadState } from "../core/state-cache.ts";
 import { handle } from "../core/command-handler.ts";
 import { taskDecider } from "../tasks/decider.ts";
 import type { TaskEvent } from "../tasks/events.ts";
-import { hasTranscript, type TranscriptStore } from "../tasks/transcripts.ts";
+import { hasTranscript, largeTranscriptBytes, type TranscriptStore } from "../tasks/transcripts.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 import type { Worker } from "../core/worker.ts";
 import type { Semaphore } from "../core/semaphore.ts";
@@ -31,7 +31,7 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
       let failure: string | null = null;
       // A large transcript (up to 100,000 segments) is a few hundred megabytes loaded and summarised: heavy work,
       // one at a time with large request bodies (see HEAVY_WORK_AT_ONCE).
-      const large = (event.data.transcript?.bytes ?? 0) > 1024 * 1024;
+      const large = (event.data.transcript?.bytes ?? 0) > largeTranscriptBytes;
       const release = large ? await heavyWork.acquire() : () => {};
       try {
         const segments = (await transcripts.segmentsOf(event.data)) ?? [];
