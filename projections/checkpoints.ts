@@ -1,6 +1,7 @@
 import type { Document, DocumentStore } from "../src/readmodels/port.ts";
 
-type CheckpointDocument = Document & { position: number; version?: number };
+/** `beat`: counted up while an event takes long to apply (runner.ts), so waiters elsewhere see work under way. */
+type CheckpointDocument = Document & { position: number; version?: number; beat?: number };
 
 /** The checkpoint of a projection (the relay's is `relay`). */
 export const checkpointId = (projectionName: string) => `projection:${projectionName}`;
@@ -17,13 +18,16 @@ export class Checkpoints {
     return (await this.entry(name)).position;
   }
 
-  /** The position, and the version of the read model's shape it was saved with (1 when none was given). */
-  async entry(name: string): Promise<{ position: number; version: number }> {
+  /**
+   * The position, the version of the read model's shape it was saved with (1 when none was given), and the
+   * beat of the event being applied after it (0 when none takes long).
+   */
+  async entry(name: string): Promise<{ position: number; version: number; beat: number }> {
     const saved = await this.collection.findOne({ _id: name });
-    return { position: saved?.position ?? 0, version: saved?.version ?? 1 };
+    return { position: saved?.position ?? 0, version: saved?.version ?? 1, beat: saved?.beat ?? 0 };
   }
 
-  async save(name: string, position: number, version = 1): Promise<void> {
-    await this.collection.replaceOne({ _id: name }, { _id: name, position, version }, { upsert: true });
+  async save(name: string, position: number, version = 1, beat = 0): Promise<void> {
+    await this.collection.replaceOne({ _id: name }, { _id: name, position, version, ...(beat > 0 ? { beat } : {}) }, { upsert: true });
   }
 }

@@ -21,6 +21,9 @@ type Running = {
   applying: boolean;
 };
 
+/** How often a projection busy with one event says so in its saved checkpoint (beatWhileApplying). */
+export const WORKING_BEAT_MS = 1_000;
+
 /** How often the writer looks for shadows that a `bun run replay` built beside it. */
 const REPLAY_POLL_MS = 250;
 
@@ -100,10 +103,12 @@ export class ProjectionRunner {
       if (!this.mayWrite()) throw new Error(`projection ${projection.name}: no longer the writer`);
       if (types.has(event.type)) {
         running.applying = true;
+        const beating = this.beatWhileApplying(running);
         try {
           await projection.apply(event, this.db, this.context);
         } finally {
           running.applying = false;
+          clearInterval(beating);
         }
       }
       running.processed = event.position;
@@ -221,6 +226,21 @@ export class ProjectionRunner {
     const projection = this.projections.find((p) => p.name === name);
     if (!projection) throw new Error(`unknown projection "${name}" (known: ${this.projections.map((p) => p.name).join(", ")})`);
     return projection;
+  }
+
+  /**
+   * While an event takes long to apply (a maximal transcript indexed for search: seconds), its checkpoint is
+   * saved again each WORKING_BEAT_MS with a beat counted up, so API processes waiting on the saved checkpoints
+   * (wait.ts) see the work going on rather than a projection standing still.
+   */
+  private beatWhileApplying(running: Running): Timer {
+    let beat = 0;
+    const { projection } = running;
+    return setInterval(() => {
+      this.checkpoints.save(checkpointId(projection.name), running.processed, projection.version, ++beat).catch((error: unknown) => {
+        log.warn({ projection: projection.name, position: running.processed, err: error }, "checkpoint beat not saved");
+      });
+    }, WORKING_BEAT_MS);
   }
 
   private scheduleCheckpoint(running: Running): void {

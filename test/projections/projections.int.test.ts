@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { logger } from "../../src/logging/logger.ts";
-import { ProjectionRunner } from "../../projections/runner.ts";
+import { ProjectionRunner, WORKING_BEAT_MS } from "../../projections/runner.ts";
 import { Checkpoints, checkpointId } from "../../projections/checkpoints.ts";
 import { waitForCheckpoints } from "../../projections/wait.ts";
 import { counterProjection, type CounterView } from "../support/counter-projection.ts";
@@ -207,6 +207,19 @@ describe("projection runner", () => {
       await wait(5);
       await stepping;
       await expect(wait(6)).rejects.toThrow("projection counters did not reach position 6: no progress for 150 ms");
+    });
+
+    test("elsewhere, an event that takes longer than the stall period to apply is waited for: the checkpoint beats meanwhile", async () => {
+      const { store, db } = fresh();
+      const runner = new ProjectionRunner(store, db, [slowBy(2.5 * WORKING_BEAT_MS)]);
+      await runner.start();
+      try {
+        const { position } = await store.append("counter-l", [opened()], { expectedRevision: "no_stream" });
+        await waitForCheckpoints(new Checkpoints(db), ["counters"], { stallMs: 1.5 * WORKING_BEAT_MS, capMs: 10_000 })(position);
+        expect(await db.collection<CounterView>("counters").findOne({ _id: "counter-l" })).toMatchObject({ value: 0 });
+      } finally {
+        await runner.stop();
+      }
     });
   });
 });
