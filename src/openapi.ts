@@ -126,6 +126,7 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "DELETE /api/webhooks/{id}": [404],
       "GET /api/webhooks/{id}/deliveries": [404],
       "POST /api/webhooks/{id}/test": [404],
+      "POST /api/webhooks/{id}/enable": [404],
       "POST /v1/audio/transcriptions": [400, 403, 404, 429, 500],
       "GET /v1/models": [403],
     },

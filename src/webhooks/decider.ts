@@ -10,7 +10,8 @@ export type EndpointsState = { userId: number | null; endpoints: ReadonlyMap<str
 export type EndpointCommand =
   | { type: "CreateEndpoint"; userId: number; endpointId: string; url: string; events: WebhookEventType[]; signingSecret: string; now: string }
   | { type: "DeleteEndpoint"; endpointId: string }
-  | { type: "DisableEndpoint"; endpointId: string; reason: string; now: string };
+  | { type: "DisableEndpoint"; endpointId: string; reason: string; now: string }
+  | { type: "EnableEndpoint"; endpointId: string; now: string };
 
 const notFound = () => new NotFoundError("Webhook endpoint not found.");
 
@@ -30,10 +31,12 @@ export const endpointsDecider: Decider<EndpointsState, EndpointCommand, WebhookE
         endpoints.delete(event.data.endpointId);
         return { ...state, endpoints };
       }
-      case "WebhookEndpointDisabled": {
+      case "WebhookEndpointDisabled":
+      case "WebhookEndpointEnabled": {
         const endpoint = state.endpoints.get(event.data.endpointId);
         if (!endpoint) return state;
-        return { ...state, endpoints: new Map([...state.endpoints, [event.data.endpointId, { ...endpoint, disabled: true }]]) };
+        const disabled = event.type === "WebhookEndpointDisabled";
+        return { ...state, endpoints: new Map([...state.endpoints, [event.data.endpointId, { ...endpoint, disabled }]]) };
       }
       default:
         return assertNever(event);
@@ -57,6 +60,13 @@ export const endpointsDecider: Decider<EndpointsState, EndpointCommand, WebhookE
         if (state.userId === null || !endpoint || endpoint.disabled) return [];
         const data = { userId: state.userId, endpointId: command.endpointId, url: endpoint.url, reason: command.reason, disabledAt: command.now };
         return [{ type: "WebhookEndpointDisabled", data }];
+      }
+      case "EnableEndpoint": {
+        // One that is enabled already stays as it is: asking twice is not an error.
+        const endpoint = state.endpoints.get(command.endpointId);
+        if (state.userId === null || !endpoint) throw notFound();
+        if (!endpoint.disabled) return [];
+        return [{ type: "WebhookEndpointEnabled", data: { userId: state.userId, endpointId: command.endpointId, enabledAt: command.now } }];
       }
       default:
         return assertNever(command);

@@ -32,6 +32,8 @@ export const webhookEndpointsProjection: Projection = {
         }
         case "WebhookEndpointDisabled":
           return doc && { ...doc, status: "disabled", disabledReason: event.data.reason };
+        case "WebhookEndpointEnabled":
+          return doc && { ...doc, status: "enabled", disabledReason: null };
         case "WebhookEndpointDeleted":
           return null;
       }

@@ -23,12 +23,15 @@ export type WebhookEndpointEvent =
     }
   | { type: "WebhookEndpointDeleted"; data: { userId: number; endpointId: string } }
   /** Deliveries kept failing (or the receiver answered 410 Gone): nothing more is sent; the owner is notified. */
-  | { type: "WebhookEndpointDisabled"; data: { userId: number; endpointId: string; url: string; reason: string; disabledAt: string } };
+  | { type: "WebhookEndpointDisabled"; data: { userId: number; endpointId: string; url: string; reason: string; disabledAt: string } }
+  /** Its owner turned a disabled endpoint on again: new messages go to it (those given up stay given up). */
+  | { type: "WebhookEndpointEnabled"; data: { userId: number; endpointId: string; enabledAt: string } };
 
 export const webhookEndpointEventTypes: readonly WebhookEndpointEvent["type"][] = [
   "WebhookEndpointCreated",
   "WebhookEndpointDeleted",
   "WebhookEndpointDisabled",
+  "WebhookEndpointEnabled",
 ];
 
 /** One attempt's outcome as the deliveries list shows it: the HTTP status (null when none came), how long, and why it failed. */

@@ -3,7 +3,7 @@ import type { Idempotency } from "../http/idempotency.ts";
 import type { Webhooks } from "./service.ts";
 import { createdEndpoint, createEndpointBody, deliveryList, endpointParams, endpointView, testResult } from "./schemas.ts";
 
-/** Webhook endpoints (README: Webhooks): register, list, delete, their deliveries, and a test message. */
+/** Webhook endpoints (README: Webhooks): register, list, delete, enable again, their deliveries, and a test message. */
 export function webhookRoutes({ webhooks, authenticated, idempotency }: { webhooks: Webhooks; authenticated: AnyElysia; idempotency: Idempotency }) {
   const detail = (summary: string, description?: string) => ({ tags: ["Webhooks"], security: [{ bearer: [] }], summary, description });
   return new Elysia({ name: "webhook-routes" })
@@ -43,6 +43,14 @@ export function webhookRoutes({ webhooks, authenticated, idempotency }: { webhoo
         detail: detail("Delete a webhook endpoint (its pending messages are dropped)"),
       },
     )
+    .post("/api/webhooks/:id/enable", ({ caller, params, metadata }) => webhooks.enable(caller.userId, params.id, metadata), {
+      params: endpointParams,
+      response: { 200: endpointView },
+      detail: detail(
+        "Turn a disabled webhook endpoint on again",
+        "For an endpoint disabled after its deliveries kept failing (or a 410 Gone), once the receiver is fixed: new messages go to it again, signed with the same secret; messages given up while it was disabled are not sent again (the deliveries list shows them). An endpoint that is enabled already is answered as it is.",
+      ),
+    })
     .get("/api/webhooks/:id/deliveries", ({ caller, params }) => webhooks.deliveries(caller.userId, params.id), {
       params: endpointParams,
       response: { 200: deliveryList },

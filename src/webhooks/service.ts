@@ -64,6 +64,17 @@ export class Webhooks {
     await this.run(userId, { type: "DeleteEndpoint", endpointId }, metadata);
   }
 
+  /**
+   * Turns a disabled endpoint on again (one already on stays as it is) and answers with it: new messages go to
+   * it; those given up while it was off are not sent again.
+   */
+  async enable(userId: number, endpointId: string, metadata: EventMetadata): Promise<EndpointView> {
+    await this.run(userId, { type: "EnableEndpoint", endpointId, now: this.now().toISOString() }, metadata);
+    const endpoint = await this.db.collection<EndpointDocument>("webhook_endpoints").findOne({ _id: endpointId, userId });
+    if (!endpoint) throw notFound();
+    return view(endpoint);
+  }
+
   /** The endpoint's latest attempts, newest first (at most 50). */
   async deliveries(userId: number, endpointId: string): Promise<DeliveryView[]> {
     const endpoint = await this.db.collection<EndpointDocument>("webhook_endpoints").findOne({ _id: endpointId, userId });

@@ -923,6 +923,7 @@ function buildMatrix(): Case[] {
         ["DELETE /api/webhooks/{id}", "DELETE", ""],
         ["GET /api/webhooks/{id}/deliveries", "GET", "/deliveries"],
         ["POST /api/webhooks/{id}/test", "POST", "/test"],
+        ["POST /api/webhooks/{id}/enable", "POST", "/enable"],
       ] as const
     ).flatMap(([op, method, suffix]): Case[] => [
       {

@@ -78,6 +78,35 @@ describe("endpoints", () => {
       .when(disable)
       .then([]);
   });
+  test("enabled again once disabled; one already enabled stays as it is; a missing or deleted one is not found", () => {
+    const disabled: WebhookEndpointEvent = {
+      type: "WebhookEndpointDisabled",
+      data: { userId: 7, endpointId: "a", url: "https://example.com/hook", reason: "kept failing", disabledAt: now },
+    };
+    const enable: EndpointCommand = { type: "EnableEndpoint", endpointId: "a", now };
+    const enabled: WebhookEndpointEvent = { type: "WebhookEndpointEnabled", data: { userId: 7, endpointId: "a", enabledAt: now } };
+    spec
+      .given([created("a"), disabled])
+      .when(enable)
+      .then([enabled]);
+    spec
+      .given([created("a"), disabled, enabled])
+      .when(enable)
+      .then([]);
+    spec
+      .given([created("a"), disabled, enabled])
+      .when({ type: "DisableEndpoint", endpointId: "a", reason: "kept failing", now })
+      .then([disabled]);
+    spec
+      .given([created("a")])
+      .when(enable)
+      .then([]);
+    spec
+      .given([created("a"), disabled, { type: "WebhookEndpointDeleted", data: { userId: 7, endpointId: "a" } }])
+      .when(enable)
+      .thenThrows(NotFoundError);
+    spec.given([]).when(enable).thenThrows(NotFoundError);
+  });
 });
 
 describe("messages", () => {

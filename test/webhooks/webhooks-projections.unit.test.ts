@@ -43,6 +43,18 @@ describe("webhook_endpoints", () => {
           { _id: "a", id: "a", userId: 7, url: endpoint.url, events: ["task.finished"], status: "disabled", disabledReason: "gone", createdAt: at },
         ],
       }));
+  test("enabled again: enabled, the reason gone", () =>
+    projectionSpec(webhookEndpointsProjection)
+      .given([
+        { streamName: "webhooks-7", type: "WebhookEndpointCreated", data: endpoint },
+        { streamName: "webhooks-7", type: "WebhookEndpointDisabled", data: { userId: 7, endpointId: "a", url: endpoint.url, reason: "gone", disabledAt: at } },
+        { streamName: "webhooks-7", type: "WebhookEndpointEnabled", data: { userId: 7, endpointId: "a", enabledAt: at } },
+      ])
+      .then({
+        webhook_endpoints: [
+          { _id: "a", id: "a", userId: 7, url: endpoint.url, events: ["task.finished"], status: "enabled", disabledReason: null, createdAt: at },
+        ],
+      }));
   test("deleted", () =>
     projectionSpec(webhookEndpointsProjection)
       .given([

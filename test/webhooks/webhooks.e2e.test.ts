@@ -123,4 +123,16 @@ test("a failed delivery is retried after a restart, and an endpoint that keeps f
   await flaky.next((r) => JSON.parse(r.body).data.task.id === second.body.id);
   await Bun.sleep(500);
   expect(broken.received.length).toBe(before);
+
+  // Its receiver fixed, the owner turns it on again: new messages reach it, signed with the same secret.
+  broken.answer([], 200);
+  const enabled = await call(token, "POST", `/api/webhooks/${brokenEndpoint.id}/enable`);
+  expect(enabled.status).toBe(200);
+  expect(enabled.body).toMatchObject({ id: brokenEndpoint.id, url: broken.url, status: "enabled", disabled_reason: null });
+  expect((await call(token, "GET", "/api/webhooks")).body.find((e: { id: string }) => e.id === brokenEndpoint.id).status).toBe("enabled");
+  const third = await call(token, "POST", "/api/tasks", { disk: "objstore", name: "Again", path: "c.mp3", segments: [{ start: 0, end: 1000, text: "y" }] });
+  const arrived = await broken.next((r) => JSON.parse(r.body).data.task.id === third.body.id, 20_000, before);
+  expect(verified(brokenEndpoint.secret, arrived).data.task).toMatchObject({ id: third.body.id, status: "finished" });
+  // Asking again answers it as it is.
+  expect((await call(token, "POST", `/api/webhooks/${brokenEndpoint.id}/enable`)).body.status).toBe("enabled");
 }, 90_000);

@@ -119,6 +119,7 @@ describe("registering endpoints", () => {
       ["DELETE", ""],
       ["GET", "/deliveries"],
       ["POST", "/test"],
+      ["POST", "/enable"],
     ] as const) {
       const theirs = await app.request(method, `/api/webhooks/${created.id}${suffix}`, { token: other.token });
       const missing = await app.request(method, `/api/webhooks/${ghost}${suffix}`, { token: other.token });
