@@ -25,6 +25,16 @@ pass=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0
 fail=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 skip=$(grep -Eo '^ *[0-9]+ skip$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 grep '^SKIPPED:' "$log" | sort -u | sed 's/^/note: /'
+# Each failure's own output again, at the end: a CI log shown by its tail would otherwise end with the failing
+# tests' names alone, their errors scrolled hundreds of lines away.
+if [ "$fail" != 0 ]; then
+  awk '
+    / tests? failed:$/ { exit }
+    /^\((pass|skip|todo)\) / { n = 0; next }
+    /^\(fail\) / { if (shown < 3) { print "--- failed: " substr($0, 8); for (i = 1; i <= n; i++) print kept[i]; shown++ } n = 0; next }
+    { if (n == 40) { for (i = 1; i < 40; i++) kept[i] = kept[i + 1]; n = 39 } kept[++n] = $0 }
+  ' "$log"
+fi
 echo "tests: ${pass} passed, ${fail} failed, ${skip} skipped"
 rm -f "$log"
 if [ "$pass" = 0 ] && [ "$status" = 0 ]; then echo "no test ran" >&2; exit 1; fi

@@ -76,7 +76,8 @@ export async function startBrowserHarness(options: { env?: (url: string) => Reco
   const origin = new URL(service.url).origin;
   const context = await browser.newContext({ baseURL: service.url });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  // Generous: the suite shares two cores with the service under test, its workers and Chromium.
+  page.setDefaultTimeout(20_000);
   const offOrigin: string[] = [];
   const errors: string[] = [];
   context.on("request", (request) => {
