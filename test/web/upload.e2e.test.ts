@@ -166,6 +166,14 @@ describe.skipIf(!chromiumAvailable)("the web app's New transcription page", () =
         body: JSON.stringify({ path: session.path, upload_id: session.upload_id, part_number: 1 }),
       });
       expect(again.status).toBe(422);
+    } catch (error) {
+      // What the page showed and asked for: a timing failure on a busy machine says nothing by itself.
+      const shown = await page
+        .locator("main")
+        .innerText({ timeout: 1000 })
+        .catch(() => "(no main)");
+      console.log(`upload-cancel test failed; the page showed:\n${shown}\nits requests: ${requests.join(", ")}`);
+      throw error;
     } finally {
       await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
       await cdp.detach();
