@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { toneFile } from "../support/uploads.ts";
+import { until } from "../support/eventually.ts";
 
 // Remote and video-link tasks against the real service process: media is served by a local HTTP
 // server, which the fetcher may reach only because MEDIA_FETCH_ALLOW_LOOPBACK=true is set for the
@@ -109,16 +110,6 @@ const detail = async (service: RunningService, account: Account, id: number) =>
   (await (await call(service, "GET", `/api/tasks/${id}`, account.token)).json()) as Json;
 const history = async (service: RunningService, account: Account, id: number) =>
   (await (await call(service, "GET", `/api/tasks/${id}/history`, account.token)).json()) as { type: string; data: Json }[];
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 /** The MediaFetched event of the task (the pipeline may move the task past `pending` at once). */
 const fetched = (service: RunningService, account: Account, id: number) =>

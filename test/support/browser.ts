@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { startServiceProcess, type RunningService } from "./service-process.ts";
+import { until } from "./eventually.ts";
 
 /**
  * Browser tests drive Debian's Chromium (`apt-get install chromium`, which `npm test`'s setup installs) through
@@ -129,4 +130,12 @@ export async function registerThroughForm(
   await page.getByRole("button", { name: "Create account" }).click();
   await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
   return String(await page.evaluate('JSON.parse(localStorage.getItem("scribe.session")).token'));
+}
+
+/**
+ * Waits for a browser-side condition, given as a string (the tests' TypeScript has no DOM): polled from here,
+ * since waitForFunction's string form is an eval, which the page's CSP refuses.
+ */
+export function untilInPage(page: Page, condition: string, timeoutMs = 10_000): Promise<unknown> {
+  return until(condition, () => page.evaluate(condition), timeoutMs, 25);
 }

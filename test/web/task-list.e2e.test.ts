@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir } from "../support/browser.ts";
+import { until } from "../support/eventually.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
 
@@ -31,16 +32,6 @@ class Gate {
   async pass(): Promise<void> {
     this.held++;
     await this.opened;
-  }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
   }
 }
 

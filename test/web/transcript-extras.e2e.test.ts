@@ -9,11 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, registerThroughForm } from "../support/browser.ts";
-import { ffmpeg } from "../support/media-fixtures.ts";
+import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, registerThroughForm, untilInPage } from "../support/browser.ts";
+import { finishedToneTask } from "../support/tone-task.ts";
 import { UploadClient } from "../support/upload-client.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
@@ -34,14 +31,6 @@ const segments = sentences.map((text, i) => ({ start: i * 4000, end: i * 4000 + 
 
 // Browser-side code as strings: the test files are type-checked without the DOM's types.
 const player = 'document.querySelector("audio")';
-/** Polls a browser-side condition (waitForFunction's string form would be an eval, which the page's CSP refuses). */
-async function until(page: Page, condition: string, timeout = 10_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!(await page.evaluate(condition))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${condition}`);
-    await Bun.sleep(25);
-  }
-}
 
 describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share page", () => {
   let web: BrowserHarness;
@@ -54,27 +43,9 @@ describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share 
     web = await startBrowserHarness();
     await web.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: web.origin });
     token = await registerThroughForm(web.page, { email: `extras-${crypto.randomUUID()}@example.com` });
-    // 40 s of tone, stored through the multipart API: real media for the share page's player.
-    const file = join(tmpdir(), `extras-${crypto.randomUUID()}.wav`);
-    await ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=40", "-ac", "1", "-ar", "8000", file);
-    const bytes = new Uint8Array(await readFile(file));
+    // 40 s of tone for the share page's player; the task finishes through the worker, then gets its summary.
     const client = new UploadClient(web.service.url, token);
-    const session = await client.sign("garden.wav", "audio/wav", bytes.byteLength);
-    await client.putAll(session, new Blob([bytes]));
-    expect((await client.complete(session, "garden.wav", "audio/wav", bytes.byteLength)).status).toBe(201);
-    // Supplied segments skip recognition: the task finishes through the worker, and then gets its summary.
-    const created = await api("/api/tasks", {
-      method: "POST",
-      body: JSON.stringify({ disk: "objstore", name: "Garden meeting", path: session.path, file: "garden.wav", segments }),
-    });
-    expect(created.status).toBe(201);
-    taskId = ((await created.json()) as { id: number }).id;
-    for (let tries = 0; ; tries++) {
-      const task = (await (await api(`/api/tasks/${taskId}`)).json()) as { status: string; summary: string | null; mindmap: string | null };
-      if (task.status === "finished" && task.summary && task.mindmap) break;
-      if (tries > 200) throw new Error(`the task did not finish with a summary: ${JSON.stringify(task)}`);
-      await Bun.sleep(50);
-    }
+    taskId = await finishedToneTask(client, { name: "Garden meeting", file: "garden.wav", seconds: 40, segments, summarized: true });
   }, 60_000);
   afterAll(async () => {
     await web?.close();
@@ -187,23 +158,23 @@ describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share 
       // The transcript page's player, on the share JSON's signed URL: a segment seeks it and is marked.
       const src = await page.locator("audio").getAttribute("src");
       expect(src).toMatch(new RegExp(`^/share/tasks/${taskId}/audio\\?expires=\\d+&signature=[\\w-]+$`));
-      await until(page, `(${player}?.readyState ?? 0) >= 1`);
+      await untilInPage(page, `(${player}?.readyState ?? 0) >= 1`);
       const third = page.getByRole("button", { name: sentences[2]! });
       await third.click();
-      await until(page, `Math.abs(${player}.currentTime - 8) < 0.05`);
+      await untilInPage(page, `Math.abs(${player}.currentTime - 8) < 0.05`);
       expect(await third.getAttribute("aria-current")).toBe("true");
       expect(await page.locator('[aria-current="true"]').count()).toBe(1);
       await page.locator("h1").click();
       await page.keyboard.press("ArrowRight");
-      await until(page, `Math.abs(${player}.currentTime - 13) < 0.05`);
+      await untilInPage(page, `Math.abs(${player}.currentTime - 13) < 0.05`);
       expect(await page.getByRole("button", { name: sentences[3]! }).getAttribute("aria-current")).toBe("true");
       await page.getByLabel("Speed").selectOption("1.5");
       expect(await page.evaluate(`${player}.playbackRate`)).toBe(1.5);
       await page.locator("h1").click();
       await page.keyboard.press("Space");
-      await until(page, `!${player}.paused`);
+      await untilInPage(page, `!${player}.paused`);
       await page.keyboard.press("Space");
-      await until(page, `${player}.paused`);
+      await untilInPage(page, `${player}.paused`);
 
       // Once the owner stops sharing, the page's audio URL stops at once and the link says so.
       expect((await api(`/api/tasks/${taskId}/share-url`, { method: "DELETE" })).status).toBe(200);

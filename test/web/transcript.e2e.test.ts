@@ -9,12 +9,19 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir, registerThroughForm } from "../support/browser.ts";
-import { ffmpeg } from "../support/media-fixtures.ts";
+import {
+  chromiumAvailable,
+  chromiumPath,
+  startBrowserHarness,
+  type BrowserHarness,
+  screenshotsDir,
+  registerThroughForm,
+  untilInPage,
+} from "../support/browser.ts";
+import { finishedToneTask } from "../support/tone-task.ts";
 import { UploadClient } from "../support/upload-client.ts";
 
 if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
@@ -35,14 +42,6 @@ type Media = { currentTime: number; paused: boolean; playbackRate: number; ready
 const player = 'document.querySelector("audio")';
 const media = (page: Page): Promise<Media> =>
   page.evaluate(`(({ currentTime, paused, playbackRate, readyState }) => ({ currentTime, paused, playbackRate, readyState }))(${player})`);
-/** Polls a browser-side condition (waitForFunction's string form would be an eval, which the page's CSP refuses). */
-async function until(page: Page, condition: string, timeout = 10_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!(await page.evaluate(condition))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${condition}`);
-    await Bun.sleep(25);
-  }
-}
 
 setDefaultTimeout(30_000);
 
@@ -59,24 +58,7 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
       await registerThroughForm(web.page, { name: "Grace Hopper", email: `transcript-${crypto.randomUUID()}@example.com` }),
     );
     // 24 s of tone: real media that the <audio> element streams and seeks (the words are supplied, not recognised).
-    const file = join(tmpdir(), `transcript-${crypto.randomUUID()}.wav`);
-    await ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=24", "-ac", "1", "-ar", "8000", file);
-    const bytes = new Uint8Array(await readFile(file));
-    const session = await client.sign("meeting.wav", "audio/wav", bytes.byteLength);
-    await client.putAll(session, new Blob([bytes]));
-    expect((await client.complete(session, "meeting.wav", "audio/wav", bytes.byteLength)).status).toBe(201);
-    // A task of the same user on that stored file, with the transcript given.
-    const created = await client.json<{ id: number }>(
-      "POST",
-      "/api/tasks",
-      { disk: "objstore", name: "Garden committee", path: session.path, file: "meeting.wav", segments },
-      201,
-    );
-    taskId = created.id;
-    for (let tries = 0; (await client.json<{ status: string }>("GET", `/api/tasks/${taskId}`)).status !== "finished"; tries++) {
-      if (tries > 200) throw new Error("the task did not finish");
-      await Bun.sleep(50);
-    }
+    taskId = await finishedToneTask(client, { name: "Garden committee", file: "meeting.wav", seconds: 24, segments });
   }, 60_000);
   afterAll(async () => {
     await web?.close();
@@ -87,12 +69,12 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
     const { page } = web;
     await page.goto(`/tasks/${taskId}`);
     await page.getByRole("heading", { name: "Garden committee" }).waitFor();
-    await until(page, `(${player}?.readyState ?? 0) >= 1`);
+    await untilInPage(page, `(${player}?.readyState ?? 0) >= 1`);
     expect(await page.locator("audio").getAttribute("src")).toMatch(new RegExp(`^/api/tasks/${taskId}/audio/signed\\?`));
 
     const third = segmentButton(page, sentences[2]!);
     await third.click();
-    await until(page, `Math.abs(${player}.currentTime - 8) < 0.05`);
+    await untilInPage(page, `Math.abs(${player}.currentTime - 8) < 0.05`);
     expect(await third.getAttribute("aria-current")).toBe("true");
     expect(await page.locator('[aria-current="true"]').count()).toBe(1);
 
@@ -105,7 +87,7 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
     await page.keyboard.press("ArrowLeft");
     expect((await media(page)).currentTime).toBeCloseTo(3, 1);
     await page.keyboard.press("Space");
-    await until(page, `!${player}.paused`);
+    await untilInPage(page, `!${player}.paused`);
     await page.keyboard.press("Space");
     expect((await media(page)).paused).toBe(true);
     // Typing a space in a field is a space, not a pause.
@@ -122,9 +104,9 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
     await page.getByLabel("Speed").selectOption("2");
     expect((await media(page)).playbackRate).toBe(2);
     await page.getByRole("button", { name: "Play segment at 0:20 (SPEAKER_01)" }).click();
-    await until(page, `!${player}.paused`);
+    await untilInPage(page, `!${player}.paused`);
     // 3.5 s of segment at 2×: it stops by itself at the segment's end.
-    await until(page, `${player}.paused`, 6000);
+    await untilInPage(page, `${player}.paused`, 6000);
     const after = await media(page);
     expect(after.currentTime).toBeGreaterThanOrEqual(23.4);
     expect(after.currentTime).toBeLessThan(23.8);
@@ -136,12 +118,12 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
     const { page } = web;
     await page.getByRole("button", { name: "Edit segment at 0:00 (SPEAKER_00)" }).click();
     const box = page.getByLabel("Text at 0:00 (SPEAKER_00)");
-    await until(page, 'document.activeElement?.tagName === "TEXTAREA"'); // the box takes the focus
+    await untilInPage(page, 'document.activeElement?.tagName === "TEXTAREA"'); // the box takes the focus
     await box.fill("Good morning, and welcome to the garden committee!");
     await page.locator("#segment-1").getByRole("button", { name: "Save" }).click();
     await segmentButton(page, "Good morning, and welcome to the garden committee!").waitFor();
     // Focus goes back to the segment's Edit button.
-    await until(page, 'document.activeElement?.id === "edit-1"');
+    await untilInPage(page, 'document.activeElement?.id === "edit-1"');
     await page.reload();
     await segmentButton(page, "Good morning, and welcome to the garden committee!").waitFor();
     const task = await client.json<{ segments: { id: number; text: string }[] }>("GET", `/api/tasks/${taskId}`);
@@ -253,7 +235,7 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
     const { page } = web;
     await page.setViewportSize({ width: 1100, height: 900 });
     await page.goto(`/tasks/${taskId}`);
-    await until(page, `(${player}?.readyState ?? 0) >= 1`);
+    await untilInPage(page, `(${player}?.readyState ?? 0) >= 1`);
     await segmentButton(page, sentences[3]!).click();
     await page.locator("h1").click();
     await page.screenshot({ path: join(screenshots, "transcript.png"), fullPage: true });
@@ -264,13 +246,13 @@ describe.skipIf(!chromiumAvailable)("the transcript page: player, segments and e
       await page.goto(`/tasks/${taskId}`);
       await page.getByRole("heading", { name: "Garden committee" }).waitFor();
       // The player must know its media before a seek lands (on a busy machine the page draws first).
-      await until(page, `(${player}?.readyState ?? 0) >= 1`);
+      await untilInPage(page, `(${player}?.readyState ?? 0) >= 1`);
       expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
       // Tab to the first segment and press Enter: it seeks, with the focus ring showing.
       const first = segmentButton(page, "Good morning, and welcome to the garden committee!");
       await first.focus();
       await page.keyboard.press("Enter");
-      await until(page, `document.activeElement?.getAttribute("aria-current") === "true"`);
+      await untilInPage(page, `document.activeElement?.getAttribute("aria-current") === "true"`);
       expect(await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")).toBe("solid");
       await page.keyboard.press("Tab"); // Play segment
       await page.keyboard.press("Tab"); // Edit

@@ -170,7 +170,7 @@ describe.skipIf(!chromiumAvailable)("the web app's New transcription page", () =
       // What the page showed and asked for: a timing failure on a busy machine says nothing by itself.
       const shown = await page
         .locator("main")
-        .innerText({ timeout: 1000 })
+        .textContent({ timeout: 1000 })
         .catch(() => "(no main)");
       console.log(`upload-cancel test failed; the page showed:\n${shown}\nits requests: ${requests.join(", ")}`);
       throw error;

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, call } from "../api.ts";
+import { ActionOutcome } from "../ui/form.tsx";
 import { attachmentName, saveFile } from "./save-file.ts";
 
 /** The six formats of `GET /api/tasks/{id}/download/{format}`, in the order the buttons show them. */
@@ -103,14 +104,7 @@ export function Exports({ task }: { task: { id: number; name: string } }) {
           </li>
         ))}
       </ul>
-      <p id="exports-status" role="status" class="muted">
-        {message}
-      </p>
-      {problem && (
-        <p role="alert" class="form-error">
-          {problem}
-        </p>
-      )}
+      <ActionOutcome id="exports-status" message={message} problem={problem} />
     </section>
   );
 }

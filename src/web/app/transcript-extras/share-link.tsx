@@ -1,5 +1,6 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, call } from "../api.ts";
+import { ActionOutcome } from "../ui/form.tsx";
 
 type Shared = { url: string; copied: boolean };
 
@@ -74,14 +75,7 @@ export function ShareLink({ taskId, onChange }: { taskId: number; onChange?: () 
           <input id="share-link" ref={field} type="url" readOnly value={shared.url} onFocus={(event) => event.currentTarget.select()} />
         </div>
       )}
-      <p role="status" class="muted">
-        {message}
-      </p>
-      {problem && (
-        <p role="alert" class="form-error">
-          {problem}
-        </p>
-      )}
+      <ActionOutcome message={message} problem={problem} />
     </section>
   );
 }

@@ -79,3 +79,22 @@ export function Submit({ busy, children }: { busy: boolean; children: ComponentC
     </button>
   );
 }
+
+/**
+ * What an action on the page came to: its progress or result as a status line (read out politely, and kept in
+ * the page so that screen readers hear the first message too), and what went wrong as an alert.
+ */
+export function ActionOutcome({ id, message, problem }: { id?: string; message: string; problem: string | null }) {
+  return (
+    <>
+      <p id={id} role="status" class="muted">
+        {message}
+      </p>
+      {problem && (
+        <p role="alert" class="form-error">
+          {problem}
+        </p>
+      )}
+    </>
+  );
+}
