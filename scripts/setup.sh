@@ -48,3 +48,14 @@ if [ ! -x node_modules/.bin/bun ] || [ ! -f node_modules/.package-lock.json ] ||
   # packages and refuses `ci`; install still takes the versions the lock file pins.
   npm install --no-audit --no-fund --loglevel=error
 fi
+
+# The README's commands say `bun run admin …`, `bun run events …`: when no Bun is on the PATH, link this project's
+# into /usr/local/bin (as root only; otherwise `npx bun …` runs the same Bun).
+if ! command -v bun >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && [ -d /usr/local/bin ] && [ -w /usr/local/bin ]; then
+    ln -sf "$(readlink -f node_modules/.bin/bun)" /usr/local/bin/bun
+    echo "setup: linked Bun into /usr/local/bin/bun (the one in node_modules/.bin)"
+  else
+    echo "setup: note: no bun on the PATH; use \`npx bun …\` for the README's \`bun run …\` commands" >&2
+  fi
+fi
