@@ -48,6 +48,8 @@ describe.skipIf(!chromiumAvailable)("the web app's accounts", () => {
     web.checkpoint();
     const { page } = web;
     await page.getByRole("button", { name: "Sign out" }).click();
+    // Signed out only once the app says so: a page loaded before that still holds the session, and leaves /register.
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
     await page.goto("/register");
     await page.getByLabel("Name").fill("Ada");
     await page.getByLabel("Email").fill(email);
