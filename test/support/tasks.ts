@@ -52,7 +52,7 @@ export async function holdsSlot(app: TestApp, userId: number, taskId: number): P
 }
 
 /** The slot worker frees a slot after the fact (it reacts to TaskFinished/TaskFailed on the bus). */
-export async function waitForSlotFree(app: TestApp, userId: number, taskId: number, timeoutMs = 2000): Promise<void> {
+export async function waitForSlotFree(app: TestApp, userId: number, taskId: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (await holdsSlot(app, userId, taskId)) {
     if (Date.now() > deadline) throw new Error(`task ${taskId} still holds a slot after ${timeoutMs} ms`);
@@ -60,8 +60,8 @@ export async function waitForSlotFree(app: TestApp, userId: number, taskId: numb
   }
 }
 
-/** Polls GET /api/tasks/{id} until the status is reached. */
-export async function waitForStatus(app: TestApp, user: User, id: number, status: string, timeoutMs = 2000): Promise<Json> {
+/** Polls GET /api/tasks/{id} until the status is reached (within 10 s by default: the suite shares two cores with its workers). */
+export async function waitForStatus(app: TestApp, user: User, id: number, status: string, timeoutMs = 10_000): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const task = await getTask(app, user, id);
