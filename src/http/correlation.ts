@@ -17,6 +17,11 @@ export function requestContext(request: Request): RequestContext {
   return context;
 }
 
+/** A request replaced by a copy of itself (request-limits.ts, a streamed form) keeps its id and start time. */
+export function carryRequestContext(from: Request, to: Request): void {
+  contexts.set(to, requestContext(from));
+}
+
 /** Ties the events a request causes, and its log line, together: one id per request, however often it is asked for. */
 export function correlationIdOf(request: Request): string {
   return requestContext(request).id;

@@ -12,6 +12,18 @@ export function holdHeavyWork(request: Request, release: () => void): void {
   held.set(request, { release, readWhole: false });
 }
 
+export function holdsHeavyWork(request: Request): boolean {
+  return held.has(request);
+}
+
+/** A request replaced by a copy of itself (request-limits.ts, a streamed form) takes its slot along. */
+export function moveHeavyWork(from: Request, to: Request): void {
+  const slot = held.get(from);
+  if (!slot) return;
+  held.delete(from);
+  held.set(to, slot);
+}
+
 /** The body was read whole: its garbage is worth collecting when the slot is given back. */
 export function markReadWhole(request: Request): void {
   const slot = held.get(request);

@@ -3,7 +3,8 @@ import { errorJson } from "./error-handler.ts";
 import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
 import { keepRawBody } from "./raw-body.ts";
 import { isOpenAiPath, openAiErrorJson } from "./openai-errors.ts";
-import { holdHeavyWork, markReadWhole } from "./heavy-work-slots.ts";
+import { holdHeavyWork, holdsHeavyWork, markReadWhole, moveHeavyWork } from "./heavy-work-slots.ts";
+import { carryRequestContext } from "./correlation.ts";
 import type { Semaphore } from "../core/semaphore.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import { schema } from "../config/schema.ts";
@@ -47,15 +48,18 @@ const transcriptRoute = (method: string, path: string) =>
 
 /**
  * Bounds every request body before anything parses it. Over its route's byte limit is 413: by
- * Content-Length before a byte is read, or while it streams; a body without a length (chunked) is 411.
- * A JSON body is then read once, as it arrives: it must be UTF-8 (400), and its shape within
+ * Content-Length before a byte is read, or while it streams. A body without a length (chunked, as the
+ * official OpenAI SDK sends a file stream) is accepted and counted as it arrives: a JSON one like any other,
+ * a form read up to its limit and handed to Elysia's form parser as a copy of known length (413 as soon as
+ * the limit is passed, nothing kept beyond it). A JSON body is read once, as it arrives: it must be UTF-8 (400), and its shape within
  * json-shape.ts's bounds (422, answered as soon as the text breaks one, unread rest and all); only then
  * is it parsed, once, and handed to validation. Deep JSON made validation recurse for seconds (a 60 KB
  * body kept the server busy 7.8 s), unbounded bodies took gigabytes, and 24 MiB of `[0,0,...]` 3.4 s.
  *
  * Bodies over the ordinary limit (transcripts, avatars) take a slot of `heavyWork` (HEAVY_WORK_AT_ONCE)
  * for their whole request, waiting in line for it: each costs hundreds of megabytes while it is parsed,
- * validated and stored, and four at once took 2.7 GB.
+ * validated and stored, and four at once took 2.7 GB. A streamed body takes its slot when it passes the
+ * ordinary limit.
  */
 export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
   const limitOf = (method: string, path: string) =>
@@ -79,21 +83,34 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
       if (unlimited(path)) return;
       const limit = limitOf(request.method, path);
       const declared = Number(request.headers.get("content-length") ?? NaN);
-      // A body of unknown length (chunked) could only be bounded by reading it first; every client that
-      // sends JSON or a form knows its length.
       // The OpenAI-compatible routes answer in OpenAI's error shape (openai-errors.ts).
       const refuse = (status: number, message: string) => (isOpenAiPath(path) ? openAiErrorJson(status, message) : errorJson(status, { message }));
-      if (!Number.isFinite(declared) && (request.headers.get("transfer-encoding") ?? "").includes("chunked")) {
-        return refuse(411, "Send the request body with a Content-Length header.");
-      }
       if (declared > limit) return refuse(413, tooLarge(limit));
       if (declared > limits.bodyBytes) holdHeavyWork(request, await heavyWork.acquire());
     })
-    .onParse({ as: "global" }, async ({ request }, contentType) => {
-      if (!contentType.includes("json") || request.body === null) return;
+    .onParse({ as: "global" }, async (context, contentType) => {
+      const { request } = context;
+      if (request.body === null) return;
       const path = new URL(request.url).pathname;
       if (unlimited(path)) return;
       const limit = limitOf(request.method, path);
+      const streamed = request.headers.get("content-length") === null;
+      // Past the ordinary limit a streamed body waits for its heavy-work slot, as a declared one did before a byte was read.
+      const passedOrdinaryLimit = async (bytes: number) => {
+        if (streamed && bytes > limits.bodyBytes && !holdsHeavyWork(request)) holdHeavyWork(request, await heavyWork.acquire());
+      };
+      if (!contentType.includes("json")) {
+        if (!streamed) return; // bounded by its Content-Length in onRequest
+        const body = await readUpTo(request, limit);
+        if (body === null) throw new DomainError(413, tooLarge(limit));
+        await passedOrdinaryLimit(body.byteLength);
+        // Elysia's own parser (forms: files, repeated fields) reads `context.request`: it gets a copy of known length.
+        const sized = new Request(request.url, { method: request.method, headers: request.headers, body });
+        carryRequestContext(request, sized);
+        moveHeavyWork(request, sized);
+        context.request = sized;
+        return;
+      }
       const scanner = new JsonShapeScanner(shapeOf(request.method, path));
       const decoder = new TextDecoder("utf-8", { fatal: true });
       const reader = request.body.getReader();
@@ -114,6 +131,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
         }
         if (!done) bytes += value.byteLength;
         if (bytes > limit) return reject(new DomainError(413, tooLarge(limit)));
+        await passedOrdinaryLimit(bytes);
         const violation = scanner.feed(text);
         if (violation) return reject(new ValidationFailedError({ body: [violation.message] }, violation.message));
         parts.push(text);
@@ -126,4 +144,22 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
       if (text.trim() === "") return undefined;
       return JSON.parse(text) as unknown;
     });
+}
+
+/** The whole body of a request, or null as soon as it passes `limit` bytes (the rest is not read). */
+async function readUpTo(request: Request, limit: number): Promise<Uint8Array | null> {
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > limit) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, bytes);
 }

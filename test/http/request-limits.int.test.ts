@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { manyRequestsPerToken, scriptPace } from "../support/limits.ts";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { JsonShapeScanner } from "../../src/http/json-shape.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 
@@ -99,30 +100,86 @@ describe("request bodies are bounded before anything parses them", () => {
 describe("over real HTTP", () => {
   let service: RunningService;
   beforeAll(async () => {
-    service = await startServiceProcess();
+    // One account makes a dozen calls here; the rate limit has its own tests.
+    service = await startServiceProcess({ ...manyRequestsPerToken });
   });
   afterAll(() => service.stop());
 
-  test("a chunked body (no Content-Length) is 411 in the error shape, before it is read", async () => {
-    const chunk = new TextEncoder().encode(`"${"x".repeat(64 * 1024)}",`);
-    let sent = 0;
+  /** A body sent as a stream of `chunks` pieces (Transfer-Encoding: chunked, no Content-Length), counting what was pulled. */
+  const streamed = (pieces: Uint8Array[]) => {
+    const sent = { pieces: 0 };
     const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('{"name":['));
-      },
       pull(controller) {
-        if (sent++ < 64)
-          controller.enqueue(chunk); // 4 MiB in all
-        else {
-          controller.enqueue(new TextEncoder().encode('""]}'));
-          controller.close();
-        }
+        const piece = pieces[sent.pieces++];
+        if (piece) controller.enqueue(piece);
+        else controller.close();
       },
     });
-    const response = await fetch(`${service.url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body });
-    expect(response.status).toBe(411);
-    expect(await response.json()).toEqual({ message: "Send the request body with a Content-Length header." });
+    return { body, sent };
+  };
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const register = (body: ReadableStream<Uint8Array>) =>
+    fetch(`${service.url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body });
+
+  test("a chunked JSON body (no Content-Length) is accepted, read as it arrives", async () => {
+    const email = `chunked-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const text = JSON.stringify({ name: "Chunked", email, password: "password123", password_confirmation: "password123" });
+    const { body } = streamed([encode(text.slice(0, 7)), encode(text.slice(7, 30)), encode(text.slice(30))]);
+    const response = await register(body);
+    expect(response.status).toBe(201);
+    expect(((await response.json()) as { user: { email: string } }).user.email).toBe(email);
+  });
+
+  test("a chunked JSON body over the limit is 413 as soon as it passes it, the rest unread", async () => {
+    const piece = encode(`"${"x".repeat(64 * 1024)}",`);
+    // 64 MiB offered; the limit is 1 MiB, so the server stops reading after about 17 pieces.
+    const { body, sent } = streamed([encode('{"name":['), ...Array.from({ length: 1024 }, () => piece), encode('""]}')]);
+    const response = await register(body);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 1048576 bytes." });
+    expect(sent.pieces).toBeLessThan(200);
     expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
+  });
+
+  test("a chunked form (an avatar) is accepted, and one over its limit is 413 while it streams", async () => {
+    const email = `form-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const registered = await fetch(`${service.url}/api/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Form", email, password: "password123", password_confirmation: "password123" }),
+    });
+    const { token } = (await registered.json()) as { token: string };
+    const put = async (form: FormData, extra: Uint8Array[] = []) => {
+      // The form's own bytes, then sent as a stream: what a client piping a file does.
+      const encoded = new Response(form);
+      const contentType = encoded.headers.get("content-type")!;
+      const bytes = new Uint8Array(await encoded.arrayBuffer());
+      const { body, sent } = streamed([bytes.subarray(0, 100), bytes.subarray(100), ...extra]);
+      const response = await fetch(`${service.url}/api/user`, {
+        method: "PUT",
+        headers: { "content-type": contentType, authorization: `Bearer ${token}` },
+        body,
+      });
+      return { response, sent };
+    };
+    const form = new FormData();
+    form.set("name", "Streamed Name");
+    const renamed = await put(form);
+    expect(renamed.response.status).toBe(200);
+    expect(((await renamed.response.json()) as { name: string }).name).toBe("Streamed Name");
+
+    const huge = new FormData();
+    huge.set("name", "Too Big");
+    huge.set("avatar", new File([new Uint8Array(6 * 1024 * 1024)], "a.png", { type: "image/png" }));
+    const refused = await put(
+      huge,
+      Array.from({ length: 256 }, () => new Uint8Array(64 * 1024)),
+    );
+    expect(refused.response.status).toBe(413);
+    expect(((await refused.response.json()) as { message: string }).message).toContain("too large");
+    expect(refused.sent.pieces).toBeLessThan(100);
+    const user = (await (await fetch(`${service.url}/api/user`, { headers: { authorization: `Bearer ${token}` } })).json()) as { name: string };
+    expect(user.name).toBe("Streamed Name");
   });
 
   test("large bodies take turns and always give their turn back: after success, refusal and validation failure alike", async () => {

@@ -4,13 +4,14 @@
  * raises. Each transcription is a real task: listed, with history, charged.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI, { APIError, AuthenticationError, BadRequestError, PermissionDeniedError, toFile } from "openai";
 import { runCli, startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { ffmpeg, sharedTestdata, spoken } from "../support/media-fixtures.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 type Account = { email: string; token: string; key: string };
 
@@ -64,7 +65,7 @@ describe("the official openai client against the service", () => {
   let audio: Uint8Array;
 
   beforeAll(async () => {
-    [service, audio] = await Promise.all([startServiceProcess({ RATE_LIMIT_PER_MINUTE: "100000" }), speech()]);
+    [service, audio] = await Promise.all([startServiceProcess({ ...manyRequestsPerToken }), speech()]);
     account = await payingAccount(service);
   }, 60_000);
   afterAll(() => service.stop(), 60_000);
@@ -117,6 +118,19 @@ describe("the official openai client against the service", () => {
       after = (await json(service, account.token, "GET", "/api/user")).body.balance.remaining_seconds;
     }
     expect(before - after).toBe(Math.ceil(data.duration));
+  }, 120_000);
+
+  test("uploads as the openai README shows them: fs.createReadStream (a streamed, chunked body), a fetch Response, a File", async () => {
+    const client = clientOf(service, account.key);
+    const dir = mkdtempSync(join(tmpdir(), "scribe-openai-stream-"));
+    const path = join(dir, "speech.wav");
+    await Bun.write(path, await shortSpeech(audio));
+    const fromStream = await client.audio.transcriptions.create({ file: createReadStream(path), model: "whisper-1" });
+    expect(fromStream.text.length).toBeGreaterThan(0);
+    const fromResponse = await client.audio.transcriptions.create({ file: new Response(Bun.file(path)), model: "whisper-1" });
+    expect(fromResponse.text).toBe(fromStream.text);
+    const fromFile = await client.audio.transcriptions.create({ file: new File([readFileSync(path)], "speech.wav"), model: "whisper-1" });
+    expect(fromFile.text).toBe(fromStream.text);
   }, 120_000);
 
   test("json, text, srt and vtt; any model name runs on the engine", async () => {
@@ -195,7 +209,7 @@ describe("past the wait, and past the size limit", () => {
 
   beforeAll(async () => {
     service = await startServiceProcess({
-      RATE_LIMIT_PER_MINUTE: "100000",
+      ...manyRequestsPerToken,
       OPENAI_COMPAT_WAIT_SECONDS: "1",
       OPENAI_COMPAT_FILE_LIMIT_BYTES: String(1024 * 1024),
     });
