@@ -49,9 +49,11 @@ if [ ! -x node_modules/.bin/bun ] || [ ! -f node_modules/.package-lock.json ] ||
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-# The README's commands say `bun run admin …`, `bun run events …`: when no Bun is on the PATH, link this project's
-# into /usr/local/bin (as root only; otherwise `npx bun …` runs the same Bun).
-if ! command -v bun >/dev/null 2>&1; then
+# The README's commands say `bun run admin …`, `bun run events …`: when no Bun is on a person's PATH, link this
+# project's into /usr/local/bin (as root only; otherwise `npx bun …` runs the same Bun). A person's PATH, not this
+# script's: under `npm start` and `npm test` npm puts node_modules/.bin first, where Bun always is.
+plain_path=$(printf '%s' "$PATH" | tr ':' '\n' | { grep -v 'node_modules/\.bin/\?$' || true; } | paste -sd: -)
+if ! PATH="$plain_path" command -v bun >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && [ -d /usr/local/bin ] && [ -w /usr/local/bin ]; then
     ln -sf "$(readlink -f node_modules/.bin/bun)" /usr/local/bin/bun
     echo "setup: linked Bun into /usr/local/bin/bun (the one in node_modules/.bin)"

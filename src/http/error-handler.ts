@@ -47,14 +47,31 @@ const typeMismatch = new Set([
   ValueErrorType.Literal,
 ]);
 
+/** As many as Elysia's own `error.all` lists. */
+const mostIssues = 64;
+
+/**
+ * The failures TypeBox finds, read from the validator rather than through `error.all`: Elysia's list puts
+ * each rejected value into a template string for its summary, which throws for a value that cannot become
+ * a string. Elysia's other validators (Standard Schema) still go through `all`.
+ */
+function issuesOf(error: Readonly<ValidationError>): Iterable<ValueError | { summary: string }> {
+  const validator = error.validator as { Errors?: (value: unknown) => Iterable<ValueError> } | null;
+  if (typeof validator?.Errors !== "function") return error.all;
+  return Iterator.from(validator.Errors(error.value)).take(mostIssues);
+}
+
 /** 422 with every failing field, so a form can show all problems at once. */
 export function validationResponse(error: Readonly<ValidationError>): Response {
-  const errors: Record<string, string[]> = {};
+  // Keyed by what the client sent: a Map, since on a plain object a field named `constructor` or
+  // `__proto__` found Object's own member (`errors.constructor ??= []` kept the function, and threw).
+  const errors = new Map<string, string[]>();
   const required = new Set<string>();
-  for (const issue of error.all) {
+  for (const issue of issuesOf(error)) {
     if (!("path" in issue)) continue;
     const field = fieldName(issue.path, error.type);
-    const list = (errors[field] ??= []);
+    let list = errors.get(field);
+    if (!list) errors.set(field, (list = []));
     // A missing field also fails its type check; only "required" helps the client.
     if (issue.type === ValueErrorType.ObjectRequiredProperty) list.length = 0;
     else if (required.has(field)) continue;
@@ -62,11 +79,12 @@ export function validationResponse(error: Readonly<ValidationError>): Response {
     if (!list.includes(message)) list.push(message);
     if (issue.type === ValueErrorType.ObjectRequiredProperty) required.add(field);
   }
-  if (Object.keys(errors).length === 0) errors[error.type] = [`The ${error.type} is invalid.`];
-  const messages = Object.values(errors).flat();
+  if (errors.size === 0) errors.set(error.type, [`The ${error.type} is invalid.`]);
+  const messages = [...errors.values()].flat();
   const more = messages.length - 1;
   const message = more > 0 ? `${messages[0]} (and ${more} more error${more > 1 ? "s" : ""})` : messages[0]!;
-  return errorJson(422, { message, errors });
+  // fromEntries defines each key as the object's own, `__proto__` included, so the JSON lists every field.
+  return errorJson(422, { message, errors: Object.fromEntries(errors) });
 }
 
 /** `requestId`: the request's id, so the error's log line can be found beside its request line. */

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { errorJson } from "./error-handler.ts";
 import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
 import { keepRawBody } from "./raw-body.ts";
+import { parseJsonBody } from "./json-body.ts";
 import { isOpenAiPath, openAiErrorJson } from "./openai-errors.ts";
 import { holdHeavyWork, holdsHeavyWork, markReadWhole, moveHeavyWork } from "./heavy-work-slots.ts";
 import { carryRequestContext } from "./correlation.ts";
@@ -142,7 +143,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
       else keepRawBody(request, text);
       // Empty: left to Elysia's own parser, which finds no body (an optional body stays absent, a required one is 400).
       if (text.trim() === "") return undefined;
-      return JSON.parse(text) as unknown;
+      return parseJsonBody(text);
     });
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { startOidcProvider, type IdpClient, type TestIdp } from "../support/oidc-provider.ts";
 import { identityClaimStream } from "../../src/accounts/claims.ts";
 
@@ -7,7 +8,7 @@ type TokenBody = { token: string; user: { id: number; name: string; email: strin
 type ErrorBody = { message: string; errors?: Record<string, string[]> };
 
 const appFor = (idp: TestIdp, client: IdpClient) =>
-  startTestApp({ IDP_ISSUER: idp.issuer, IDP_CLIENT_ID: client.id, IDP_CLIENT_SECRET: client.secret, IDP_REDIRECT_URI: idp.redirectUri });
+  startTestApp({ ...scriptPace, IDP_ISSUER: idp.issuer, IDP_CLIENT_ID: client.id, IDP_CLIENT_SECRET: client.secret, IDP_REDIRECT_URI: idp.redirectUri });
 
 const unique = (label: string) => `${label}-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -206,7 +207,7 @@ describe("social login when the provider cannot serve us", () => {
     const idp = await startOidcProvider();
     const { issuer } = idp;
     await idp.close();
-    const app = await startTestApp({ IDP_ISSUER: issuer, IDP_CLIENT_ID: "scribe", IDP_CLIENT_SECRET: "secret" });
+    const app = await startTestApp({ ...scriptPace, IDP_ISSUER: issuer, IDP_CLIENT_ID: "scribe", IDP_CLIENT_SECRET: "secret" });
     try {
       const response = await app.request("POST", "/api/auth/social-login", { json: { provider: "idp", code: "any" } });
       expect(response.status).toBe(502);

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { loadState } from "../../src/core/state-cache.ts";
 import { claimDecider, emailClaimStream } from "../../src/accounts/claims.ts";
 import { emailClaimsWorker } from "../../src/accounts/email-claims-worker.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 

@@ -17,13 +17,14 @@ import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { Checkpoints, checkpointId } from "../../projections/checkpoints.ts";
 import { allProjections } from "../../projections/index.ts";
 import type { BackupManifest } from "../../src/backup/manifest.ts";
+import { manyLogins, manyRequestsPerToken } from "../support/limits.ts";
 
 type TaskView = { id: number; name: string; status: string; segments: unknown[] | null };
 type Balance = { remaining_seconds: number; top_up_remaining_seconds: number; used_seconds: number };
 type Account = { email: string; client: UploadClient; grant: number };
 
 const work = mkdtempSync(join(tmpdir(), "scribe-backup-test-"));
-const serviceEnv = (url: string) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000" });
+const serviceEnv = (url: string) => ({ PUBLIC_URL: url, ...manyRequestsPerToken, ...manyLogins });
 let service: RunningService;
 
 beforeAll(async () => {

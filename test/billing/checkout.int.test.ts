@@ -6,6 +6,7 @@ import { handle } from "../../src/core/command-handler.ts";
 import { userDecider } from "../../src/accounts/decider.ts";
 import { freePort } from "../support/service-process.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 
 const webhookSecret = "whsec_checkout_int_test";
 let app: TestApp;
@@ -14,7 +15,7 @@ let server: AnyElysia;
 beforeAll(async () => {
   // A listening port as well, because the sandbox delivers its webhook over real HTTP to PUBLIC_URL.
   port = freePort();
-  app = await startTestApp({ PAYMENT_WEBHOOK_SECRET: webhookSecret, PUBLIC_URL: `http://127.0.0.1:${port}` });
+  app = await startTestApp({ ...scriptPace, PAYMENT_WEBHOOK_SECRET: webhookSecret, PUBLIC_URL: `http://127.0.0.1:${port}` });
   server = app.service.app!.listen({ hostname: "127.0.0.1", port });
 });
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { taskStream } from "../../src/tasks/events.ts";
 import { userStream } from "../../src/accounts/events.ts";
 import type { RecordedEvent } from "../../src/core/event.ts";
@@ -24,7 +25,7 @@ test("every event in the log names exactly one actor: a user by number, or a par
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 

@@ -1,6 +1,7 @@
 import { test } from "bun:test";
 import { EventStoreDbEventStore } from "../../src/eventstore/eventstoredb.ts";
 import { eventStoreContract } from "../contracts/eventstore.contract.ts";
+import { knownSkip } from "../support/prerequisites.ts";
 
 const url = process.env.EVENTSTORE_URL?.trim();
 
@@ -10,6 +11,6 @@ if (url) {
     return { store, close: () => store.close() };
   });
 } else {
-  console.log("SKIPPED: EventStoreDB contract suite — set EVENTSTORE_URL to run it against a real server");
+  knownSkip("EventStoreDB contract suite — set EVENTSTORE_URL to run it against a real server");
   test.skip("EventStore contract: EventStoreDbEventStore (needs EVENTSTORE_URL)", () => {});
 }

@@ -20,6 +20,7 @@ import { deciderSpec } from "../support/decider-spec.ts";
 import { taskDecider } from "../../src/tasks/decider.ts";
 import type { TaskEvent } from "../../src/tasks/events.ts";
 import { NotFoundError } from "../../src/core/errors.ts";
+import { prerequisite } from "../support/prerequisites.ts";
 
 const seg = (start: number, end: number, text: string, speaker: string | null = null): ExportSegment => ({ start, end, text, speaker });
 
@@ -179,7 +180,8 @@ describe("right-to-left detection", () => {
   });
 });
 
-describe.skipIf(!existsSync(defaultPrimaryFont))("PDF fonts and line breaking", () => {
+const haveFont = prerequisite(`the PDF font ${defaultPrimaryFont}`, existsSync(defaultPrimaryFont), "apt-get install fonts-wqy-microhei; npm test installs it");
+describe.skipIf(!haveFont)("PDF fonts and line breaking", () => {
   test("a face taken out of the TrueType collection is a font of its own that covers CJK and Hangul", () => {
     const face = extractFace(new Uint8Array(readFileSync(defaultPrimaryFont)), 0);
     const font = fontkit.create(face);

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createFolder, expectValidation, getTask, json, seedTasks, type Json, type User } from "../support/tasks.ts";
 
 type FolderList = { folders: { id: number; name: string; count: number }[]; uncategorized_count: number; total_count: number };
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 

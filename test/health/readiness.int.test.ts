@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { checkDependencies } from "../../src/health/readiness.ts";
 
 type Ready = { status: string; message?: string; dependencies: { name: string; ok: boolean; latency_ms: number; error?: string }[] };
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 

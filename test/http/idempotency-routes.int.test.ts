@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { holdsSlot, json, taskCommand, waitForSlotFree, type Json, type User } from "../support/tasks.ts";
 import { completeBody, sign, toneFile, uploadParts } from "../support/uploads.ts";
 import { userStream } from "../../src/accounts/events.ts";
@@ -7,7 +8,7 @@ import { userStream } from "../../src/accounts/events.ts";
 /** Idempotency-Key on the operations that take it: POST /api/tasks, /api/uploads/complete and /api/folders. */
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ TRANSCRIPTION_WORKER: "off" }); // nothing transcribes these made-up paths
+  app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off" }); // nothing transcribes these made-up paths
 });
 afterAll(() => app.close());
 

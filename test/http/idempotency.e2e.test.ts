@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 /**
  * Idempotency-Key across API replicas: two service processes on one DATA_DIR (the second plays only the api
@@ -15,7 +16,7 @@ let headers: Record<string, string>;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "scribe-idempotency-"));
-  const env = { SIGNING_SECRET: "shared-secret", TRANSCRIPTION_WORKER: "off", RATE_LIMIT_PER_MINUTE: "10000" };
+  const env = { SIGNING_SECRET: "shared-secret", TRANSCRIPTION_WORKER: "off", ...manyRequestsPerToken };
   first = await startServiceProcess(env, dataDir);
   second = await startServiceProcess({ ...env, ROLES: "api" }, dataDir);
   const registered = await fetch(`${first.url}/api/register`, {

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { awayFromMinuteBoundary } from "../support/minute-window.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { manyRegistrations } from "../support/limits.ts";
 
 let app: TestApp;
 beforeAll(async () => {
   // The spec's own numbers (the defaults): 10 requests a minute per token, 5 logins a minute per email.
-  app = await startTestApp({ RATE_LIMIT_PER_MINUTE: "10", LOGIN_ATTEMPTS_PER_MINUTE: "5" });
+  app = await startTestApp({ ...manyRegistrations, RATE_LIMIT_PER_MINUTE: "10", LOGIN_ATTEMPTS_PER_MINUTE: "5" });
 });
 afterAll(() => app.close());
 

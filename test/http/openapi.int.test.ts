@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { openApiOptions } from "../../src/openapi.ts";
 
 type Json = Record<string, unknown>;
@@ -22,7 +23,7 @@ let file: string;
 const dir = mkdtempSync(join(tmpdir(), "scribe-openapi-"));
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
   const response = await app.request("GET", "/swagger/json");
   expect(response.status).toBe(200);
   doc = (await response.json()) as typeof doc;

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort, startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { createScribeClient } from "../../clients/typescript/client.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 const root = join(import.meta.dir, "../..");
 const dir = mkdtempSync(join(tmpdir(), "scribe-prism-"));
@@ -21,7 +22,7 @@ let proxy: string;
 const log: string[] = [];
 
 beforeAll(async () => {
-  service = await startServiceProcess((url) => ({ PUBLIC_URL: url, TRANSCRIPTION_WORKER: "off", RATE_LIMIT_PER_MINUTE: "100000" }));
+  service = await startServiceProcess((url) => ({ PUBLIC_URL: url, TRANSCRIPTION_WORKER: "off", ...manyRequestsPerToken }));
   const document = join(dir, "openapi.json");
   writeFileSync(document, await (await fetch(`${service.url}/swagger/json`)).text());
   const port = freePort();

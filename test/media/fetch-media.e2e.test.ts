@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { runCli, startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { toneFile } from "../support/uploads.ts";
 import { until } from "../support/eventually.ts";
+import { manyLogins, manyRegistrations, manyRequestsPerToken } from "../support/limits.ts";
 
 // Remote and video-link tasks against the real service process: media is served by a local HTTP
 // server, which the fetcher may reach only because MEDIA_FETCH_ALLOW_LOOPBACK=true is set for the
@@ -67,7 +68,7 @@ beforeAll(async () => {
     },
   });
   mediaUrl = `http://127.0.0.1:${media.port}`;
-  const common = { RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", MEDIA_FETCH_MAX_BYTES: "200000", MEDIA_FETCH_TIMEOUT_SECONDS: "20" };
+  const common = { ...manyRequestsPerToken, ...manyLogins, ...manyRegistrations, MEDIA_FETCH_MAX_BYTES: "200000", MEDIA_FETCH_TIMEOUT_SECONDS: "20" };
   [loopbackAllowed, production] = await Promise.all([
     startServiceProcess({ ...common, MEDIA_FETCH_ALLOW_LOOPBACK: "true", MEDIA_FETCH_FORBIDDEN_ADDRESSES: "127.0.0.66" }),
     startServiceProcess({ ...common, MEDIA_FETCH_ALLOW_LOOPBACK: "false" }),

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, waitForStatus } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
+import { workersCaughtUp } from "../support/eventually.ts";
 import { joinedMp3, spoken } from "../support/media-fixtures.ts";
 import { ownsMediaKey } from "../../src/media/ownership.ts";
 import { mediaKey } from "../../src/media/fetch-media.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 
@@ -39,12 +42,15 @@ describe("a task reads only its own user's media", () => {
 
     // Deleting the intruder's task leaves the owner's file alone; deleting the owner's task deletes it.
     expect((await app.request("DELETE", `/api/tasks/${stolen}`, { token: intruder.token })).status).toBe(200);
-    await Bun.sleep(300);
+    await expectNoOrphanBlobs(app);
+    // The task-media worker deletes a task's files after the fact: once it has handled the deletion, the file stays.
+    await workersCaughtUp(app);
     expect(await app.adapters.blobs.head(key)).not.toBeNull();
     expect((await app.request("DELETE", `/api/tasks/${own}`, { token: owner.token })).status).toBe(200);
     const gone = Date.now() + 3000;
     while ((await app.adapters.blobs.head(key)) !== null && Date.now() < gone) await Bun.sleep(20);
     expect(await app.adapters.blobs.head(key)).toBeNull();
+    await expectNoOrphanBlobs(app);
   }, 60_000);
 
   test("ownership is the key's prefix; fetched media keys carry 128 random bits", () => {

@@ -4,11 +4,12 @@ import { userDecider, type UserCommand } from "../../src/accounts/decider.ts";
 import { userStream } from "../../src/accounts/events.ts";
 import { notificationsProjection, type NotificationDocument } from "../../src/notifications/notifications-projection.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { chargeSeconds } from "../support/charges.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 

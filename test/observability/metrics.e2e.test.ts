@@ -6,12 +6,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { segment } from "../support/tasks.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 const token = "scrape-secret-0123456789";
 let service: RunningService;
 
 beforeAll(async () => {
-  service = await startServiceProcess({ METRICS_TOKEN: token, RATE_LIMIT_PER_MINUTE: "100000", TRANSCRIPTION_WORKER: "off" });
+  service = await startServiceProcess({ METRICS_TOKEN: token, ...manyRequestsPerToken, TRANSCRIPTION_WORKER: "off" });
 }, 60_000);
 afterAll(async () => {
   await service?.stop();

@@ -1,11 +1,12 @@
 /** The metrics' wiring in one process: what the transcription pipeline and the event store report reaches /metrics. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { reportTimings } from "../../src/transcription/timings.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ TRANSCRIPTION_WORKER: "off" });
+  app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off" });
 });
 afterAll(async () => {
   await app?.close();

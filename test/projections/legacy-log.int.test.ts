@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { getTask, waitForSlotFree, type Json } from "../support/tasks.ts";
 import { nextId } from "../../src/core/sequence.ts";
 import { taskStream } from "../../src/tasks/events.ts";
@@ -16,7 +17,7 @@ import type { EventMetadata } from "../../src/core/event.ts";
  */
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 

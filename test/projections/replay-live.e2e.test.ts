@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { runCli, startServiceProcess, type RunningService } from "../support/service-process.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 // `bun run replay` beside a running server: the rebuilt read models are built next to the live ones and
 // swapped in whole by the server's projection writer, so readers with valid tokens never get a 401 and
@@ -18,7 +19,7 @@ async function call(method: string, path: string, body?: unknown): Promise<Respo
 }
 
 beforeAll(async () => {
-  service = await startServiceProcess({ RATE_LIMIT_PER_MINUTE: "1000000" });
+  service = await startServiceProcess({ ...manyRequestsPerToken });
   const email = `replay-${crypto.randomUUID().slice(0, 8)}@example.com`;
   const registered = await fetch(`${service.url}/api/register`, {
     method: "POST",

@@ -5,6 +5,7 @@
 import { test } from "bun:test";
 import { MongoDocumentStore } from "../../src/readmodels/mongodb.ts";
 import { documentStoreContract } from "../contracts/readmodels.contract.ts";
+import { knownSkip } from "../support/prerequisites.ts";
 
 const url = process.env.MONGODB_URL;
 
@@ -15,6 +16,6 @@ if (url) {
     return { store, close: () => store.close() };
   });
 } else {
-  console.log("SKIPPED: MongoDB contract suite — set MONGODB_URL to run it against a real server");
+  knownSkip("MongoDB contract suite — set MONGODB_URL to run it against a real server");
   test.skip("MongoDB contract suite (set MONGODB_URL)", () => {});
 }

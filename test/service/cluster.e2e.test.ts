@@ -27,6 +27,7 @@ import { userStream } from "../../src/accounts/events.ts";
 import { taskStream } from "../../src/tasks/events.ts";
 import type { RecordedEvent } from "../../src/core/event.ts";
 import { S3BlobStore } from "../../src/blobs/s3.ts";
+import { manyLogins, manyRequestsPerToken } from "../support/limits.ts";
 
 let nats: NatsServer;
 let s3: S3TestServer;
@@ -42,8 +43,8 @@ afterAll(async () => {
 }, 60_000);
 
 const clusterEnv = () => ({
-  RATE_LIMIT_PER_MINUTE: "100000",
-  LOGIN_ATTEMPTS_PER_MINUTE: "100000",
+  ...manyRequestsPerToken,
+  ...manyLogins,
   SIGNING_SECRET: "cluster-test-secret",
   NATS_URL: nats.url,
   S3_ENDPOINT: s3.endpoint,

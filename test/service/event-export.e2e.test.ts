@@ -11,6 +11,7 @@ import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { runCli } from "../support/service-process.ts";
 import { createFolder, createTask, failTask, segment, waitForStatus } from "../support/tasks.ts";
 import { chargeSeconds } from "../support/charges.ts";
@@ -24,7 +25,7 @@ let charged: number;
 let finishedTask: number;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
   env = { DATA_DIR: app.config.dataDir };
   // A workflow that leaves hashes, addresses, a key, an email change, tasks in every state and a charge.
   const user = await app.register();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { runCli, startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { spoken } from "../support/media-fixtures.ts";
 import { parseLog, type LogLine } from "../support/log-lines.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 /**
  * The log of the real service (`bun src/main.ts`) at LOG_LEVEL=debug, after a flow that handles every kind
@@ -62,7 +63,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "scribe-logs-"));
   service = await startServiceProcess(
-    (url) => ({ PUBLIC_URL: url, LOG_LEVEL: "debug", SIGNING_SECRET: signingSecret, CHUNK_SECONDS: "10", RATE_LIMIT_PER_MINUTE: "100000" }),
+    (url) => ({ PUBLIC_URL: url, LOG_LEVEL: "debug", SIGNING_SECRET: signingSecret, CHUNK_SECONDS: "10", ...manyRequestsPerToken }),
     dataDir,
   );
 

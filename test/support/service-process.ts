@@ -34,15 +34,17 @@ export async function startServiceProcess(
   dataDir?: string,
   /** A port picked beforehand, when something started earlier must know the service's address. */
   port: number = freePort(),
+  /** What starts it: the service itself by default; `["npm", "start"]` for the README's command, setup and all. */
+  command: string[] = [bunBinary, "src/main.ts"],
 ): Promise<RunningService> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "scribe-service-"));
   const url = `http://127.0.0.1:${port}`;
   let output = "";
   let stdout = "";
-  const child = Bun.spawn([bunBinary, "src/main.ts"], {
+  const child = Bun.spawn(command, {
     cwd: root,
-    // Tests register many accounts from 127.0.0.1; the registration limit has its own test.
-    env: { ...process.env, REGISTRATIONS_PER_MINUTE: "100000", PORT: String(port), DATA_DIR: dir, ...(typeof env === "function" ? env(url) : env) },
+    // A newcomer's settings but for what `env` names (test/support/limits.ts): no PUBLIC_URL, the spec's limits.
+    env: { ...process.env, PORT: String(port), DATA_DIR: dir, ...(typeof env === "function" ? env(url) : env) },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -82,9 +84,33 @@ export async function startServiceProcess(
   };
 }
 
-/** Runs a project CLI (`bun src/cli/<name>.ts ...`) to completion. */
+/**
+ * The PATH of a person's shell: the test runner's less node_modules/.bin, which npm puts first for its scripts (so
+ * `npm test` would find the project's own Bun where a person typing the README's commands does not).
+ */
+export const plainShellPath = (process.env.PATH ?? "")
+  .split(":")
+  .filter((dir) => dir !== "" && !/node_modules\/\.bin\/?$/.test(dir))
+  .join(":");
+
+/** Runs a project CLI as the README writes it, `bun run <name> ...`, from a plain shell, to completion. */
 export async function runCli(name: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn([bunBinary, `src/cli/${name}.ts`, ...args], { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  // --silent: without it `bun run` first echoes the script's command line to stderr, which is Bun's, not the CLI's.
+  const child = Bun.spawn(["bash", "-c", `bun run --silent ${name} "$@"`, "bun-run", ...args], {
+    cwd: root,
+    env: { ...process.env, PATH: plainShellPath, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { code, stdout, stderr };
+  if (code === 127) throw new Error(`\`bun run ${name}\` from a plain shell: ${stderr.trim()} (setup must put bun on the PATH)`);
+  return { code, stdout, stderr: withoutBunRunLines(stderr) };
+}
+
+/** The CLI's own stderr: `bun run` adds a line echoing the script before it, and one naming a failed script's exit code after. */
+function withoutBunRunLines(stderr: string): string {
+  return stderr
+    .split("\n")
+    .filter((line, i) => !(i === 0 && line.startsWith("$ ")) && !/^error: script ".*" exited with code \d+$/.test(line))
+    .join("\n");
 }

@@ -20,6 +20,10 @@ export type TestApp = {
     path: string,
     options?: { json?: unknown; body?: RequestInit["body"]; token?: string; headers?: Record<string, string> },
   ): Promise<Response>;
+  /** Where the client reaches the app: PUBLIC_URL's origin (http://localhost:3000 when unset). */
+  origin: string;
+  /** Fetches a URL the service handed out, exactly as given: in process when it names the app's origin, over the network otherwise. */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
   /** Registers a fresh account and returns its token and id. */
   register(overrides?: { name?: string; email?: string; password?: string }): Promise<{ token: string; id: number; email: string; password: string }>;
   /** Changes an account's plan the way the operator CLI does (a command), and waits for the read models. */
@@ -33,15 +37,12 @@ export type TestApp = {
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "scribe-app-"));
+  // A newcomer's settings: the spec's limits and no PUBLIC_URL (test/support/limits.ts names the opt-ins).
   const config = loadConfig({
-    RATE_LIMIT_PER_MINUTE: "100000",
-    LOGIN_ATTEMPTS_PER_MINUTE: "100000",
-    REGISTRATIONS_PER_MINUTE: "100000",
     // A line per request would bury the test runner's report; warnings and errors still show.
     LOG_LEVEL: "warn",
     ...env,
     DATA_DIR: dataDir,
-    PUBLIC_URL: env.PUBLIC_URL ?? "http://localhost:3000",
   });
   configureLogging({ level: config.logLevel });
   const adapters = await openAdapters(config);
@@ -57,14 +58,21 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       body = JSON.stringify(options.json);
       headers["content-type"] = "application/json";
     }
-    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    return app.handle(new Request(`${origin}${path}`, { method, headers, body }));
   };
+  // The in-process app is reached at the address it names itself by (PUBLIC_URL, or its default): a URL the
+  // service hands out for another address is fetched for real, and fails as it would for a client.
+  const origin = new URL(config.publicUrl).origin;
+  const fetchUrl: TestApp["fetch"] = (url, init = {}) =>
+    new URL(url).origin === origin ? app.handle(new Request(url, init)) : fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(5000) });
 
   return {
     config,
     adapters,
     service,
     request,
+    origin,
+    fetch: fetchUrl,
     async register(overrides = {}) {
       counter++;
       const email = overrides.email ?? `user${counter}-${crypto.randomUUID().slice(0, 8)}@example.com`;

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, json, waitForStatus, type Json } from "../support/tasks.ts";
 import { joinedMp3, spoken } from "../support/media-fixtures.ts";
 
@@ -71,6 +72,7 @@ beforeAll(async () => {
   });
   const url = `http://127.0.0.1:${server.port}`;
   app = await startTestApp({
+    ...scriptPace,
     TRANSCRIPTION_ENGINE: "openai",
     TRANSCRIPTION_OPENAI_URL: url,
     TRANSCRIPTION_OPENAI_KEY: "sk-transcribe",

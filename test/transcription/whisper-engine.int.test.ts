@@ -9,11 +9,13 @@ import { WhisperEngine } from "../../src/transcription/engines/whisper.ts";
 import { RecognitionError } from "../../src/transcription/engine.ts";
 import { writeWavSlice } from "../../src/transcription/wav.ts";
 import { startTestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, waitForStatus } from "../support/tasks.ts";
 import { ffmpeg, joinedMp3, librispeechDir, spoken } from "../support/media-fixtures.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { knownSkip } from "../support/prerequisites.ts";
 
 describe("whisper engine (@fugood/whisper.node)", () => {
   test("the binding loads; a missing model is a RecognitionError naming it", async () => {
@@ -26,7 +28,7 @@ describe("whisper engine (@fugood/whisper.node)", () => {
   });
 
   test("through the pipeline: the task fails with that reason", async () => {
-    const app = await startTestApp({ TRANSCRIPTION_ENGINE: "whisper", WHISPER_MODEL: "/nonexistent/ggml-base.en.bin" });
+    const app = await startTestApp({ ...scriptPace, TRANSCRIPTION_ENGINE: "whisper", WHISPER_MODEL: "/nonexistent/ggml-base.en.bin" });
     try {
       const user = await app.register();
       const media = (await joinedMp3([await spoken("He could wait no longer.")], 0.5)).bytes;
@@ -57,4 +59,4 @@ describe("whisper engine (@fugood/whisper.node)", () => {
     await engine.close();
   });
 });
-if (!process.env.WHISPER_TEST_MODEL) console.log("SKIPPED: whisper recognition (set WHISPER_TEST_MODEL to a ggml model file to run it)");
+if (!process.env.WHISPER_TEST_MODEL) knownSkip("whisper recognition — set WHISPER_TEST_MODEL to a ggml model file to run it");

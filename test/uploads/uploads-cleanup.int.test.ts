@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { json } from "../support/tasks.ts";
 import { bytes, complete, completeBody, putSigned, sign, signPart, uploadParts, type Session } from "../support/uploads.ts";
 import { cleanUpUploads } from "../../src/uploads/upload-cleanup-job.ts";
@@ -16,7 +17,7 @@ import type { UploadDocument } from "../../src/uploads/uploads-projection.ts";
 let app: TestApp;
 let uploads: Uploads;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
   uploads = new Uploads(
     app.adapters.eventStore,
     app.adapters.blobs,
@@ -156,7 +157,7 @@ test("a recorded completion is carried on by the upload-completion worker: the o
 });
 
 test("with no worker running, complete finishes its own completion after waiting, and the job finishes one whose request died", async () => {
-  const noWorkers = await startTestApp({ ROLES: "api,projections" });
+  const noWorkers = await startTestApp({ ...scriptPace, ROLES: "api,projections" });
   try {
     const patient = new Uploads(
       noWorkers.adapters.eventStore,

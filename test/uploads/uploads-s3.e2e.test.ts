@@ -3,6 +3,7 @@ import { startServiceProcess, type RunningService } from "../support/service-pro
 import { startS3Server, type S3TestServer } from "../support/s3-server.ts";
 import { UploadClient } from "../support/upload-client.ts";
 import { bytes } from "../support/uploads.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 // The upload workflow with the S3 adapter: parts go straight to a real S3 (Ceph RGW, see
 // support/s3-server.ts) through presigned URLs, and the API assembles and streams the object.
@@ -12,7 +13,7 @@ beforeAll(async () => {
   s3 = await startS3Server();
   service = await startServiceProcess((url) => ({
     PUBLIC_URL: url,
-    RATE_LIMIT_PER_MINUTE: "100000",
+    ...manyRequestsPerToken,
     S3_ENDPOINT: s3.endpoint,
     S3_BUCKET: s3.bucket,
     S3_ACCESS_KEY_ID: s3.accessKeyId,

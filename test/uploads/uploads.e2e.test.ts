@@ -2,12 +2,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { UploadClient } from "../support/upload-client.ts";
 import { bytes, toneFile } from "../support/uploads.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 // The whole upload workflow against the real service process (embedded profile): the client PUTs
 // parts with fetch to the URLs sign-part returns, which the API serves itself.
 let service: RunningService;
 beforeAll(async () => {
-  service = await startServiceProcess((url) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "100000" }));
+  service = await startServiceProcess((url) => ({ PUBLIC_URL: url, ...manyRequestsPerToken }));
 });
 afterAll(() => service?.stop());
 

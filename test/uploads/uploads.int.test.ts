@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, json, type Json } from "../support/tasks.ts";
 import { bytes, complete, completeBody, putSigned, sign, signPart, toneFile, uploadParts, type Session } from "../support/uploads.ts";
 import { chargeSeconds } from "../support/charges.ts";
@@ -18,7 +19,7 @@ let app: TestApp;
 let tone: Uint8Array;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
   tone = await toneFile("mp3");
 });
 afterAll(() => app.close());

@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { prerequisite } from "../support/prerequisites.ts";
 
-if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
+const haveChromium = prerequisite(`Chromium at ${chromiumPath}`, chromiumAvailable, "apt-get install chromium; npm test installs it");
 
-describe.skipIf(!chromiumAvailable)("the web app's accounts", () => {
+describe.skipIf(!haveChromium)("the web app's accounts", () => {
   let web: BrowserHarness;
   beforeAll(async () => {
     web = await startBrowserHarness();

@@ -5,12 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, json, segment, waitForStatus, type User } from "../support/tasks.ts";
 
 const browser = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ TRANSCRIPTION_WORKER: "off" });
+  app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off" });
 });
 afterAll(() => app.close());
 

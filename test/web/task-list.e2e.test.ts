@@ -11,8 +11,10 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir } from "../support/browser.ts";
 import { until } from "../support/eventually.ts";
+import { prerequisite } from "../support/prerequisites.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
-if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
+const haveChromium = prerequisite(`Chromium at ${chromiumPath}`, chromiumAvailable, "apt-get install chromium; npm test installs it");
 
 const screenshots = screenshotsDir;
 
@@ -44,7 +46,7 @@ const row = (page: Page, name: string) =>
 const folderLink = (page: Page, name: string) => page.getByRole("navigation", { name: "Folders" }).getByRole("link", { name: new RegExp(`^${name} \\d+$`) });
 const folderCount = async (page: Page, name: string) => Number((await folderLink(page, name).locator(".count").textContent()) ?? "NaN");
 
-describe.skipIf(!chromiumAvailable)("the web app's task list", () => {
+describe.skipIf(!haveChromium)("the web app's task list", () => {
   let web: BrowserHarness;
   let standIn: ReturnType<typeof Bun.serve>;
   const summaries = new Gate();
@@ -86,7 +88,9 @@ describe.skipIf(!chromiumAvailable)("the web app's task list", () => {
     });
     const standInUrl = `http://127.0.0.1:${standIn.port}`;
     web = await startBrowserHarness({
-      env: () => ({ SUMMARY_OPENAI_URL: `${standInUrl}/v1`, SUMMARY_OPENAI_KEY: "sk-test", MEDIA_FETCH_ALLOW_LOOPBACK: "true" }),
+      // Past sign-in the app makes ~4 API calls a page on its token, which the spec's 10 a minute throttles within
+      // three clicks: a known defect (issue 25 gives the app a session with its own limit). Until then, raised here.
+      env: () => ({ ...manyRequestsPerToken, SUMMARY_OPENAI_URL: `${standInUrl}/v1`, SUMMARY_OPENAI_KEY: "sk-test", MEDIA_FETCH_ALLOW_LOOPBACK: "true" }),
     });
 
     const password = "correct horse battery";
@@ -221,7 +225,7 @@ describe.skipIf(!chromiumAvailable)("the web app's task list", () => {
     const fetches = media.held;
     await broken.getByRole("button", { name: "Retry Broken link" }).click();
     await until("the media fetched again", async () => media.held > fetches);
-    expect(await broken.locator(".status").textContent()).toBe("Waiting");
+    await until("the row to show Waiting", async () => (await broken.locator(".status").textContent()) === "Waiting", 10_000);
     media.open();
     await broken.locator(".status", { hasText: "Failed" }).waitFor();
     await broken.getByText("the server answered 404").waitFor();

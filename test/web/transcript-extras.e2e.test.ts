@@ -12,8 +12,10 @@ import { readFile } from "node:fs/promises";
 import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, registerThroughForm, untilInPage } from "../support/browser.ts";
 import { finishedToneTask } from "../support/tone-task.ts";
 import { UploadClient } from "../support/upload-client.ts";
+import { prerequisite } from "../support/prerequisites.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
-if (!chromiumAvailable) console.log(`SKIPPED: web app browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
+const haveChromium = prerequisite(`Chromium at ${chromiumPath}`, chromiumAvailable, "apt-get install chromium; npm test installs it");
 
 const sentences = [
   "Welcome to the weekly planning meeting of the garden project.",
@@ -32,7 +34,7 @@ const segments = sentences.map((text, i) => ({ start: i * 4000, end: i * 4000 + 
 // Browser-side code as strings: the test files are type-checked without the DOM's types.
 const player = 'document.querySelector("audio")';
 
-describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share page", () => {
+describe.skipIf(!haveChromium)("the transcript page's extras and the share page", () => {
   let web: BrowserHarness;
   let token: string;
   let taskId: number;
@@ -40,7 +42,9 @@ describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share 
     fetch(`${web.service.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
 
   beforeAll(async () => {
-    web = await startBrowserHarness();
+    // Past sign-in the app makes ~4 API calls a page on its token, which the spec's 10 a minute throttles within
+    // three clicks: a known defect (issue 25 gives the app a session with its own limit). Until then, raised here.
+    web = await startBrowserHarness({ env: () => ({ ...manyRequestsPerToken }) });
     await web.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: web.origin });
     token = await registerThroughForm(web.page, { email: `extras-${crypto.randomUUID()}@example.com` });
     // 40 s of tone for the share page's player; the task finishes through the worker, then gets its summary.
@@ -113,7 +117,8 @@ describe.skipIf(!chromiumAvailable)("the transcript page's extras and the share 
     const { page } = web;
     await page.getByRole("button", { name: "Copy share link" }).click();
     await page.getByText("Share link copied.").waitFor();
-    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(`${web.origin}/share/tasks/${taskId}`);
+    // A link that leaves the app names the service's PUBLIC_URL (http://localhost:PORT when unset), not the page's address.
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(`${web.publicUrl}/share/tasks/${taskId}`);
 
     const timeline = page.getByRole("list", { name: "Events of this transcription, oldest first" });
     await timeline.getByText("Shared", { exact: true }).waitFor();

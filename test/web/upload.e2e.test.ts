@@ -10,12 +10,21 @@ import { existsSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, screenshotsDir, registerThroughForm } from "../support/browser.ts";
+import {
+  chromiumAvailable,
+  chromiumPath,
+  publicUrlIsTheOrigin,
+  startBrowserHarness,
+  type BrowserHarness,
+  screenshotsDir,
+  registerThroughForm,
+} from "../support/browser.ts";
+import { prerequisite } from "../support/prerequisites.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
-if (!chromiumAvailable) console.log(`SKIPPED: web upload browser tests (no Chromium at ${chromiumPath}; npm test installs Debian's chromium)`);
+const haveChromium = prerequisite(`Chromium at ${chromiumPath}`, chromiumAvailable, "apt-get install chromium; npm test installs it");
 const jfk = join(import.meta.dir, "../../../shared/testdata/jfk.wav");
-const haveJfk = existsSync(jfk);
-if (chromiumAvailable && !haveJfk) console.log(`SKIPPED: uploading jfk.wav in the browser (no ${jfk})`);
+const haveJfk = haveChromium && prerequisite(`${jfk} (../shared/testdata)`, existsSync(jfk), "the shared test data beside the checkout");
 
 const screenshots = screenshotsDir;
 const password = "correct horse battery";
@@ -29,7 +38,7 @@ async function openNewPage(page: Page): Promise<void> {
   await page.getByText("up to 2 GiB").waitFor();
 }
 
-describe.skipIf(!chromiumAvailable)("the web app's New transcription page", () => {
+describe.skipIf(!haveChromium)("the web app's New transcription page", () => {
   let web: BrowserHarness;
   let dir: string;
   /** "METHOD path" of every request the page made, since the test's start. */
@@ -39,7 +48,10 @@ describe.skipIf(!chromiumAvailable)("the web app's New transcription page", () =
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "scribe-web-upload-"));
-    web = await startBrowserHarness();
+    // Past sign-in the app makes ~4 API calls a page on its token, which the spec's 10 a minute throttles within
+    // three clicks: a known defect (issue 25 gives the app a session with its own limit). Until then, raised here.
+    // And the page at 127.0.0.1 cannot send parts to the localhost URLs the service signs (issue 25).
+    web = await startBrowserHarness({ env: (url) => ({ ...manyRequestsPerToken, ...publicUrlIsTheOrigin(url) }) });
     web.context.on("request", (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
     // The highest value the upload's progress bar ever showed: it is replaced by the task's page right after 100 %.
     // (Scripts as strings: the tests' TypeScript has no DOM.)

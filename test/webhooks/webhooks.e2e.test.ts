@@ -10,9 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { startWebhookReceiver, verified, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "scribe-webhooks-"));
-const env = { WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_SCHEDULE_SECONDS: "3,1", RATE_LIMIT_PER_MINUTE: "100000" };
+const env = { WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_SCHEDULE_SECONDS: "3,1", ...manyRequestsPerToken };
 let service: RunningService;
 let flaky: WebhookReceiver;
 let broken: WebhookReceiver;
