@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { chmod, copyFile, mkdir, rename, rmdir } from "node:fs/promises";
 import { join } from "node:path";
-import { copyBlobFiles } from "./blob-files.ts";
+import { addHeldFiles, copyBlobFiles } from "./blob-files.ts";
+import { holdDeletes } from "../blobs/filesystem-hold.ts";
 import { dataFiles, isEmptyDirectory } from "./data-dir.ts";
 import { sealLogCopy, sealReadModelsCopy } from "./database-copy.ts";
 import { BackupRefused, describeFile, writeManifest, type BackupManifest } from "./manifest.ts";
@@ -16,7 +17,9 @@ const partialName = ".backup-partial";
  *  1. the read models (with their checkpoints), so they are at or behind the log copied next, and the
  *     restored service's projections just catch up;
  *  2. the log, the source of truth;
- *  3. the blobs: every object an event of the copied log names was written before that event, so it is in.
+ *  3. the blobs: every object an event of the copied log names was written before that event, so it is in;
+ *     one deleted since (its task deleted after the log was copied) the store kept aside for the backup from
+ *     before the log was copied (src/blobs/filesystem-hold.ts), and it is added from there.
  * Each database is one snapshot of one commit (SQLite's online backup API).
  */
 export async function takeBackup(dataDir: string, target: string): Promise<BackupManifest> {
@@ -39,10 +42,18 @@ export async function takeBackup(dataDir: string, target: string): Promise<Backu
     sealReadModelsCopy(copy(dataFiles.readModels));
     names.push(dataFiles.readModels);
   }
-  await backupDatabase(source(dataFiles.events), copy(dataFiles.events));
-  const events = sealLogCopy(copy(dataFiles.events));
-  names.push(dataFiles.events);
-  const blobs = await copyBlobFiles(source(dataFiles.blobs), copy(dataFiles.blobs), { mayLink: true });
+  const hold = await holdDeletes(source(dataFiles.blobs));
+  let events: BackupManifest["events"];
+  let blobs: BackupManifest["blobs"];
+  try {
+    await backupDatabase(source(dataFiles.events), copy(dataFiles.events));
+    events = sealLogCopy(copy(dataFiles.events));
+    names.push(dataFiles.events);
+    blobs = await copyBlobFiles(source(dataFiles.blobs), copy(dataFiles.blobs), { mayLink: true });
+    await addHeldFiles(await hold.end(), copy(dataFiles.blobs), blobs);
+  } finally {
+    await hold.release();
+  }
   if (existsSync(source(dataFiles.signingSecret))) {
     await copyFile(source(dataFiles.signingSecret), copy(dataFiles.signingSecret));
     await chmod(copy(dataFiles.signingSecret), 0o600);

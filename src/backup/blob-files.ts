@@ -7,9 +7,10 @@
  * Multipart uploads in progress (`~uploads`) are written in place and always copied. Writes in progress
  * (`~tmp`) and the locks of parts being written are left out: they belong to requests of the old process.
  */
-import { constants } from "node:fs";
+import { constants, existsSync } from "node:fs";
 import { copyFile, link, mkdir, readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { holdFolder, type HeldFile } from "../blobs/filesystem-hold.ts";
 
 export type BlobCount = { files: number; bytes: number };
 
@@ -87,8 +88,21 @@ export async function copyBlobFiles(from: string, to: string, options: { mayLink
     const id = completing.exec(name)?.[1] ?? name;
     await copyUpload(join(from, UPLOADS, name), join(to, UPLOADS, id), count);
   }
-  await copyTree(from, to, options.mayLink, count, (name) => name === UPLOADS || name === TEMP);
+  await copyTree(from, to, options.mayLink, count, (name) => name === UPLOADS || name === TEMP || name.startsWith(holdFolder));
   return count;
+}
+
+/**
+ * Adds to a copy the objects the store deleted while it was made (src/blobs/filesystem-hold.ts): those it had
+ * copied already are left as they are; the others were deleted before the copy reached them.
+ */
+export async function addHeldFiles(held: readonly HeldFile[], to: string, count: BlobCount): Promise<void> {
+  for (const file of held) {
+    const target = join(to, file.name);
+    if (existsSync(target)) continue;
+    await mkdir(dirname(target), { recursive: true });
+    await copyOne(file.path, target, true, count);
+  }
 }
 
 /** The files and bytes a copy of `root` holds, to check a backup against its manifest. */

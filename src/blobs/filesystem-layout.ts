@@ -13,6 +13,7 @@ import { NoSuchUploadError, isValidBlobKey, type UploadedPart } from "./port.ts"
  *   ~uploads/<uploadId>/upload.json          { key, contentType, createdAt, partSize? }
  *   ~uploads/<uploadId>/<partNumber>-<md5>   a received part; the md5 in the name is its ETag, so
  *                                            a part and its ETag appear together in one rename
+ *   ~backup-hold/                  objects deleted while a backup runs, kept for it (filesystem-hold.ts)
  * Limitation: like any filesystem (unlike S3), a key cannot be both an object and a "folder" of
  * another key ("a" and "a/b"); the second put fails.
  */

@@ -1,6 +1,7 @@
 import { open, rm, stat } from "node:fs/promises";
 import { handleStream, isNotFound, openForRead, writeAll, writeStream } from "./file-io.ts";
 import type { FileLayout } from "./filesystem-layout.ts";
+import { keepForBackup } from "./filesystem-hold.ts";
 import type { BlobInfo, BlobRead, ByteRange } from "./port.ts";
 
 /** Objects of the embedded store: written to a temp file and renamed into place, read through an open handle. */
@@ -76,6 +77,7 @@ export class FileObjects {
     const path = this.layout.objectPath(key);
     // A directory here holds other keys ("a" when "a/b" exists): there is no object "a" to delete.
     if ((await stat(path).catch(() => null))?.isDirectory()) return;
+    await keepForBackup(this.layout.root, key, path); // a backup running now may still need it
     await rm(path, { force: true });
     await rm(`${path}~meta.json`, { force: true });
   }

@@ -84,7 +84,11 @@ async function segmentsOf(source: TranscriptSource, context: ProjectionContext |
   } catch (error) {
     // Stalling here would stall every read-your-writes wait; the task's detail view reports the same damage.
     if (!(error instanceof TranscriptIntegrityError)) throw error;
-    log.error({ taskId, key: source.transcript.key, err: error }, "transcript missing or damaged: the task's segments are left out of search");
+    // Missing is what a replay meets for every task deleted since (its transcripts went with it): no alarm then.
+    log[error.missing ? "info" : "error"](
+      { taskId, key: source.transcript.key, err: error },
+      "transcript missing or damaged: the task's segments are left out of search",
+    );
     return [];
   }
 }

@@ -3,6 +3,7 @@ import type { Projection } from "../core/projection.ts";
 import type { Worker } from "../core/worker.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
 import type { MediaFetchSettings } from "../media/fetch-media.ts";
 import { defaultMediaFetchSettings } from "../media/fetch-media.ts";
 import { tasksProjection } from "./tasks-projection.ts";
@@ -10,6 +11,7 @@ import { taskHistoryProjection } from "./task-history-projection.ts";
 import { taskSlotWorker } from "./task-slots-worker.ts";
 import { fetchMediaWorker } from "./fetch-media-worker.ts";
 import { taskMediaWorker } from "./task-media-worker.ts";
+import { taskTranscriptsWorker } from "./task-transcripts-worker.ts";
 
 export { Tasks } from "./service.ts";
 export { folderTaskCounts, queueCounts, tasksByStatus } from "./task-counts.ts";
@@ -20,6 +22,21 @@ export { audioRoutes } from "./audio-routes.ts";
 
 export const projections: Projection[] = [tasksProjection, taskHistoryProjection];
 
-export function workers({ eventStore, blobs, mediaFetch }: { eventStore: EventStore; blobs: BlobStore; mediaFetch?: MediaFetchSettings }): Worker[] {
-  return [taskSlotWorker(eventStore), fetchMediaWorker(eventStore, blobs, mediaFetch ?? defaultMediaFetchSettings), taskMediaWorker(eventStore, blobs)];
+export function workers({
+  eventStore,
+  blobs,
+  documents,
+  mediaFetch,
+}: {
+  eventStore: EventStore;
+  blobs: BlobStore;
+  documents: DocumentStore;
+  mediaFetch?: MediaFetchSettings;
+}): Worker[] {
+  return [
+    taskSlotWorker(eventStore),
+    fetchMediaWorker(eventStore, blobs, mediaFetch ?? defaultMediaFetchSettings),
+    taskMediaWorker(eventStore, blobs, documents),
+    taskTranscriptsWorker(eventStore, blobs, documents),
+  ];
 }

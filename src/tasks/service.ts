@@ -92,34 +92,48 @@ export class Tasks {
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
     // Recognition needs time on the balance (403 otherwise); uploads check it on sign and complete, before they pass their task id.
     if (!input.segments && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
-    // The transcript is stored before anything is appended: an event only ever names a blob that exists.
-    const transcript = await this.storeSuppliedTranscript(input);
     const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
-    await this.slots.admit(userId, taskId, 1, input.disk, metadata);
-    const position = await this.run(
-      taskId,
-      {
-        type: "CreateTask",
-        now: this.now().toISOString(),
-        task: {
-          taskId,
-          userId,
-          name: input.name,
-          file: input.file ?? null,
-          path: input.path,
-          disk: input.disk,
-          size: input.size ?? null,
-          duration: input.duration ?? null,
-          cost: input.cost ?? null,
-          url: input.disk === "videolink" || input.disk === "remote" ? input.path : null,
-          speakerDiarization: input.speaker_diarization ?? false,
-          transcript,
+    // The transcript is stored before anything is appended: an event only ever names a blob that exists.
+    const transcript = await this.storeSuppliedTranscript(taskId, input);
+    let position: number | null;
+    try {
+      await this.slots.admit(userId, taskId, 1, input.disk, metadata);
+      position = await this.run(
+        taskId,
+        {
+          type: "CreateTask",
+          now: this.now().toISOString(),
+          task: {
+            taskId,
+            userId,
+            name: input.name,
+            file: input.file ?? null,
+            path: input.path,
+            disk: input.disk,
+            size: input.size ?? null,
+            duration: input.duration ?? null,
+            cost: input.cost ?? null,
+            url: input.disk === "videolink" || input.disk === "remote" ? input.path : null,
+            speakerDiarization: input.speaker_diarization ?? false,
+            transcript,
+          },
         },
-      },
-      metadata,
-    );
+        metadata,
+      );
+    } catch (error) {
+      await this.discardUnrecorded(taskId, transcript);
+      throw error;
+    }
     await this.settle(position);
     return this.owned(userId, taskId);
+  }
+
+  /**
+   * A transcript stored for a task that was then not created (refused with 429, or the append failed) is named by
+   * no event, so nothing would ever delete it. If the append landed before the failure, it is the task's: kept.
+   */
+  private async discardUnrecorded(taskId: number, transcript: TranscriptRef | null): Promise<void> {
+    if (transcript && (await this.store.readStream(taskStream(taskId), { maxCount: 1 })).length === 0) await this.transcripts.discard(taskId, transcript);
   }
 
   /**
@@ -129,9 +143,9 @@ export class Tasks {
    * maximal transcripts took the service's peak RSS to 570-600 MiB with them kept, 416-472 MiB without
    * (bench/hostile-bodies.bench.ts; goal 512).
    */
-  private async storeSuppliedTranscript(input: CreateTaskInput): Promise<TranscriptRef | null> {
+  private async storeSuppliedTranscript(taskId: number, input: CreateTaskInput): Promise<TranscriptRef | null> {
     if (!input.segments) return null;
-    const transcript = await this.transcripts.save(normalizeSegments(input.segments));
+    const transcript = await this.transcripts.save(taskId, normalizeSegments(input.segments));
     (input as { segments?: unknown }).segments = undefined;
     // Collected soon, in the background: the wait ahead is the moment to (the heavy-work slot is still held).
     if (transcript.bytes > largeTranscriptBytes) Bun.gc(false);
@@ -184,12 +198,12 @@ export class Tasks {
     if (patch.segments) {
       const problems = segmentErrors(patch.segments);
       if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
-      commands.push({ type: "EditTranscript", transcript: await this.transcripts.save(normalizeSegments(patch.segments)) });
+      commands.push({ type: "EditTranscript", transcript: await this.transcripts.save(taskId, normalizeSegments(patch.segments)) });
     } else if (patch.text !== undefined) {
       const current = (await this.transcript(taskId))?.segments ?? [];
       const edited = applyText(current, patch.text, patch.duration ?? task.duration);
       if ("error" in edited) throw new ValidationFailedError({ text: [edited.error] });
-      commands.push({ type: "EditTranscript", transcript: await this.transcripts.save(edited) });
+      commands.push({ type: "EditTranscript", transcript: await this.transcripts.save(taskId, edited) });
     }
     if (patch.folder !== undefined) {
       const folder = patch.folder === null ? null : await this.findFolder(userId, patch.folder);
@@ -202,7 +216,14 @@ export class Tasks {
     }
     if (patch.quality !== undefined) commands.push({ type: "RateTask", quality: patch.quality });
     let position: number | null = null;
-    for (const command of commands) position = (await this.run(taskId, command, metadata)) ?? position;
+    try {
+      for (const command of commands) position = (await this.run(taskId, command, metadata)) ?? position;
+    } catch (error) {
+      // Deleted meanwhile: the deletion may already have swept the task's transcripts, before this one was stored.
+      const edit = commands.find((command) => command.type === "EditTranscript");
+      if (error instanceof NotFoundError && edit) await this.transcripts.discard(taskId, edit.transcript);
+      throw error;
+    }
     await this.settle(position);
   }
 

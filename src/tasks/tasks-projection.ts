@@ -226,6 +226,9 @@ export const tasksProjection: Projection = {
     // The stuck-task sweeper asks every minute for everyone's scribing tasks: without this, a scan of every task
     // (130 ms with 100,000 of them, the whole server stalled meanwhile).
     await tasks.createIndex({ status: 1 });
+    // Whether another task's transcript is the blob a deleted task named (task-transcripts-worker.ts, for blobs from
+    // before transcripts had task prefixes): answered here rather than by reading every transcript.
+    await db.collection("transcripts").createIndex({ "transcript.key": 1 });
   },
   async apply(event, db) {
     if (event.type === "FolderRenamed" || event.type === "FolderDeleted") return applyFolderEvent(event, db);

@@ -9,6 +9,16 @@ import type { Segment } from "./segments.ts";
 export type TranscriptRef = { key: string; sha256: string; segments: number; bytes: number };
 
 /**
+ * Under its task's own prefix: deleting the task deletes everything there (task-transcripts-worker.ts) and no
+ * other task can be holding it. Content-addressed across tasks (`transcripts/<aa>/<sha256>.json`, still named by
+ * events written before), two tasks with the same words shared one blob, so a deletion had to prove that no
+ * other task would name it, which no check can do against a task saving those words at the same moment.
+ */
+export const transcriptKey = (taskId: number, sha256: string) => `${taskTranscriptsPrefix(taskId)}${sha256}.json`;
+
+export const taskTranscriptsPrefix = (taskId: number) => `transcripts/task-${taskId}/`;
+
+/**
  * What an event or read model says of a transcript: `transcript` (a reference) since transcripts left
  * the events, `segments` (inline) in events written before. Both may be absent or null: no transcript.
  */
@@ -20,8 +30,12 @@ export const hasTranscript = (source: TranscriptSource): boolean => (source.tran
 export const segmentCount = (source: TranscriptSource): number | null => source.transcript?.segments ?? source.segments?.length ?? null;
 
 export class TranscriptIntegrityError extends Error {
-  constructor(key: string) {
-    super(`transcript ${key} is missing or does not match its SHA-256`);
+  /** `missing`: no such blob, which is what deleting its task leaves; otherwise its bytes do not hash to its name. */
+  constructor(
+    key: string,
+    readonly missing = false,
+  ) {
+    super(`transcript ${key} ${missing ? "is missing" : "does not match its SHA-256"}`);
     this.name = "TranscriptIntegrityError";
   }
 }
@@ -40,22 +54,30 @@ export class TranscriptStore {
 
   constructor(private readonly blobs: BlobStore) {}
 
-  /** Stores the segments (once per content) and returns the reference an event carries. */
-  async save(segments: readonly Segment[]): Promise<TranscriptRef> {
+  /** Stores the task's segments (once per content) and returns the reference an event carries. */
+  async save(taskId: number, segments: readonly Segment[]): Promise<TranscriptRef> {
     const bytes = Buffer.from(JSON.stringify(segments));
     const sha256 = sha256Hex(bytes);
-    const key = `transcripts/${sha256.slice(0, 2)}/${sha256}.json`;
+    const key = transcriptKey(taskId, sha256);
     const stored = await this.blobs.head(key);
     if (stored?.size !== bytes.byteLength) await this.blobs.put(key, bytes, { contentType: "application/json" });
     this.remember(sha256, segments as Segment[], bytes.byteLength);
     return { key, sha256, segments: segments.length, bytes: bytes.byteLength };
   }
 
+  /**
+   * Deletes a transcript that `save` stored for a task but no event will name: the task was deleted before it
+   * could be recorded, or never created. Only under the task's own prefix, where no other task can name it.
+   */
+  async discard(taskId: number, ref: TranscriptRef | null): Promise<void> {
+    if (ref?.key.startsWith(taskTranscriptsPrefix(taskId))) await this.blobs.delete(ref.key);
+  }
+
   async load(ref: TranscriptRef): Promise<Segment[]> {
     const kept = this.cache.get(ref.sha256);
     if (kept) return kept.segments;
     const read = await this.blobs.get(ref.key);
-    if (!read) throw new TranscriptIntegrityError(ref.key);
+    if (!read) throw new TranscriptIntegrityError(ref.key, true);
     const bytes = new Uint8Array(await new Response(read.body).arrayBuffer());
     if (sha256Hex(bytes) !== ref.sha256) throw new TranscriptIntegrityError(ref.key);
     const segments = JSON.parse(new TextDecoder().decode(bytes)) as Segment[];

@@ -8,6 +8,7 @@ import { Semaphore } from "../core/semaphore.ts";
 import { loadTranscriptionConfig } from "./config.ts";
 import { transcriptionWorkers } from "./workers.ts";
 import { suppliedTranscriptWorker } from "./supplied-transcripts-worker.ts";
+import { deletedTaskChunksWorker } from "./deleted-task-chunks-worker.ts";
 
 export { createSummarizer } from "./summary/index.ts";
 export { Summaries } from "./summaries.ts";
@@ -25,5 +26,10 @@ export type TranscriptionWorkerDependencies = {
 
 export function workers({ eventStore, blobs, transcripts, transcription, heavyWork }: TranscriptionWorkerDependencies): Worker[] {
   const pipeline = transcriptionWorkers(eventStore, blobs, transcripts, transcription ?? loadTranscriptionConfig({}, (m) => new Error(m)));
-  return [suppliedTranscriptWorker(eventStore, transcripts, pipeline.summarizer, heavyWork ?? new Semaphore(1)), ...pipeline.workers];
+  return [
+    suppliedTranscriptWorker(eventStore, transcripts, pipeline.summarizer, heavyWork ?? new Semaphore(1)),
+    // Even where this process recognises nothing (TRANSCRIPTION_WORKER=off): a deletion must reach what another kept.
+    deletedTaskChunksWorker(blobs),
+    ...pipeline.workers,
+  ];
 }

@@ -13,6 +13,7 @@ import type { TranscriptStore } from "../tasks/transcripts.ts";
 import { EventTooLargeError, maxEventBytes } from "../eventstore/event-size.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handle } from "../core/command-handler.ts";
+import { NotFoundError } from "../core/errors.ts";
 import { loadState } from "../core/state-cache.ts";
 import { isScribingAttempt, taskDecider, type TaskCommand } from "../tasks/decider.ts";
 import { taskStream } from "../tasks/events.ts";
@@ -205,7 +206,7 @@ export class TranscriptionPipeline {
       const seconds = Math.max(1, Math.ceil(durationMs / 1000));
       let tooLarge = false;
       await time("finish", async () => {
-        const transcript = await this.deps.transcripts.save(segments);
+        const transcript = await this.deps.transcripts.save(taskId, segments);
         const finish: TaskCommand = {
           type: "FinishTask",
           transcript,
@@ -218,6 +219,8 @@ export class TranscriptionPipeline {
           attempt,
         };
         const finished = await this.command(taskId, finish, metadata).catch(async (error: unknown) => {
+          // Deleted meanwhile: its deletion may have swept the task's transcripts before this one was stored.
+          if (error instanceof NotFoundError) await this.deps.transcripts.discard(taskId, transcript);
           // Only a summary or mind map from an outside model can make it this large: the task fails saying so, once.
           if (!(error instanceof EventTooLargeError)) throw error;
           log.error({ err: error }, "transcription failed: the result is too large to record");
@@ -269,6 +272,7 @@ export class TranscriptionPipeline {
     const stop = new AbortController();
     const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     let firstError: unknown = null;
+    await this.chunkResults.plan(job.taskId, job.attempt, chunks);
     const settled = await Promise.allSettled(
       chunks.map(async (chunk, i): Promise<RecognizedChunk> => {
         const kept = await this.chunkResults.load(job.taskId, job.attempt, chunk);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, json, segment, waitForStatus, type User } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 import { exportWorker } from "../../src/exports/export-worker.ts";
 import type { RecordedEvent } from "../../src/core/event.ts";
 
@@ -9,7 +11,7 @@ import type { RecordedEvent } from "../../src/core/event.ts";
 let app: TestApp;
 let user: User;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
   user = await app.register();
 });
 afterAll(() => app.close());
@@ -99,7 +101,8 @@ describe("bad requests", () => {
         /^The task has no transcript yet \(it is (pending|scribing|failed)\): exports can be downloaded once it is transcribed\.$/,
       );
     }
-    await app.request("DELETE", `/api/tasks/${id}`, { token: user.token });
+    expect((await app.request("DELETE", `/api/tasks/${id}`, { token: user.token })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
   });
 
   test("another user's task, or none, is 404; no token is 401", async () => {
@@ -159,13 +162,14 @@ describe("heavy formats", () => {
       if (Date.now() > deadline) throw new Error(`${key} still stored`);
       await Bun.sleep(20);
     }
+    await expectNoOrphanBlobs(app);
   });
 });
 
 describe("without a running export worker (a task finished before the worker existed, or a lost job)", () => {
   let api: TestApp;
   beforeAll(async () => {
-    api = await startTestApp({ ROLES: "api,projections" });
+    api = await startTestApp({ ...scriptPace, ROLES: "api,projections" });
   });
   afterAll(() => api.close());
 

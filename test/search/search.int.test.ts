@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, expectValidation, failTask, json, segment, taskCommand, waitForSlotFree, type User } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { searchProjection } from "../../src/search/search-projection.ts";
@@ -15,7 +17,7 @@ type Page = { data: Result[]; current_page: number; last_page: number; per_page:
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ TRANSCRIPTION_WORKER: "off" }); // made-up media: nothing transcribes here
+  app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off" }); // made-up media: nothing transcribes here
 });
 afterAll(() => app.close());
 
@@ -88,7 +90,9 @@ describe("GET /api/search", () => {
     const bulk = await createTask(app, user, { segments: [segment(0, 1, "vanishing in bulk")] });
     const kept = await createTask(app, user, { segments: [segment(0, 1, "vanishing but kept")] });
     expect((await app.request("DELETE", `/api/tasks/${gone}`, { token: user.token })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
     expect((await app.request("DELETE", "/api/tasks/bulk", { token: user.token, json: { ids: [bulk] } })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
     expect((await search(user, "vanishing")).data.map((r) => r.task_id)).toEqual([kept]);
   });
 
@@ -103,7 +107,7 @@ describe("GET /api/search", () => {
     await waitForSlotFree(app, user.id, id);
     expect((await app.request("PATCH", `/api/tasks/${id}/retry`, { token: user.token })).status).toBe(200);
     expect((await search(user, "attempt")).total).toBe(0);
-    const transcript = await app.adapters.transcripts.save([{ id: 1, start: 0, end: 5, text: "second attempt words", speaker: null, tokens: null }]);
+    const transcript = await app.adapters.transcripts.save(id, [{ id: 1, start: 0, end: 5, text: "second attempt words", speaker: null, tokens: null }]);
     await taskCommand(app, id, { type: "FinishTask", transcript, duration: 5, cost: 1, summary: null, mindmap: null });
     expect((await search(user, "attempt")).data).toEqual([expect.objectContaining({ task_id: id, snippet: "second <mark>attempt</mark> words" })]);
   });

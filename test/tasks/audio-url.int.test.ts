@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, json } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 import { complete, completeBody, sign, toneFile, uploadParts } from "../support/uploads.ts";
 import { deriveKey } from "../../src/billing/checkout-reference.ts";
 import { signShareAudioQuery } from "../../src/tasks/audio-url.ts";
@@ -9,7 +11,7 @@ let app: TestApp;
 let tone: Uint8Array;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
   tone = await toneFile("mp3");
 });
 afterAll(() => app.close());
@@ -82,6 +84,7 @@ describe("GET /api/tasks/{id}/audio-url: the audio at a signed URL, for media el
 
     const { url } = await json<AudioUrl>(await app.request("GET", `/api/tasks/${id}/audio-url`, { token: owner.token }));
     expect((await app.request("DELETE", `/api/tasks/${id}`, { token: owner.token })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
     expect((await app.request("GET", pathOf(url))).status).toBe(404);
   });
 });
@@ -162,6 +165,7 @@ describe("the share page's audio_url: the shared task's audio, while it is share
     expect((await app.request("GET", again, { headers: { range: "bytes=0-9" } })).status).toBe(206);
     // Deleting the task ends it too.
     expect((await app.request("DELETE", `/api/tasks/${id}`, { token: owner.token })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
     expect((await app.request("GET", again)).status).toBe(404);
   });
 

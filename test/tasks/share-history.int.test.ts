@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { runCli, startServiceProcess } from "../support/service-process.ts";
 import { createFolder, createTask, getTask, json, segment, waitForStatus, type Json, type User } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
+import { manyLogins, manyRequestsPerToken, scriptPace } from "../support/limits.ts";
 
 const publicUrl = "https://scribe.example.test";
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ PUBLIC_URL: publicUrl, TRANSCRIPTION_WORKER: "off" }); // nothing transcribes these made-up paths
+  app = await startTestApp({ ...scriptPace, PUBLIC_URL: publicUrl, TRANSCRIPTION_WORKER: "off" }); // nothing transcribes these made-up paths
 });
 afterAll(() => app.close());
 
@@ -88,6 +90,7 @@ describe("GET /api/tasks/{id}/share-url and the public page (spec 4.2)", () => {
     const id = await transcribed(user);
     await shareUrl(user, id);
     expect((await app.request("DELETE", `/api/tasks/${id}`, { token: user.token })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
     expect((await page(id)).status).toBe(404);
     expect((await page(id, { accept: "application/json" })).status).toBe(404);
   });
@@ -138,7 +141,7 @@ describe("GET /api/tasks/{id}/history", () => {
 describe("history and `bun run events --stream task-<id>` agree", () => {
   test("the same event ids, in the same order", async () => {
     // TRANSCRIPTION_WORKER off: the made-up path is not transcribed, so the history holds only these requests.
-    const service = await startServiceProcess({ RATE_LIMIT_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_MINUTE: "100000", TRANSCRIPTION_WORKER: "off" });
+    const service = await startServiceProcess({ ...manyRequestsPerToken, ...manyLogins, TRANSCRIPTION_WORKER: "off" });
     try {
       const call = async (method: string, path: string, token?: string, body?: unknown) => {
         const headers: Record<string, string> = { "content-type": "application/json" };

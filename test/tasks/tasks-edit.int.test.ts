@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createFolder, createTask, expectValidation, getTask, json, segment, seedTasks, waitForStatus, type Json, type User } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ TRANSCRIPTION_WORKER: "off" }); // the task API alone: nothing transcribes these made-up paths
+  app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off" }); // the task API alone: nothing transcribes these made-up paths
 });
 afterAll(() => app.close());
 
@@ -170,9 +172,11 @@ describe("PATCH /api/tasks/{id} (spec 4.2)", () => {
 describe("DELETE /api/tasks/{id} and the bulk routes", () => {
   test("delete: 200 with a message, then 404 everywhere", async () => {
     const user = await app.register();
-    const id = await createTask(app, user);
+    // With a transcript, so that the delete has a blob to delete.
+    const id = await createTask(app, user, { segments: [segment(0, 1000, "Soon gone.")] });
     const response = await app.request("DELETE", `/api/tasks/${id}`, { token: user.token });
     expect(response.status).toBe(200);
+    await expectNoOrphanBlobs(app);
     expect(typeof (await json(response)).message).toBe("string");
     expect((await app.request("GET", `/api/tasks/${id}`, { token: user.token })).status).toBe(404);
     expect((await app.request("DELETE", `/api/tasks/${id}`, { token: user.token })).status).toBe(404);
@@ -194,11 +198,13 @@ describe("DELETE /api/tasks/{id} and the bulk routes", () => {
     expect(response.status).toBe(200);
     const body = await json(response);
     expect(body.deleted_count).toBe(2);
+    await expectNoOrphanBlobs(app);
     expect(typeof body.message).toBe("string");
     expect((await getTask(app, other, theirs!)).name).toBe("theirs");
     const left = await json<{ data: Json[] }>(await app.request("GET", "/api/tasks", { token: user.token }));
     expect(left.data.map((t) => t.id)).toEqual([mine[2]]);
     expect((await json(await bulk([mine[0]]))).deleted_count).toBe(0);
+    await expectNoOrphanBlobs(app);
   });
 
   test("bulk move: moved_count, the folder must exist, other users' ids ignored", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createFolder, expectValidation, json, seedTasks, taskCommand, failTask, type Json, type User } from "../support/tasks.ts";
 
 type Page = { data: Json[]; current_page: number; last_page: number; per_page: number; total: number };
@@ -7,7 +8,7 @@ type Page = { data: Json[]; current_page: number; last_page: number; per_page: n
 let app: TestApp;
 beforeAll(async () => {
   // The task API alone, no workers: the states are set by hand, and nothing fetches or transcribes these made-up paths.
-  app = await startTestApp({ ROLES: "api,projections" });
+  app = await startTestApp({ ...scriptPace, ROLES: "api,projections" });
 });
 afterAll(() => app.close());
 

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { taskSlotWorker } from "../../src/tasks/task-slots-worker.ts";
 import { createTask, expectValidation, failTask, getTask, holdsSlot, json, waitForSlotFree, type Json, type User } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ TRANSCRIPTION_WORKER: "off" }); // the task API alone: nothing transcribes these made-up paths
+  app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off" }); // the task API alone: nothing transcribes these made-up paths
 });
 afterAll(() => app.close());
 
@@ -93,6 +95,7 @@ describe("PATCH /api/tasks/{id}/retry (spec 3, 4.2)", () => {
     expect(refused.status).toBe(429);
     expect(await getTask(app, user, failed)).toMatchObject({ status: "failed", attempts: 1 });
     expect((await app.request("DELETE", `/api/tasks/${busy[0]}`, { token: user.token })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
     const response = await retry(user, failed);
     expect(response.status).toBe(200);
     expect((await json(response)).attempts).toBe(2);
@@ -105,7 +108,7 @@ describe("slot release after a retry (late or repeated delivery of TaskFailed)",
   // No workers in this app, so the test decides when the slot worker sees TaskFailed.
   let quiet: TestApp;
   beforeAll(async () => {
-    quiet = await startTestApp({ ROLES: "api,projections" });
+    quiet = await startTestApp({ ...scriptPace, ROLES: "api,projections" });
   });
   afterAll(() => quiet.close());
 

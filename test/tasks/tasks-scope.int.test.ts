@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, failTask, getTask, json, type User } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 
@@ -71,6 +73,7 @@ describe("every task route is scoped to the caller (spec 5.8)", () => {
     expect((await app.request("PATCH", `/api/tasks/${id}/retry`, { token: owner.token })).status).toBe(200);
     expect((await app.request("PATCH", `/api/tasks/${id}`, { token: owner.token, json: { name: "Still mine" } })).status).toBe(200);
     expect((await app.request("DELETE", `/api/tasks/${id}`, { token: owner.token })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
   });
 
   test("lists, bulk routes and folders never show or touch another user's tasks", async () => {
@@ -80,6 +83,7 @@ describe("every task route is scoped to the caller (spec 5.8)", () => {
     expect(listed.data).toEqual([]);
     const deleted = await json(await app.request("DELETE", "/api/tasks/bulk", { token: owner.token, json: { ids: [theirs] } }));
     expect(deleted.deleted_count).toBe(0);
+    await expectNoOrphanBlobs(app);
     expect((await getTask(app, stranger, theirs)).name).toBe("Theirs");
     expect((await getTask(app, owner, mine)).name).toBe("Mine");
     const counts = await json<{ total_count: number }>(await app.request("GET", "/api/folders", { token: stranger.token }));

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, expectValidation, getTask, holdsSlot, json, segment, waitForSlotFree, waitForStatus, type Json } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ TRANSCRIPTION_WORKER: "off" }); // the task API alone: nothing transcribes these made-up paths
+  app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off" }); // the task API alone: nothing transcribes these made-up paths
 });
 afterAll(() => app.close());
 
@@ -114,6 +116,7 @@ describe("at most 3 concurrent tasks per user (spec 8)", () => {
     const ids = [await createTask(app, user), await createTask(app, user), await createTask(app, user)];
     expect((await post(user.token, valid)).status).toBe(429);
     expect((await app.request("DELETE", `/api/tasks/${ids[1]}`, { token: user.token })).status).toBe(200);
+    await expectNoOrphanBlobs(app);
     expect((await post(user.token, valid)).status).toBe(201);
     expect((await post(user.token, valid)).status).toBe(429);
   });

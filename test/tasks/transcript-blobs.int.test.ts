@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, getTask, json, waitForStatus, type Json } from "../support/tasks.ts";
 import { taskStream } from "../../src/tasks/events.ts";
 import { eventBytes, maxEventBytes } from "../../src/eventstore/event-size.ts";
@@ -8,7 +9,7 @@ import type { RecordedEvent } from "../../src/core/event.ts";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ ...scriptPace });
 });
 afterAll(() => app.close());
 
@@ -38,7 +39,7 @@ describe("transcripts live in the blob store; events carry a reference", () => {
     expect(largestEvent(events)).toBeLessThanOrEqual(maxEventBytes);
     const created = events[0]!.data as { transcript: TranscriptRef; segments?: unknown };
     expect(created.segments).toBeUndefined();
-    expect(created.transcript.key).toMatch(/^transcripts\/[0-9a-f]{2}\/[0-9a-f]{64}\.json$/);
+    expect(created.transcript.key).toBe(`transcripts/task-${id}/${created.transcript.sha256}.json`);
     expect(created.transcript.segments).toBe(7200);
     // Immutable and content-addressed: the blob's bytes hash to the name the event gives.
     const blob = await app.adapters.blobs.get(created.transcript.key);
@@ -66,12 +67,17 @@ describe("transcripts live in the blob store; events carry a reference", () => {
     expect(eventBytes(edited)).toBeLessThan(1024);
   }, 60_000);
 
-  test("the same transcript twice is one blob", async () => {
+  test("the same transcript twice in one task is one blob; another task's same words are its own blob", async () => {
     const user = await app.register();
     const segments = longTranscript(3);
-    const first = (await readTask(await createTask(app, user, { name: "One", segments })))[0]!.data as { transcript: TranscriptRef };
+    const id = await createTask(app, user, { name: "One", segments });
+    const first = (await readTask(id))[0]!.data as { transcript: TranscriptRef };
+    expect((await app.request("PATCH", `/api/tasks/${id}`, { token: user.token, json: { segments } })).status).toBe(200);
+    const again = (await readTask(id)).find((e) => e.type === "TranscriptEdited")!.data as { transcript: TranscriptRef };
+    expect(again.transcript).toEqual(first.transcript);
     const second = (await readTask(await createTask(app, user, { name: "Two", segments })))[0]!.data as { transcript: TranscriptRef };
-    expect(second.transcript).toEqual(first.transcript);
+    expect(second.transcript).toEqual({ ...first.transcript, key: second.transcript.key });
+    expect(second.transcript.key).not.toBe(first.transcript.key);
   });
 
   test("a task with a transcript never has its summary or history inline either", async () => {

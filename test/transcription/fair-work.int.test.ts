@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { scriptPace } from "../support/limits.ts";
 import { createTask, json, taskCommand, waitForStatus } from "../support/tasks.ts";
+import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 import { joinedMp3, spoken } from "../support/media-fixtures.ts";
 import { Limiter } from "../../src/transcription/limiter.ts";
 import { TranscriptionPipeline } from "../../src/transcription/pipeline.ts";
@@ -74,7 +76,7 @@ let app: TestApp;
 let recording: Uint8Array;
 beforeAll(async () => {
   // Recognition by the test's own engines below; the service's own worker stays off.
-  app = await startTestApp({ TRANSCRIPTION_WORKER: "off", CHUNK_SECONDS: "5" });
+  app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off", CHUNK_SECONDS: "5" });
   const phrases = [
     "The committee met on Monday to discuss the new park.",
     "Everyone agreed the playground needs more shade.",
@@ -180,7 +182,32 @@ describe("deleting a task in flight cancels its work", () => {
     const types = (await app.adapters.eventStore.readStream(taskStream(id))).map((e) => e.type);
     expect(types).not.toContain("TaskFinished");
     expect(types).toContain("TaskDeleted");
+    await expectNoOrphanBlobs(app);
     const user2 = await json<{ balance: { used_seconds: number } }>(await app.request("GET", "/api/user", { token: user.token }));
     expect(user2.balance.used_seconds).toBe(0);
+  }, 30_000);
+
+  test("deleted between storing its transcript and recording it: the transcript is deleted too", async () => {
+    const { id } = await scribingTask("Deleted-while-finishing");
+    const facts = taskFacts(await app.adapters.eventStore.readStream(taskStream(id)))!;
+    // The deletion lands while the summary is made, after the recogniser and before the transcript is stored.
+    const summarizer = {
+      name: "deleting",
+      async summarize() {
+        await taskCommand(app, id, { type: "DeleteTask" });
+        return { summary: null, mindmap: null };
+      },
+    };
+    const pipeline = new TranscriptionPipeline({
+      store: app.adapters.eventStore,
+      blobs: app.adapters.blobs,
+      transcripts: app.adapters.transcripts,
+      engine: countingEngine(5),
+      summarizer,
+      config: app.config.transcription,
+    });
+    const metadata = { correlationId: "deleted-while-finishing", causationId: null, userId: null, system: "test" };
+    await expect(pipeline.run(id, facts, 1, metadata)).rejects.toThrow("Task not found.");
+    await expectNoOrphanBlobs(app);
   }, 30_000);
 });
