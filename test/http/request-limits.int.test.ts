@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { manyRequestsPerToken, scriptPace } from "../support/limits.ts";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { JsonShapeScanner } from "../../src/http/json-shape.ts";
+import { UploadClient } from "../support/upload-client.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -142,13 +143,7 @@ describe("over real HTTP", () => {
   });
 
   test("a chunked form (an avatar) is accepted, and one over its limit is 413 while it streams", async () => {
-    const email = `form-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const registered = await fetch(`${service.url}/api/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "Form", email, password: "password123", password_confirmation: "password123" }),
-    });
-    const { token } = (await registered.json()) as { token: string };
+    const { token } = await UploadClient.register(service.url);
     const put = async (form: FormData, extra: Uint8Array[] = []) => {
       // The form's own bytes, then sent as a stream: what a client piping a file does.
       const encoded = new Response(form);
@@ -183,13 +178,7 @@ describe("over real HTTP", () => {
   });
 
   test("large bodies take turns and always give their turn back: after success, refusal and validation failure alike", async () => {
-    const email = `large-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const registered = await fetch(`${service.url}/api/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "Large", email, password: "password123", password_confirmation: "password123" }),
-    });
-    const { token } = (await registered.json()) as { token: string };
+    const { token } = await UploadClient.register(service.url);
     const send = (method: string, path: string, body: unknown) =>
       fetch(`${service.url}${path}`, {
         method,
