@@ -1,3 +1,5 @@
+import { unnamable } from "../http/names.ts";
+
 /**
  * Folder names are at most 14 columns wide, where a wide (CJK, full-width) character takes two, so
  * "7 Chinese characters" fit as the spec says.
@@ -37,7 +39,7 @@ export function displayWidth(text: string): number {
 export function folderNameProblem(name: string): string | null {
   if (name.trim().length === 0) return "The name field is required.";
   if (name !== name.trim()) return "The name must not start or end with spaces.";
-  if (/[\u0000-\u001f\u007f]/.test(name)) return "The name must not contain control characters.";
+  if (new RegExp(unnamable.source).test(name)) return "The name must not contain control characters or text-direction controls.";
   if (name === "Uncategorized" || name === "all") return `The name "${name}" is reserved.`;
   if (displayWidth(name) > maxFolderNameWidth) return "The name must not be greater than 14 characters (7 Chinese characters).";
   return null;

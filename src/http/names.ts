@@ -2,10 +2,17 @@ import { t } from "elysia";
 
 /**
  * Text a person reads back as a name (task, folder, account, API key, file): no control characters
- * (C0, DEL, C1: NUL, tab, CR/LF, escape sequences) and well-formed UTF-16 (no lone surrogates, which
- * no UTF-8 output can carry). Written without the `u` flag, as TypeBox compiles patterns without it:
- * anything but a control character or a surrogate, or a high surrogate followed by a low one.
+ * (C0, DEL, C1: NUL, tab, CR/LF, escape sequences), no bidirectional embedding, override or isolate
+ * controls (U+202A–U+202E, U+2066–U+2069: with them "gnp\u202e.exe" shows as "exe.png"), and well-formed
+ * UTF-16 (no lone surrogates, which no UTF-8 output can carry). Written without the `u` flag, as TypeBox
+ * compiles patterns without it: anything but those or a surrogate, or a high surrogate followed by a low one.
  */
-export const namePattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$";
+export const namePattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$";
+
+/** What a name that breaks `namePattern` is told. */
+export const nameProblem = (field: string) => `The ${field} field must not contain control characters or text-direction controls.`;
+
+/** The characters `namePattern` refuses, but surrogates: for names the server derives itself (from a file name). */
+export const unnamable = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 export const nameText = (options: { minLength?: number; maxLength: number; description?: string }) => t.String({ ...options, pattern: namePattern });

@@ -12,6 +12,7 @@ import type { Tasks } from "../tasks/service.ts";
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
 import { MediaError, probe } from "../transcription/media.ts";
 import { failedTaskError, stillRunningError, undecodableError } from "./failures.ts";
+import { unnamable } from "../http/names.ts";
 
 /** A task this endpoint created, with what the probe measured of its media. */
 export type Submitted = { taskId: number; durationSeconds: number };
@@ -19,11 +20,9 @@ export type Submitted = { taskId: number; durationSeconds: number };
 /** A finished task's transcript and what it cost. */
 export type Finished = { segments: Segment[]; durationSeconds: number; chargedSeconds: number };
 
-/** Control characters and lone surrogates are no part of a task name (src/http/names.ts). */
-const unnamable = /[\u0000-\u001f\u007f-\u009f]/g;
-
 /** The task's name: the file's, without its extension, as uploads name theirs. */
 export function taskNameOf(fileName: string): string {
+  // Control and text-direction characters and lone surrogates are no part of a task name (src/http/names.ts).
   const name = nameWithoutExtension(fileName).toWellFormed().replace(unnamable, " ").trim().slice(0, 255).trim();
   return name === "" ? "Transcription" : name;
 }
