@@ -17,7 +17,7 @@ import { openDocumentStore, openEventStore } from "../src/adapters.ts";
 import { loadConfig } from "../src/config.ts";
 import type { NewEvent } from "../src/core/event.ts";
 import { taskStream, type TaskEvent } from "../src/tasks/events.ts";
-import { chromiumAvailable, chromiumFlags, chromiumPath } from "../test/support/browser.ts";
+import { chromiumAvailable, chromiumFlags, chromiumPath, registerSession } from "../test/support/browser.ts";
 import { startServiceProcess } from "../test/support/service-process.ts";
 import { figure, skip } from "./support/figures.ts";
 import { numberArgument } from "./support/quick.ts";
@@ -31,28 +31,22 @@ const env = { RATE_LIMIT_PER_MINUTE: "1000000000" };
 const dataDir = mkdtempSync(`${tmpdir()}/scribe-web-first-load-`);
 const folderNames = ["Work", "Lectures", "Family"];
 
-/** The account, its folders and its session, made through the API on the DATA_DIR the seeding then fills. */
-async function account(): Promise<{ session: string; userId: number; folders: { id: number; name: string }[] }> {
+/** The account, its folders and its web app session, made through the API on the DATA_DIR the seeding then fills. */
+async function account(): Promise<{ session: Awaited<ReturnType<typeof registerSession>>; userId: number; folders: { id: number; name: string }[] }> {
   const service = await startServiceProcess(env, dataDir);
   try {
-    const post = async <T>(path: string, body: unknown, token?: string) =>
+    const session = await registerSession(service.url, { name: "Bench", email: "bench@example.com" });
+    const post = async <T>(path: string, body: unknown) =>
       (await (
         await fetch(`${service.url}${path}`, {
           method: "POST",
-          headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
+          headers: { "content-type": "application/json", ...session.headers },
           body: JSON.stringify(body),
         })
       ).json()) as T;
-    const password = "correct horse battery";
-    const registered = await post<{ token: string; user: { id: number } }>("/api/register", {
-      name: "Bench",
-      email: "bench@example.com",
-      password,
-      password_confirmation: password,
-    });
     const folders = [];
-    for (const name of folderNames) folders.push(await post<{ id: number; name: string }>("/api/folders", { name }, registered.token));
-    return { session: JSON.stringify(registered), userId: registered.user.id, folders };
+    for (const name of folderNames) folders.push(await post<{ id: number; name: string }>("/api/folders", { name }));
+    return { session, userId: session.user.id, folders };
   } finally {
     await service.stop();
   }
@@ -116,7 +110,9 @@ await seed(userId, folders);
 const service = await startServiceProcess((url) => ({ ...env, PUBLIC_URL: url }), dataDir);
 const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });
 try {
-  const listed = (await (await fetch(`${service.url}/api/tasks`, { headers: { authorization: `Bearer ${JSON.parse(session).token}` } })).json()) as {
+  // Cookies are per host, not port: the session made on the first run's port holds on this one.
+  const cookies = session.cookies.map((cookie) => ({ ...cookie, url: new URL(service.url).origin }));
+  const listed = (await (await fetch(`${service.url}/api/tasks`, { headers: { cookie: session.headers.cookie! } })).json()) as {
     total: number;
   };
   if (listed.total !== taskCount) throw new Error(`the service lists ${listed.total} tasks, not the ${taskCount} seeded`);
@@ -126,8 +122,8 @@ try {
   for (let i = 0; i < loads; i++) {
     // bypassCSP: the page's CSP forbids eval, which playwright's waitForFunction polls with; the app is the same.
     const context = await browser.newContext({ baseURL: service.url, bypassCSP: true });
-    // Signed in before the page's first script runs, as a returning user is.
-    await context.addInitScript(`localStorage.setItem("scribe.session", ${JSON.stringify(session)})`);
+    // Signed in before the page's first script runs, as a returning user is (its session cookies).
+    await context.addCookies(cookies);
     const page = await context.newPage();
     await page.goto("/", { waitUntil: "commit" });
     const drawnAt = await page.waitForFunction(`document.querySelector(".task-row") && performance.now()`, undefined, { polling: "raf", timeout: 30_000 });

@@ -10,7 +10,7 @@ import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { chromiumAvailable, chromiumFlags, chromiumPath } from "../test/support/browser.ts";
+import { chromiumAvailable, chromiumFlags, chromiumPath, registerSession } from "../test/support/browser.ts";
 import { startServiceProcess } from "../test/support/service-process.ts";
 import { UploadClient } from "../test/support/upload-client.ts";
 import { figure, skip } from "./support/figures.ts";
@@ -37,13 +37,14 @@ for (let written = 0; written < size; written += chunk.byteLength) {
 }
 await out.close();
 
-const service = await startServiceProcess((url) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "1000000" }));
+const service = await startServiceProcess((url) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "1000000", SESSION_RATE_LIMIT_PER_MINUTE: "1000000" }));
 const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });
 try {
-  const client = await UploadClient.register(service.url);
-  const session = JSON.stringify({ token: client.token, user: await client.json("GET", "/api/user") });
+  // The web app's session, in the context's cookies; the bench's own calls go through it too.
+  const session = await registerSession(service.url, { name: "Bench", email: `upload-bench-${crypto.randomUUID()}@example.com` });
+  const client = new UploadClient(service.url, session.headers);
   const context = await browser.newContext({ baseURL: service.url });
-  await context.addInitScript(`localStorage.setItem("scribe.session", ${JSON.stringify(session)})`);
+  await context.addCookies(session.cookies);
   const page = await context.newPage();
 
   /** Deletes the task (its media too), so that the 3-task limit and the disk stay clear for the next round. */

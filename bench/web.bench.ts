@@ -6,7 +6,7 @@
 // the task list's page drawn (median; "interactive": the app has rendered and handles input), and how long the
 // api role took to build the app at start-up (the `web app built` log line).
 import { chromium } from "playwright-core";
-import { chromiumAvailable, chromiumFlags, chromiumPath } from "../test/support/browser.ts";
+import { chromiumAvailable, chromiumFlags, chromiumPath, registerSession } from "../test/support/browser.ts";
 import { startServiceProcess } from "../test/support/service-process.ts";
 import { figure, skip } from "./support/figures.ts";
 import { numberArgument } from "./support/quick.ts";
@@ -18,21 +18,15 @@ if (!chromiumAvailable) skip(`no Chromium at ${chromiumPath} (apt-get install ch
 const service = await startServiceProcess((url) => ({ PUBLIC_URL: url, RATE_LIMIT_PER_MINUTE: "100000" }));
 const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });
 try {
-  const password = "correct horse battery";
-  const email = `bench-${crypto.randomUUID()}@example.com`;
-  const registered = await fetch(`${service.url}/api/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name: "Bench", email, password, password_confirmation: password }),
-  });
-  const session = JSON.stringify(await registered.json());
+  const { cookies } = await registerSession(service.url, { name: "Bench", email: `bench-${crypto.randomUUID()}@example.com` });
 
   const bytes: number[] = [];
   const ready: number[] = [];
   for (let i = 0; i < loads; i++) {
-    const context = await browser.newContext({ baseURL: service.url });
-    // Signed in before the page's first script runs, as a returning user is.
-    await context.addInitScript(`localStorage.setItem("scribe.session", ${JSON.stringify(session)})`);
+    // bypassCSP: the page's CSP forbids eval, which playwright's waitForFunction polls with; the app is the same.
+    const context = await browser.newContext({ baseURL: service.url, bypassCSP: true });
+    // Signed in before the page's first script runs, as a returning user is (its session cookies).
+    await context.addCookies(cookies);
     const page = await context.newPage();
     await page.goto("/", { waitUntil: "commit" });
     const drawnAt = await page.waitForFunction(`document.querySelector("main h1")?.textContent === "Transcriptions" && performance.now()`, undefined, {

@@ -12,8 +12,13 @@ export type Role = (typeof roles)[number];
 export type Config = {
   port: number;
   dataDir: string;
-  /** Base URL clients reach the API at; used in share links and URLs signed by the embedded blob store. */
+  /**
+   * The address links that leave the app name (share links, the OpenAPI servers, the sandbox's webhook). URLs a caller
+   * uses at once are signed for the address its request came to (src/http/request-origin.ts), falling back to this.
+   */
   publicUrl: string;
+  /** Proxies whose X-Forwarded-Host and X-Forwarded-Proto are believed (TRUSTED_PROXIES: addresses and CIDR blocks). */
+  trustedProxies: string[];
   roles: Role[];
   eventStoreUrl: string | null;
   mongodbUrl: string | null;
@@ -47,6 +52,10 @@ export type Config = {
   /** Request body limits (BODY_LIMIT_BYTES, TRANSCRIPT_BODY_LIMIT_BYTES, JSON_MAX_DEPTH, JSON_MAX_VALUES, OPENAI_COMPAT_FILE_LIMIT_BYTES); see src/http/request-limits.ts. */
   requestLimits: RequestLimits;
   rateLimitPerMinute: number;
+  /** Requests a minute per web app session (SESSION_RATE_LIMIT_PER_MINUTE); tokens and API keys have rateLimitPerMinute. */
+  sessionRateLimitPerMinute: number;
+  /** How long a web app session lasts from sign-in (SESSION_DAYS). */
+  sessionLifetimeMs: number;
   /** How long `POST /v1/audio/transcriptions` waits for its task before answering with the task's id (OPENAI_COMPAT_WAIT_SECONDS). */
   openAiCompatWaitMs: number;
   loginAttemptsPerMinute: number;
@@ -115,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: s.PORT,
     dataDir: resolve(s.DATA_DIR),
     publicUrl,
+    trustedProxies: s.TRUSTED_PROXIES,
     roles: s.ROLES,
     eventStoreUrl: s.EVENTSTORE_URL,
     mongodbUrl: s.MONGODB_URL,
@@ -134,6 +144,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     heavyWorkAtOnce: s.HEAVY_WORK_AT_ONCE,
     rateLimitPerMinute: s.RATE_LIMIT_PER_MINUTE,
+    sessionRateLimitPerMinute: s.SESSION_RATE_LIMIT_PER_MINUTE,
+    sessionLifetimeMs: s.SESSION_DAYS * 24 * 60 * 60 * 1000,
     openAiCompatWaitMs: s.OPENAI_COMPAT_WAIT_SECONDS * 1000,
     loginAttemptsPerMinute: s.LOGIN_ATTEMPTS_PER_MINUTE,
     registrationsPerMinute: s.REGISTRATIONS_PER_MINUTE,

@@ -2,7 +2,19 @@ import type { AnyElysia } from "elysia";
 import type { Config } from "./config.ts";
 import type { Adapters } from "./adapters.ts";
 import type { WaitForProjections } from "./core/projection.ts";
-import { Accounts, Profiles, RateLimiter, authentication, authRoutes, userRoutes, apiKeyRoutes, OidcClient, OidcSocialLogin } from "./accounts/index.ts";
+import {
+  Accounts,
+  Profiles,
+  RateLimiter,
+  authentication,
+  authRoutes,
+  sessionRoutes,
+  userRoutes,
+  apiKeyRoutes,
+  OidcClient,
+  OidcSocialLogin,
+} from "./accounts/index.ts";
+import { ownSite } from "./http/cross-site.ts";
 import { Notifications, notificationRoutes } from "./notifications/index.ts";
 import { Checkout, deriveKey, PaymentWebhooks, SandboxProvider, billingRoutes, sandboxRoutes } from "./billing/index.ts";
 import { Tasks, folderTaskCounts, queueCounts, taskRoutes, shareRoutes, historyRoutes, audioRoutes, type AppPage } from "./tasks/index.ts";
@@ -16,6 +28,7 @@ import { idempotency, type Idempotency } from "./http/idempotency.ts";
 import { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { OpenAiTranscriptions, openAiRoutes, servedLanguage, servedModels } from "./openai-compat/index.ts";
 import { webApp, type WebApp } from "./web/index.ts";
+import { requestOrigins } from "./http/request-origin.ts";
 
 /**
  * The API's half of the composition root: each capability's services built from the adapters and
@@ -32,13 +45,21 @@ export type AccountsModule = {
 
 /** Accounts, the authentication every other feature uses, limits and routes, with notifications and checkout. */
 export function accountsModule(config: Config, adapters: Adapters, waitFor: WaitForProjections): AccountsModule {
-  const accounts = new Accounts(adapters.eventStore, adapters.documents, waitFor);
-  const authenticated = authentication(accounts, new RateLimiter(adapters.documents, config.rateLimitPerMinute));
+  const accounts = new Accounts(adapters.eventStore, adapters.documents, waitFor, { sessionLifetimeMs: config.sessionLifetimeMs });
+  // The web app's session cookie is checked against the address each request came to (and PUBLIC_URL).
+  const site = ownSite(requestOrigins(config), config.publicUrl);
+  const authenticated = authentication(accounts, {
+    tokens: new RateLimiter(adapters.documents, config.rateLimitPerMinute),
+    sessions: new RateLimiter(adapters.documents, config.sessionRateLimitPerMinute),
+    site,
+  });
   const loginLimiter = new RateLimiter(adapters.documents, config.loginAttemptsPerMinute);
+  const registrationLimiter = new RateLimiter(adapters.documents, config.registrationsPerMinute);
   const idp = config.idp ? new OidcClient(config.idp) : null;
   const socialLogin = idp ? new OidcSocialLogin(accounts, adapters.eventStore, idp) : null;
   const routes = [
-    authRoutes({ accounts, loginLimiter, registrationLimiter: new RateLimiter(adapters.documents, config.registrationsPerMinute), socialLogin, authenticated }),
+    authRoutes({ accounts, loginLimiter, registrationLimiter, socialLogin, authenticated }),
+    sessionRoutes({ accounts, loginLimiter, registrationLimiter, socialLogin, authenticated, site }),
     userRoutes({
       accounts,
       profiles: new Profiles(accounts, adapters.eventStore, adapters.blobs),
@@ -79,7 +100,7 @@ function billingFeatures(config: Config, adapters: Adapters, accounts: Accounts,
   const sandbox = new SandboxProvider(config.publicUrl, webhookSecret);
   const checkout = new Checkout(deriveKey(adapters.secret, "checkout-reference"), sandbox);
   const webhooks = new PaymentWebhooks(webhookSecret, checkout, accounts);
-  return [billingRoutes({ checkout, webhooks, authenticated }), sandboxRoutes({ checkout, sandbox, accounts })];
+  return [billingRoutes({ checkout, webhooks, authenticated, originOf: requestOrigins(config) }), sandboxRoutes({ checkout, sandbox, accounts })];
 }
 
 /**
@@ -94,16 +115,18 @@ export function taskFeatures(config: Config, adapters: Adapters, waitFor: WaitFo
   const idempotent = idempotency(new IdempotencyKeys(adapters.documents));
   // One key for the audio URLs of the owner and of the share page, whose MACs are labelled apart (src/tasks/audio-url.ts).
   const audioUrlKey = deriveKey(adapters.secret, "audio-url");
+  // URLs a caller uses at once (parts, downloads, audio) name the address it reached us at; links that leave, PUBLIC_URL.
+  const originOf = requestOrigins(config);
   return [
     taskRoutes({ tasks, authenticated, idempotency: idempotent }),
-    shareRoutes({ tasks, db: adapters.documents, blobs: adapters.blobs, urlKey: audioUrlKey, publicUrl: config.publicUrl, authenticated, appPage }),
+    shareRoutes({ tasks, db: adapters.documents, blobs: adapters.blobs, urlKey: audioUrlKey, publicUrl: config.publicUrl, originOf, authenticated, appPage }),
     historyRoutes({ tasks, db: adapters.documents, authenticated }),
     folderRoutes({ folders, authenticated, idempotency: idempotent }),
-    exportRoutes({ exports: new Exports(adapters.eventStore, adapters.documents, adapters.blobs, tasks), authenticated }),
-    uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated, idempotency: idempotent }),
-    audioRoutes({ tasks, blobs: adapters.blobs, authenticated, urlKey: audioUrlKey, publicUrl: config.publicUrl }),
+    exportRoutes({ exports: new Exports(adapters.eventStore, adapters.documents, adapters.blobs, tasks), authenticated, originOf }),
+    uploadRoutes({ uploads: new Uploads(adapters.eventStore, adapters.blobs, tasks), authenticated, idempotency: idempotent, originOf }),
+    audioRoutes({ tasks, blobs: adapters.blobs, authenticated, urlKey: audioUrlKey, originOf }),
     searchRoutes({ search: new Search(adapters.documents), authenticated }),
-    transcriptionRoutes({ tasks, db: adapters.documents, summaries, authenticated }),
+    transcriptionRoutes({ tasks, db: adapters.documents, blobs: adapters.blobs, summaries, authenticated }),
     webhookFeatures(config, adapters, waitFor, authenticated, idempotent),
     openAiRoutes({
       transcriptions: new OpenAiTranscriptions(tasks, adapters.blobs, config.openAiCompatWaitMs),

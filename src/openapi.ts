@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import type { OpenApiOptions } from "./http/openapi/document.ts";
-import { apiKeyView, createdApiKey, profileResponse, tokenResponse, userResponse } from "./accounts/schemas.ts";
+import { apiKeyView, createdApiKey, profileResponse, sessionResponse, tokenResponse, userResponse } from "./accounts/schemas.ts";
+import { sessionCookieName } from "./accounts/session-cookie.ts";
 import { checkoutOptions } from "./billing/routes.ts";
 import { folderListSchema, folderSchema } from "./folders/routes.ts";
 import { notificationView } from "./notifications/routes.ts";
@@ -30,6 +31,11 @@ export function openApiOptions(config: Config): OpenApiOptions {
     tags: [
       { name: "Health", description: "Liveness of the service." },
       { name: "Auth", description: "Register, log in (password or social) and log out." },
+      {
+        name: "Session",
+        description:
+          "The web app's sign-in: an HttpOnly session cookie instead of a token, with its own rate limit (SESSION_RATE_LIMIT_PER_MINUTE), accepted by every endpoint that takes a token except the OpenAI-compatible ones.",
+      },
       { name: "User", description: "The account: profile, balance, subscription and queue." },
       { name: "API keys", description: "Keys for third-party integrations (paid plans)." },
       { name: "Notifications", description: "The account's notifications." },
@@ -53,6 +59,7 @@ export function openApiOptions(config: Config): OpenApiOptions {
       CreatedTask: createdTask,
       Segment: segmentSchema,
       TokenResponse: tokenResponse,
+      Session: sessionResponse,
       User: userResponse,
       Profile: profileResponse,
       ApiKey: apiKeyView,
@@ -80,6 +87,11 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "POST /api/login": [401, 429],
       "POST /api/auth/social-login": [401, 502],
       "POST /api/logout": [403],
+      "POST /api/session": [401, 403, 429],
+      "POST /api/session/register": [403, 429],
+      "POST /api/session/social": [403, 502],
+      "GET /api/session": [],
+      "DELETE /api/session": [403],
       "GET /api/user": [],
       "PUT /api/user": [],
       "GET /avatars/{userId}/{file}": [404],
@@ -98,9 +110,9 @@ export function openApiOptions(config: Config): OpenApiOptions {
       "DELETE /api/tasks/bulk": [],
       "PATCH /api/tasks/bulk/move": [],
       "GET /api/tasks/{id}": [404],
-      "PATCH /api/tasks/{id}": [404],
-      "DELETE /api/tasks/{id}": [404],
-      "PATCH /api/tasks/{id}/retry": [404, 429],
+      "PATCH /api/tasks/{id}": [404, 412],
+      "DELETE /api/tasks/{id}": [404, 412],
+      "PATCH /api/tasks/{id}/retry": [404, 412, 429],
       "GET /api/tasks/{id}/share-url": [404],
       "DELETE /api/tasks/{id}/share-url": [404],
       "GET /share/tasks/{id}": [404],
@@ -133,6 +145,16 @@ export function openApiOptions(config: Config): OpenApiOptions {
     parameterBounds: {
       "GET /api/tasks": { page: { minimum: 1, maximum: 1_000_000 }, per_page: { minimum: 1, maximum: 100 } },
       "GET /api/search": { q: { minLength: 1, maxLength: maxQueryLength }, page: { minimum: 1, maximum: 1_000_000 }, per_page: { minimum: 1, maximum: 100 } },
+    },
+    sessionScheme: {
+      name: "session",
+      scheme: {
+        type: "apiKey",
+        in: "cookie",
+        name: sessionCookieName,
+        description:
+          "The web app's sign-in (POST /api/session), HttpOnly and SameSite=Strict; requests that change something must come from this service's own pages (Origin). SESSION_RATE_LIMIT_PER_MINUTE requests a minute per session.",
+      },
     },
     bodyMediaTypes: { "PUT /api/user": ["application/json", "multipart/form-data"], "POST /v1/audio/transcriptions": ["multipart/form-data"] },
   };

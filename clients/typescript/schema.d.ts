@@ -112,9 +112,77 @@ export interface paths {
         put?: never;
         /**
          * Revoke the token that made this request
-         * @description Revoke the token that made this request.
+         * @description Revokes the access token of `Authorization`; with the web app's session cookie, ends that session. 403 for an API key.
          */
         post: operations["postLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in to the web app
+         * @description The session cookie's user; 401 without a live session (no cookie, or one that is unknown, tampered with, expired or ended).
+         */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in to the web app with email and password
+         * @description For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token. 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE attempts a minute per email, counted together with POST /api/login.
+         */
+        post: operations["postSession"];
+        /**
+         * Sign out of the web app
+         * @description Ends the session (its cookie is refused from now on, here and in every other tab) and clears the `scribe_session` cookie. 403 unless the request comes from this service's own pages.
+         */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an account and sign in to the web app
+         * @description For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token. 422 as for POST /api/register; 429 past REGISTRATIONS_PER_MINUTE registrations from one client address, counted together with it.
+         */
+        post: operations["postSessionRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/social": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the web app through the identity provider
+         * @description For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token. The code is exchanged as by POST /api/auth/social-login (422 for an unknown provider or a bad code, 502 when the provider fails).
+         */
+        post: operations["postSessionSocial"];
         delete?: never;
         options?: never;
         head?: never;
@@ -402,21 +470,21 @@ export interface paths {
         };
         /**
          * Task detail
-         * @description Task detail.
+         * @description The `ETag` header is the task's version, for `If-Match` on a change.
          */
         get: operations["getTasksById"];
         put?: never;
         post?: never;
         /**
          * Delete a task
-         * @description Delete a task.
+         * @description With `If-Match`, only if the task is still at that version (412 otherwise).
          */
         delete: operations["deleteTasksById"];
         options?: never;
         head?: never;
         /**
          * Update a task
-         * @description `segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task out of its folder.
+         * @description `segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task out of its folder. The fields change together or not at all. With `If-Match`, only if the task is still at that version (412 otherwise); the answer's `ETag` is the new version.
          */
         patch: operations["patchTasksById"];
         trace?: never;
@@ -436,7 +504,7 @@ export interface paths {
         head?: never;
         /**
          * Retry a failed task
-         * @description objstore tasks go back to pending, remote and videolink to waiting. 422 when the task has not failed or was retried 3 times already; 429 when 3 tasks are in progress.
+         * @description objstore tasks go back to pending, remote and videolink to waiting. 422 when the task has not failed or was retried 3 times already; 429 when 3 tasks are in progress. With `If-Match`, only if the task is still at that version (412 otherwise).
          */
         patch: operations["patchTasksByIdRetry"];
         trace?: never;
@@ -474,7 +542,7 @@ export interface paths {
         };
         /**
          * Public page of a shared transcript
-         * @description HTML, or JSON for `Accept: application/json`. 404 when not shared.
+         * @description HTML (the title, the transcript with times and speakers, the summary, and Open Graph and Twitter meta for link previews; for `Accept: text/html`, the web app's page, which the app then takes over), or JSON for `Accept: application/json`. 404 when not shared.
          */
         get: operations["getShareTasksById"];
         put?: never;
@@ -644,7 +712,7 @@ export interface paths {
         put?: never;
         /**
          * Sign the upload of one part
-         * @description 404 for an unknown upload or another user's; 422 when the part number is beyond `part_count` or the upload is complete, aborted or expired.
+         * @description The URL is S3's in the cluster profile; in the embedded profile this API's own, at the address the request came to (its Host, or a trusted proxy's X-Forwarded-Host and X-Forwarded-Proto; see TRUSTED_PROXIES). 404 for an unknown upload or another user's; 422 when the part number is beyond `part_count` or the upload is complete, aborted or expired.
          */
         post: operations["postUploadsSignPart"];
         delete?: never;
@@ -802,7 +870,11 @@ export interface paths {
         };
         /**
          * Live status as Server-Sent Events
-         * @description `text/event-stream`: `event: status` with `{status, attempts, failure_reason}` at once and on every change, until the task has finished or failed (then the stream ends); `event: deleted` if it is deleted. A `: heartbeat` comment comes every 15 s.
+         * @description `text/event-stream`: `event: status` with `{status, attempts, failure_reason, stage, progress}` at once and on every change, until the task has finished or failed (then the stream ends); `event: deleted` if it is deleted. A `: heartbeat` comment comes every 15 s.
+         *
+         *     `stage` says where a task in progress is, null once it has ended: `queued` (pending: waiting for a free transcription slot; or scribing with every chunk waiting for a free recogniser), `fetching` (waiting: the media is fetched from its link), `preparing` (the media is read, decoded and cut into chunks), `recognising`, `summarising` (segments, speakers, summary and mind map, saving).
+         *
+         *     `progress`, while `queued` or `recognising` once the media is cut, else null: `{percent, chunks_done, chunks}`, the share of the media recognised (a whole number, 0 to 100) and the chunks done of all. It is read from what the recognising worker reports, at most once a second.
          */
         get: operations["getTasksByIdEvents"];
         put?: never;
@@ -1070,6 +1142,18 @@ export interface components {
                 name: string;
                 email: string;
             };
+        };
+        Session: {
+            user: {
+                id: number;
+                name: string;
+                email: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the session ends (the cookie's Max-Age says the same); then sign in again.
+             */
+            expires_at: string;
         };
         User: {
             id: number;
@@ -1564,7 +1648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1649,7 +1733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1714,7 +1798,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1723,7 +1807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1754,6 +1838,378 @@ export interface operations {
             };
         };
     };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSessionRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** Format: email */
+                    email: string;
+                    /** @description At least 8 characters. */
+                    password: string;
+                    /** @description Must equal password. */
+                    password_confirmation: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSessionSocial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Only `idp` is supported. */
+                    provider: string;
+                    /** @description OAuth 2.0 authorization code from the identity provider. */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (the identity provider) failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getUser: {
         parameters: {
             query?: never;
@@ -1774,7 +2230,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1851,8 +2307,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1974,7 +2439,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"][];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1983,7 +2448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2049,7 +2514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2058,7 +2523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2131,7 +2596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2140,7 +2605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2209,7 +2674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Notification"][];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2262,8 +2727,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2315,7 +2789,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutOptions"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2393,7 +2867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2547,7 +3021,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2641,7 +3115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2650,7 +3124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2746,8 +3220,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2834,8 +3317,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2900,13 +3392,15 @@ export interface operations {
                 headers: {
                     /** @description Requests left to this credential in the current minute. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description The task's version, as a strong entity tag (`"7"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it meanwhile. It changes with every change to the task's own record, the service's included (status, summary, exports); a folder renamed elsewhere leaves it as it is. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2958,7 +3452,10 @@ export interface operations {
     deleteTasksById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change only if the task is still at the version you read: the `ETag` of `GET /api/tasks/{id}` (or of your last `PATCH`), sent back as given. A list of tags matches if one does; `*` matches the task whatever its version. 412 when the task changed since; 422 when the header is neither `*` nor a list of entity tags. Tags are compared strongly (RFC 9110 13.1.1): a weak tag (`W/"7"`) never matches. Without the header the change is made whatever the version, as before. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id */
                 id: number;
@@ -2980,8 +3477,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2991,6 +3497,15 @@ export interface operations {
             };
             /** @description Not found (another user's resource is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Precondition failed: the resource changed since the version `If-Match` names; read it again and make the change on what it says now. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3032,7 +3547,10 @@ export interface operations {
     patchTasksById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change only if the task is still at the version you read: the `ETag` of `GET /api/tasks/{id}` (or of your last `PATCH`), sent back as given. A list of tags matches if one does; `*` matches the task whatever its version. 412 when the task changed since; 422 when the header is neither `*` nor a list of entity tags. Tags are compared strongly (RFC 9110 13.1.1): a weak tag (`W/"7"`) never matches. Without the header the change is made whatever the version, as before. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id */
                 id: number;
@@ -3060,6 +3578,8 @@ export interface operations {
                 headers: {
                     /** @description Requests left to this credential in the current minute. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description The task's version, as a strong entity tag (`"7"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it meanwhile. It changes with every change to the task's own record, the service's included (status, summary, exports); a folder renamed elsewhere leaves it as it is. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3075,8 +3595,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3086,6 +3615,15 @@ export interface operations {
             };
             /** @description Not found (another user's resource is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Precondition failed: the resource changed since the version `If-Match` names; read it again and make the change on what it says now. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3136,7 +3674,10 @@ export interface operations {
     patchTasksByIdRetry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change only if the task is still at the version you read: the `ETag` of `GET /api/tasks/{id}` (or of your last `PATCH`), sent back as given. A list of tags matches if one does; `*` matches the task whatever its version. 412 when the task changed since; 422 when the header is neither `*` nor a list of entity tags. Tags are compared strongly (RFC 9110 13.1.1): a weak tag (`W/"7"`) never matches. Without the header the change is made whatever the version, as before. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id */
                 id: number;
@@ -3160,8 +3701,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3171,6 +3721,15 @@ export interface operations {
             };
             /** @description Not found (another user's resource is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Precondition failed: the resource changed since the version `If-Match` names; read it again and make the change on what it says now. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3234,7 +3793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3308,8 +3867,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3385,7 +3953,7 @@ export interface operations {
                         created_at: string;
                         summary: string | null;
                         mindmap: string | null;
-                        /** @description The task's media at a signed URL for a media element (no token, Range), good for 6 hours while the task stays shared; null when the task has no stored media. */
+                        /** @description The task's media at a signed URL for a media element (no token, Range), at the address the request came to, good for 6 hours while the task stays shared; null when the task has no stored media. */
                         audio_url: string | null;
                         segments: {
                             start: number;
@@ -3551,7 +4119,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3620,7 +4188,7 @@ export interface operations {
                     "application/json": components["schemas"]["FolderList"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3692,8 +4260,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3774,8 +4351,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3861,8 +4447,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3973,7 +4568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4051,7 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadFormats"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4124,7 +4719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4133,7 +4728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4222,8 +4817,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4333,7 +4937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4342,7 +4946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4449,8 +5053,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4545,7 +5158,7 @@ export interface operations {
                     "video/*": string;
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4631,7 +5244,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4811,7 +5424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4878,7 +5491,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4959,7 +5572,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5028,7 +5641,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"][];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5102,8 +5715,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5184,8 +5806,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5255,8 +5886,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5326,7 +5966,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"][];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5397,8 +6037,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5500,7 +6149,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5509,7 +6158,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5587,7 +6236,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIModelList"];
                 };
             };
-            /** @description Not authenticated: the token or key is missing, unknown or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5596,7 +6245,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description Forbidden, or a plan limit is exceeded. */
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -6,12 +6,12 @@ import { apiKeyBody, apiKeyView, createdApiKey } from "./schemas.ts";
 
 /**
  * The API Keys page of account settings (spec 5.2): first-party only, so these routes take an access
- * token from login, never an API key (a leaked key cannot mint more keys).
+ * token from login or the web app's session, never an API key (a leaked key cannot mint more keys).
  */
 export function apiKeyRoutes({ accounts, authenticated }: { accounts: Accounts; authenticated: AnyElysia }) {
   const detail = (summary: string, description?: string) => ({ tags: ["API keys"], security: [{ bearer: [] }], summary, description });
   const firstParty = (caller: Caller) => {
-    if (caller.kind !== "token") throw new ForbiddenError("API keys are managed with a login token from account settings, not with an API key.");
+    if (caller.kind === "api_key") throw new ForbiddenError("API keys are managed with a login token from account settings, not with an API key.");
   };
   return new Elysia({ name: "api-key-routes" })
     .use(authenticated)

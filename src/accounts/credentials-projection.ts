@@ -6,17 +6,20 @@ type CredentialFields = {
   /** The secret's SHA-256: authenticating a request is one lookup by it (a unique index). */
   hash: string;
   userId: number;
-  kind: "token" | "api_key";
+  kind: "token" | "api_key" | "session";
   credentialId: string;
   name: string | null;
   prefix: string | null;
   createdAt: string;
+  /** A session's end (ISO time); tokens and keys live until revoked (absent). */
+  expiresAt?: string;
 };
 
 /**
- * The `credentials` read model: one document per live access token or API key, keyed by its id
- * (`token:<id>`, `api_key:<id>`) so that issuing and revoking fold into the same document, position
- * guarded like every other read model. Revoking deletes it.
+ * The `credentials` read model: one document per live access token, API key or web app session, keyed by
+ * its id (`token:<id>`, `api_key:<id>`, `session:<id>`) so that issuing and revoking fold into the same
+ * document, position guarded like every other read model. Revoking (signing out) deletes it; an expired
+ * session stays until then, and authentication refuses it by its `expiresAt`.
  */
 export type CredentialDocument = ProjectedDocument & CredentialFields;
 
@@ -29,6 +32,9 @@ const documentId = (recorded: RecordedEvent): string | null => {
     case "ApiKeyCreated":
     case "ApiKeyRevoked":
       return `api_key:${event.data.keyId}`;
+    case "SessionStarted":
+    case "SessionEnded":
+      return `session:${event.data.sessionId}`;
     default:
       return null;
   }
@@ -47,8 +53,13 @@ function evolve(current: CredentialFields | null, recorded: RecordedEvent): Cred
       const { keyHash, keyId, name, prefix, createdAt } = event.data;
       return { hash: keyHash, userId, kind: "api_key", credentialId: keyId, name, prefix, createdAt };
     }
+    case "SessionStarted": {
+      const { sessionHash, sessionId, startedAt, expiresAt } = event.data;
+      return { hash: sessionHash, userId, kind: "session", credentialId: sessionId, name: null, prefix: null, createdAt: startedAt, expiresAt };
+    }
     case "AccessTokenRevoked":
     case "ApiKeyRevoked":
+    case "SessionEnded":
       return null;
     default:
       return current;
@@ -60,7 +71,7 @@ export const credentialsProjection: Projection = {
   // 2: keyed by credential id with a position, the hash a field (was: keyed by hash, no position).
   version: 2,
   collections: ["credentials"],
-  eventTypes: ["AccessTokenIssued", "AccessTokenRevoked", "ApiKeyCreated", "ApiKeyRevoked"],
+  eventTypes: ["AccessTokenIssued", "AccessTokenRevoked", "ApiKeyCreated", "ApiKeyRevoked", "SessionStarted", "SessionEnded"],
   async setup(db) {
     await db.collection("credentials").createIndex({ hash: 1 }, { unique: true });
     await db.collection("credentials").createIndex({ userId: 1, kind: 1 });

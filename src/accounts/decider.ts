@@ -2,7 +2,7 @@ import { assertNever, type Decider } from "../core/decider.ts";
 import { ForbiddenError, NotFoundError } from "../core/errors.ts";
 import { periodOf, plans, type BillingInterval, type PlanKey } from "./plans.ts";
 import { emptyLedger, evolveLedger, type BalanceLedger } from "./balance.ts";
-import { userEventTypes, type Identity, type UserEvent } from "./events.ts";
+import { userEventTypes, type Identity, type SignInMethod, type UserEvent } from "./events.ts";
 import { normalizeEmail } from "./claims.ts";
 
 export type UserCommand =
@@ -13,11 +13,15 @@ export type UserCommand =
       email: string;
       passwordHash: string | null;
       identity: Identity | null;
-      token: { tokenId: string; tokenHash: string; method: "registration" | "social" };
+      /** The first credential, handed out with the account: a token (POST /api/register) or a session (the web app). */
+      credential: NewCredential;
+      method: "registration" | "social";
       now: string;
     }
   | { type: "IssueAccessToken"; tokenId: string; tokenHash: string; method: "password" | "social"; now: string }
   | { type: "RevokeAccessToken"; tokenId: string; now: string }
+  | { type: "StartSession"; sessionId: string; sessionHash: string; expiresAt: string; method: "password" | "social"; now: string }
+  | { type: "EndSession"; sessionId: string; now: string }
   | { type: "UpdateProfile"; name?: string; email?: string; now: string }
   | { type: "ChangeAvatar"; key: string; contentType: string; now: string }
   | { type: "LinkIdentity"; identity: Identity }
@@ -27,6 +31,18 @@ export type UserCommand =
   | { type: "CreateApiKey"; keyId: string; name: string; keyHash: string; prefix: string; now: string }
   | { type: "RevokeApiKey"; keyId: string; now: string }
   | { type: "MarkNotificationsRead"; now: string };
+
+/** A bearer token for API clients, or a session for the web app (its secret in a cookie). */
+export type NewCredential =
+  | { kind: "token"; tokenId: string; tokenHash: string }
+  | { kind: "session"; sessionId: string; sessionHash: string; expiresAt: string };
+
+function issued(credential: NewCredential, method: SignInMethod, now: string): UserEvent {
+  if (credential.kind === "token")
+    return { type: "AccessTokenIssued", data: { tokenId: credential.tokenId, tokenHash: credential.tokenHash, method, issuedAt: now } };
+  const { sessionId, sessionHash, expiresAt } = credential;
+  return { type: "SessionStarted", data: { sessionId, sessionHash, method, startedAt: now, expiresAt } };
+}
 
 export type UserState =
   | { status: "none" }
@@ -85,6 +101,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
     switch (event.type) {
       case "AccessTokenIssued":
       case "AccessTokenRevoked":
+      case "SessionStarted":
+      case "SessionEnded":
         return state;
       case "ProfileUpdated":
         return { ...state, email: event.data.email ?? state.email };
@@ -115,11 +133,11 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
     switch (command.type) {
       case "RegisterUser": {
         if (state.status === "registered") return [];
-        const { userId, name, email, passwordHash, identity, token, now } = command;
+        const { userId, name, email, passwordHash, identity, credential, method, now } = command;
         return [
           { type: "UserRegistered", data: { userId, name, email, passwordHash, identity, registeredAt: now } },
           { type: "AllowanceGranted", data: { period: periodOf(now), seconds: plans.free.monthlyAllowanceSeconds, reason: "monthly", grantedAt: now } },
-          { type: "AccessTokenIssued", data: { tokenId: token.tokenId, tokenHash: token.tokenHash, method: token.method, issuedAt: now } },
+          issued(credential, method, now),
         ];
       }
       // Tokens are not folded (a login a day for years would make every command on the account slower):
@@ -130,6 +148,15 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case "RevokeAccessToken":
         registered(state);
         return [{ type: "AccessTokenRevoked", data: { tokenId: command.tokenId, revokedAt: command.now } }];
+      // Sessions are not folded either, for the same reason: the caller ends the session it signed in with.
+      case "StartSession": {
+        registered(state);
+        const { sessionId, sessionHash, expiresAt, method, now } = command;
+        return [issued({ kind: "session", sessionId, sessionHash, expiresAt }, method, now)];
+      }
+      case "EndSession":
+        registered(state);
+        return [{ type: "SessionEnded", data: { sessionId: command.sessionId, endedAt: command.now } }];
       case "UpdateProfile": {
         if (command.name === undefined && command.email === undefined) return [];
         const user = registered(state);

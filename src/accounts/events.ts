@@ -2,6 +2,9 @@ import type { BillingInterval, PlanKey } from "./plans.ts";
 
 export type Identity = { issuer: string; subject: string };
 
+/** How a token or a session was obtained. */
+export type SignInMethod = "registration" | "password" | "social";
+
 /** Everything that happens to an account, on its stream `user-<id>`. */
 export type UserEvent =
   | {
@@ -10,6 +13,13 @@ export type UserEvent =
     }
   | { type: "AccessTokenIssued"; data: { tokenId: string; tokenHash: string; method: "registration" | "password" | "social"; issuedAt: string } }
   | { type: "AccessTokenRevoked"; data: { tokenId: string; revokedAt: string } }
+  /**
+   * A sign-in to the web app: a session whose secret travels only in an HttpOnly cookie (never to script),
+   * valid until `expiresAt`. Kept apart from access tokens so that each has its own rate limit.
+   */
+  | { type: "SessionStarted"; data: { sessionId: string; sessionHash: string; method: SignInMethod; startedAt: string; expiresAt: string } }
+  /** Signed out (or ended by the operator): the cookie is refused from now on. */
+  | { type: "SessionEnded"; data: { sessionId: string; endedAt: string } }
   /** `previousEmail`: the address this change gave up (another address, not another spelling), whose claim is then released. */
   | { type: "ProfileUpdated"; data: { name?: string; email?: string; previousEmail?: string; updatedAt: string } }
   | { type: "AvatarChanged"; data: { key: string; contentType: string; changedAt: string } }
@@ -33,6 +43,8 @@ export const userEventTypes: readonly UserEventType[] = [
   "UserRegistered",
   "AccessTokenIssued",
   "AccessTokenRevoked",
+  "SessionStarted",
+  "SessionEnded",
   "ProfileUpdated",
   "AvatarChanged",
   "IdentityLinked",

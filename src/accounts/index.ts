@@ -11,6 +11,7 @@ export { Profiles } from "./profiles.ts";
 export { RateLimiter } from "./rate-limiter.ts";
 export { authentication } from "./authentication.ts";
 export { authRoutes } from "./routes.ts";
+export { sessionRoutes } from "./session-routes.ts";
 export { userRoutes } from "./user-routes.ts";
 export { apiKeyRoutes } from "./api-key-routes.ts";
 export { OidcClient } from "./oidc-client.ts";

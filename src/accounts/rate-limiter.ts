@@ -68,3 +68,10 @@ export class RateLimiter {
 }
 
 const RESERVE_FRACTION = 1 / 1000;
+
+/** Retry-After in words, for the 429's message: "42 seconds", "1 second"; a wait over 90 seconds in whole minutes. */
+export function retryAfterInWords(seconds: number): string {
+  if (seconds <= 90) return seconds === 1 ? "1 second" : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? "1 minute" : `${minutes} minutes`;
+}

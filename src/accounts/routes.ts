@@ -1,11 +1,12 @@
 import { Elysia, t, type AnyElysia } from "elysia";
-import { TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
 import { correlationIdOf } from "../http/correlation.ts";
-import { normalizeEmail } from "./claims.ts";
-import type { Accounts } from "./service.ts";
+import type { Accounts, SignedIn, TokenResponse } from "./service.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import type { SocialLogin } from "./social-login.ts";
 import { loginBody, registerBody, socialLoginBody, tokenResponse } from "./schemas.ts";
+import { registrationOf, socialLoginFor, throttleLogin, throttleRegistration } from "./sign-in-rules.ts";
+
+const asToken = ({ secret, user }: SignedIn): TokenResponse => ({ token: secret, user });
 
 export type AuthRoutesDependencies = {
   accounts: Accounts;
@@ -23,18 +24,10 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
     .post(
       "/api/register",
       async ({ body, request, set, server }) => {
-        // Each address gets a few accounts a minute: every account comes with a free allowance.
-        const rate = await registrationLimiter.hit(`register:${server?.requestIP(request)?.address ?? "in-process"}`);
-        if (!rate.allowed) throw new TooManyRequestsError("Too many accounts registered from your address; try again in a minute.", rate.retryAfterSeconds);
-        if (body.password !== body.password_confirmation) {
-          throw new ValidationFailedError({ password: ["The password field confirmation does not match."] });
-        }
-        const response = await accounts.register(
-          { name: body.name.trim(), email: body.email, password: body.password, identity: null, method: "registration" },
-          correlationIdOf(request),
-        );
+        await throttleRegistration(registrationLimiter, { request, server });
+        const response = await accounts.register(registrationOf(body), correlationIdOf(request));
         set.status = 201;
-        return response;
+        return asToken(response);
       },
       {
         body: registerBody,
@@ -50,10 +43,8 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
     .post(
       "/api/login",
       async ({ body, request }) => {
-        // Every attempt counts, right or wrong, so guessing is capped at the limit per minute per email.
-        const rate = await loginLimiter.hit(`login:${normalizeEmail(body.email)}`);
-        if (!rate.allowed) throw new TooManyRequestsError("Too many login attempts. Please try again in a minute.", rate.retryAfterSeconds);
-        return accounts.login(body.email, body.password, correlationIdOf(request));
+        await throttleLogin(loginLimiter, body.email);
+        return asToken(await accounts.login(body.email, body.password, correlationIdOf(request)));
       },
       {
         body: loginBody,
@@ -69,9 +60,7 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
     .post(
       "/api/auth/social-login",
       async ({ body, request }) => {
-        if (body.provider !== "idp") throw new ValidationFailedError({ provider: ["The selected provider is invalid. Supported: idp."] });
-        if (!socialLogin) throw new ValidationFailedError({ provider: ["Social login is not configured on this server (IDP_ISSUER)."] });
-        return socialLogin.login(body.code, correlationIdOf(request));
+        return asToken(await socialLoginFor(socialLogin, body.provider).login(body.code, correlationIdOf(request)));
       },
       {
         body: socialLoginBody,
@@ -90,7 +79,15 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
       await accounts.logout(caller, correlationIdOf(request));
       set.status = 204;
     },
-    { response: { 204: t.Void() }, detail: { tags, summary: "Revoke the token that made this request", security: [{ bearer: [] }] } },
+    {
+      response: { 204: t.Void() },
+      detail: {
+        tags,
+        summary: "Revoke the token that made this request",
+        description: "Revokes the access token of `Authorization`; with the web app's session cookie, ends that session. 403 for an API key.",
+        security: [{ bearer: [] }],
+      },
+    },
   );
 
   return new Elysia({ name: "auth-routes" }).use(publicRoutes).use(logout);

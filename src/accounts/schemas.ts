@@ -23,6 +23,12 @@ export const tokenResponse = t.Object({
   user: t.Object({ id: t.Integer(), name: t.String(), email: t.String() }),
 });
 
+/** The web app's session: who is signed in, and until when. Its secret is in the HttpOnly cookie, never in a body. */
+export const sessionResponse = t.Object({
+  user: t.Object({ id: t.Integer(), name: t.String(), email: t.String() }),
+  expires_at: t.String({ format: "date-time", description: "When the session ends (the cookie's Max-Age says the same); then sign in again." }),
+});
+
 export const updateUserBody = t.Object({
   name: t.Optional(name),
   email: t.Optional(email),

@@ -34,6 +34,15 @@ export function newAccessToken(): { tokenId: string; token: string; tokenHash: s
   return { tokenId: crypto.randomUUID(), token, tokenHash: hashSecret(token) };
 }
 
+/** A web app session's secret (`scs_…`): it travels only in the HttpOnly session cookie. */
+export function newSessionSecret(): { sessionId: string; secret: string; sessionHash: string } {
+  const secret = `scs_${randomPart(32)}`;
+  return { sessionId: crypto.randomUUID(), secret, sessionHash: hashSecret(secret) };
+}
+
+/** What newSessionSecret makes: anything else in the cookie is refused without a lookup. */
+export const sessionSecretPattern = /^scs_[A-Za-z0-9_-]{43}$/;
+
 export function newApiKey(): { keyId: string; key: string; keyHash: string; prefix: string } {
   const key = `sk_${randomPart(32)}`;
   return { keyId: crypto.randomUUID(), key, keyHash: hashSecret(key), prefix: key.slice(0, 10) };

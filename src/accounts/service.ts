@@ -10,15 +10,30 @@ import type { WaitForProjections } from "../core/projection.ts";
 import type { UserDocument } from "./users-projection.ts";
 import type { CredentialDocument } from "./credentials-projection.ts";
 import { plans, type BillingInterval, type PlanKey } from "./plans.ts";
-import { userDecider, type UserCommand } from "./decider.ts";
+import { userDecider, type NewCredential, type UserCommand } from "./decider.ts";
 import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
 import { userStream, type Identity } from "./events.ts";
 import type { registerBody } from "./schemas.ts";
-import { hashPassword, hashSecret, newAccessToken, newApiKey, verifyPassword } from "./secrets.ts";
+import { hashPassword, hashSecret, newAccessToken, newApiKey, newSessionSecret, verifyPassword } from "./secrets.ts";
 
-export type Caller = { userId: number; kind: "token" | "api_key"; credentialId: string };
-export type Authentication = { caller: Caller; user: UserDocument };
-export type TokenResponse = { token: string; user: { id: number; name: string; email: string } };
+export type Caller = { userId: number; kind: "token" | "api_key" | "session"; credentialId: string };
+/** `expiresAt`: a session's end; null for tokens and keys, which live until revoked. */
+export type Authentication = { caller: Caller; user: UserDocument; expiresAt: string | null };
+export type PublicUser = { id: number; name: string; email: string };
+export type TokenResponse = { token: string; user: PublicUser };
+
+/**
+ * What signing in hands out: a bearer token for API clients (`POST /api/login`, spec 4.1), or a session for
+ * the web app, whose secret goes only into an HttpOnly cookie (`POST /api/session`). `expiresAt`: a session's end.
+ */
+export type CredentialKind = "token" | "session";
+export type SignedIn = { kind: CredentialKind; secret: string; user: PublicUser; expiresAt: string | null };
+
+/** Where a request's secret came from: a session secret is taken only from the cookie, a token or key only from the header. */
+export type SecretSource = "bearer" | "cookie";
+
+/** How long a web app session lasts from sign-in by default (SESSION_DAYS). */
+export const defaultSessionLifetimeMs = 30 * 24 * 60 * 60 * 1000;
 
 const emailTaken = "The email has already been taken.";
 
@@ -40,13 +55,17 @@ export type Registration = Pick<typeof registerBody.static, "name" | "email"> & 
  */
 export class Accounts {
   private readonly authentications: StampedCache<Authentication>;
+  private readonly now: () => Date;
+  private readonly sessionLifetimeMs: number;
 
   constructor(
     private readonly store: EventStore,
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
-    private readonly now: () => Date = () => new Date(),
+    options: { now?: () => Date; sessionLifetimeMs?: number } = {},
   ) {
+    this.now = options.now ?? (() => new Date());
+    this.sessionLifetimeMs = options.sessionLifetimeMs ?? defaultSessionLifetimeMs;
     this.authentications = new StampedCache(db, ["credentials", "users"], 10_000);
   }
 
@@ -90,13 +109,13 @@ export class Accounts {
     await handle(this.store, emailClaimStream(email), claimDecider, (state) => claimDecider.decide({ type: "Release", userId }, state), { metadata });
   }
 
-  async register(input: Registration, correlationId: string): Promise<TokenResponse> {
+  async register(input: Registration, correlationId: string, kind: CredentialKind = "token"): Promise<SignedIn> {
     if (await this.findByEmail(input.email)) throw new ValidationFailedError({ email: [emailTaken] });
     const userId = input.userId ?? (await nextId(this.store, "user", correlationId));
     const metadata = byUser(userId, correlationId);
     const passwordHash = input.password === null ? null : await hashPassword(input.password);
     await this.claimEmail(input.email, userId, metadata);
-    const { tokenId, token, tokenHash } = newAccessToken();
+    const { credential, secret, expiresAt } = this.newCredential(kind);
     await this.execute(
       userId,
       {
@@ -106,50 +125,76 @@ export class Accounts {
         email: input.email.trim(),
         passwordHash,
         identity: input.identity,
-        token: { tokenId, tokenHash, method: input.method },
+        credential,
+        method: input.method,
         now: this.now().toISOString(),
       },
       metadata,
     );
-    return { token, user: { id: userId, name: input.name, email: input.email.trim() } };
+    return { kind, secret, expiresAt, user: { id: userId, name: input.name, email: input.email.trim() } };
   }
 
   /** The same answer whether the email is unknown or the password wrong, and in about the same time. */
-  async login(email: string, password: string, correlationId: string): Promise<TokenResponse> {
+  async login(email: string, password: string, correlationId: string, kind: CredentialKind = "token"): Promise<SignedIn> {
     const user = await this.findByEmail(email);
     const valid = await verifyPassword(password, user?.passwordHash ?? null);
     if (!user || !valid) throw new UnauthenticatedError("These credentials do not match our records.");
-    return this.issueToken(user, "password", correlationId);
+    return this.signIn(user, "password", correlationId, kind);
   }
 
-  async issueToken(user: UserDocument, method: "password" | "social", correlationId: string): Promise<TokenResponse> {
-    const { tokenId, token, tokenHash } = newAccessToken();
-    await this.execute(user.id, { type: "IssueAccessToken", tokenId, tokenHash, method, now: this.now().toISOString() }, byUser(user.id, correlationId));
-    return { token, user: { id: user.id, name: user.name, email: user.email } };
+  /** A new token or session for a user who proved who they are (a password, the identity provider). */
+  async signIn(user: UserDocument, method: "password" | "social", correlationId: string, kind: CredentialKind = "token"): Promise<SignedIn> {
+    const { credential, secret, expiresAt } = this.newCredential(kind);
+    const now = this.now().toISOString();
+    const command: UserCommand =
+      credential.kind === "token"
+        ? { type: "IssueAccessToken", tokenId: credential.tokenId, tokenHash: credential.tokenHash, method, now }
+        : { type: "StartSession", sessionId: credential.sessionId, sessionHash: credential.sessionHash, expiresAt: credential.expiresAt, method, now };
+    await this.execute(user.id, command, byUser(user.id, correlationId));
+    return { kind, secret, expiresAt, user: { id: user.id, name: user.name, email: user.email } };
   }
 
+  private newCredential(kind: CredentialKind): { credential: NewCredential; secret: string; expiresAt: string | null } {
+    if (kind === "token") {
+      const { tokenId, token, tokenHash } = newAccessToken();
+      return { credential: { kind, tokenId, tokenHash }, secret: token, expiresAt: null };
+    }
+    const { sessionId, secret, sessionHash } = newSessionSecret();
+    const expiresAt = new Date(this.now().getTime() + this.sessionLifetimeMs).toISOString();
+    return { credential: { kind, sessionId, sessionHash, expiresAt }, secret, expiresAt };
+  }
+
+  /** Revokes the token, or ends the session, that made the request; API keys are revoked by name in account settings. */
   async logout(caller: Caller, correlationId: string): Promise<void> {
-    if (caller.kind !== "token") throw new ForbiddenError("Log out revokes access tokens; revoke API keys in account settings.");
-    await this.execute(
-      caller.userId,
-      { type: "RevokeAccessToken", tokenId: caller.credentialId, now: this.now().toISOString() },
-      byUser(caller.userId, correlationId),
-    );
+    if (caller.kind === "api_key") throw new ForbiddenError("Log out revokes access tokens; revoke API keys in account settings.");
+    const now = this.now().toISOString();
+    const command: UserCommand =
+      caller.kind === "token" ? { type: "RevokeAccessToken", tokenId: caller.credentialId, now } : { type: "EndSession", sessionId: caller.credentialId, now };
+    await this.execute(caller.userId, command, byUser(caller.userId, correlationId));
   }
 
   /**
-   * Who sent `Authorization: Bearer <secret>`: null when the secret is unknown or revoked. Every authenticated
-   * request asks, so the answer is kept while the credentials and users read models stay as they were.
+   * Who sent this secret: null when it is unknown, revoked, expired, or came the wrong way (a session's secret
+   * only in its cookie, a token or key only in `Authorization: Bearer`, so neither borrows the other's rate
+   * limit). Every authenticated request asks, so the lookup is kept while the credentials and users read models
+   * stay as they were; expiry is checked on every request.
    */
-  async authenticate(secret: string): Promise<Authentication | null> {
+  async authenticate(secret: string, source: SecretSource = "bearer"): Promise<Authentication | null> {
     const hash = hashSecret(secret);
-    return this.authentications.get(hash, async () => {
+    const found = await this.authentications.get(hash, async () => {
       const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ hash });
       if (!credential) return null;
       const user = await this.findById(credential.userId);
       if (!user) return null;
-      return { caller: { userId: credential.userId, kind: credential.kind, credentialId: credential.credentialId }, user };
+      return {
+        caller: { userId: credential.userId, kind: credential.kind, credentialId: credential.credentialId },
+        user,
+        expiresAt: credential.expiresAt ?? null,
+      };
     });
+    if (!found || (found.caller.kind === "session") !== (source === "cookie")) return null;
+    if (found.expiresAt !== null && Date.parse(found.expiresAt) <= this.now().getTime()) return null;
+    return found;
   }
 
   async createApiKey(userId: number, name: string, correlationId: string) {

@@ -8,11 +8,14 @@ import { ConflictError, ValidationFailedError } from "../core/errors.ts";
 import { claimDecider, identityClaimStream } from "./claims.ts";
 import { userStream, type Identity } from "./events.ts";
 import type { OidcClaims, OidcClient } from "./oidc-client.ts";
-import type { Accounts, TokenResponse } from "./service.ts";
+import type { Accounts, CredentialKind, SignedIn } from "./service.ts";
 
-/** `POST /api/auth/social-login`: an authorization code in, an account token out. */
+/**
+ * `POST /api/auth/social-login`: an authorization code in, an account token out; `POST /api/session/social`:
+ * the same sign-in, as a web app session (`kind`).
+ */
 export interface SocialLogin {
-  login(code: string, correlationId: string): Promise<TokenResponse>;
+  login(code: string, correlationId: string, kind?: CredentialKind): Promise<SignedIn>;
 }
 
 /** What the login needs from the provider: its issuer, and one verified exchange of a code for claims. */
@@ -42,12 +45,12 @@ export class OidcSocialLogin implements SocialLogin {
     private readonly provider: CodeExchange,
   ) {}
 
-  async login(code: string, correlationId: string): Promise<TokenResponse> {
+  async login(code: string, correlationId: string, kind: CredentialKind = "token"): Promise<SignedIn> {
     // Redeeming the code comes first: until the provider has vouched for it, nothing is written.
     const claims = await this.provider.exchange(code);
     const identity: Identity = { issuer: this.provider.issuer, subject: claims.sub };
     const claim = await this.identityClaim(identity);
-    if (claim.owner !== null) return this.tokenFor(claim.owner, correlationId);
+    if (claim.owner !== null) return this.signInAs(claim.owner, correlationId, kind);
 
     const email = emailOf(claims);
     const existing = await this.accounts.findByEmail(email);
@@ -61,7 +64,7 @@ export class OidcSocialLogin implements SocialLogin {
       }
       await this.claimIdentity(identity, existing.id, claim.abandonedBy, correlationId);
       await this.accounts.execute(existing.id, { type: "LinkIdentity", identity }, this.metadata(existing.id, correlationId));
-      return this.accounts.issueToken(existing, "social", correlationId);
+      return this.accounts.signIn(existing, "social", correlationId, kind);
     }
 
     // Identity claim first, account last: a failure in between leaves only claims whose account never
@@ -69,14 +72,14 @@ export class OidcSocialLogin implements SocialLogin {
     const userId = await nextId(this.store, "user", correlationId);
     await this.claimIdentity(identity, userId, claim.abandonedBy, correlationId);
     const name = (claims.name ?? email.slice(0, email.lastIndexOf("@"))).slice(0, maxLength);
-    return this.accounts.register({ userId, name, email, password: null, identity, method: "social" }, correlationId);
+    return this.accounts.register({ userId, name, email, password: null, identity, method: "social" }, correlationId, kind);
   }
 
-  private async tokenFor(userId: number, correlationId: string): Promise<TokenResponse> {
+  private async signInAs(userId: number, correlationId: string, kind: CredentialKind): Promise<SignedIn> {
     const user = await this.accounts.findById(userId);
     // Only while a concurrent first login for the same identity is between its write and the read model.
     if (!user) throw new ConflictError("Your account is still being set up. Please sign in again in a moment.");
-    return this.accounts.issueToken(user, "social", correlationId);
+    return this.accounts.signIn(user, "social", correlationId, kind);
   }
 
   /** Who holds the identity: a live owner, or (`abandonedBy`) a first login that died before its account existed. */

@@ -2,8 +2,11 @@ import { NotFoundError } from "../core/errors.ts";
 import { catalogue, isOfferKey, type OfferKey } from "./catalogue.ts";
 import { isExpired, newReference, readReference, signReference, type CheckoutReference } from "./checkout-reference.ts";
 
-/** Where the client sends the customer to pay. Only the sandbox exists today; a real provider is one more. */
-export type PaymentProvider = { name: string; checkoutUrl(reference: string): string };
+/**
+ * Where the client sends the customer to pay. Only the sandbox exists today; a real provider is one more. `origin`:
+ * where the customer's client reached the API, for a checkout page the API serves itself (the sandbox's).
+ */
+export type PaymentProvider = { name: string; checkoutUrl(reference: string, origin?: string): string };
 
 /**
  * Spec 4.7 leaves the options object open; this is what a client needs to open the provider's
@@ -33,7 +36,7 @@ export class Checkout {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  options(customer: { id: number; email: string; name: string }, offerKey: string): CheckoutOptions {
+  options(customer: { id: number; email: string; name: string }, offerKey: string, origin?: string): CheckoutOptions {
     if (!isOfferKey(offerKey)) throw new NotFoundError("Unknown plan. Choose test, month or year.");
     const offer = catalogue[offerKey];
     const expiresAt = new Date(this.now().getTime() + checkoutTtlSeconds * 1000);
@@ -47,7 +50,7 @@ export class Checkout {
       currency: offer.currency,
       interval: offer.interval,
       customer: { id: customer.id, email: customer.email, name: customer.name },
-      checkout_url: this.provider.checkoutUrl(reference),
+      checkout_url: this.provider.checkoutUrl(reference, origin),
       reference,
       expires_at: new Date(Math.floor(expiresAt.getTime() / 1000) * 1000).toISOString(),
     };

@@ -5,6 +5,7 @@ import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Checkout } from "./checkout.ts";
 import type { PaymentWebhooks } from "./payment-webhook.ts";
 import { signatureHeader } from "./webhook-signature.ts";
+import type { OriginOf } from "../http/request-origin.ts";
 
 export const checkoutOptions = t.Object({
   provider: t.String({ description: "The payment provider: `sandbox` (no money is taken) in the embedded profile." }),
@@ -20,13 +21,27 @@ export const checkoutOptions = t.Object({
   expires_at: t.String({ description: "The checkout can be paid until then (one hour)." }),
 });
 
-/** GET /api/checkout/{plan} (spec 4.7) and the payment provider's webhook (outside the client API). */
-export function billingRoutes({ checkout, webhooks, authenticated }: { checkout: Checkout; webhooks: PaymentWebhooks; authenticated: AnyElysia }) {
+/**
+ * GET /api/checkout/{plan} (spec 4.7) and the payment provider's webhook (outside the client API). `originOf`: the
+ * address the caller reached us at, where a checkout page served by this API (the sandbox's) is opened, so that the
+ * person comes back to the origin their session lives at.
+ */
+export function billingRoutes({
+  checkout,
+  webhooks,
+  authenticated,
+  originOf,
+}: {
+  checkout: Checkout;
+  webhooks: PaymentWebhooks;
+  authenticated: AnyElysia;
+  originOf: OriginOf;
+}) {
   const client = new Elysia({ name: "checkout-routes" }).use(authenticated).get(
     "/api/checkout/:plan",
-    ({ params, user }) => {
+    ({ params, user, request, server }) => {
       const customer = user as UserDocument;
-      return checkout.options({ id: customer.id, email: customer.email, name: customer.name }, params.plan);
+      return checkout.options({ id: customer.id, email: customer.email, name: customer.name }, params.plan, originOf({ request, server }));
     },
     {
       params: t.Object({ plan: t.String({ maxLength: 32 }) }),

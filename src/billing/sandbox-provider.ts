@@ -11,9 +11,10 @@ export type Delivery = { delivered: boolean; status: number | null };
 
 /**
  * A payment provider for the embedded profile and for development: it takes no money. Its checkout
- * page is served by the API itself (sandbox-routes.ts), and "paying" sends the same kind of signed
- * webhook a real provider would, over real HTTP to PUBLIC_URL, so the receiving side is exercised
- * exactly as in production (signature, reference, idempotency).
+ * page is served by the API itself (sandbox-routes.ts), at the address the person's client reached the API
+ * by (their session lives at that origin, and the page sends them back there), and "paying" sends the same
+ * kind of signed webhook a real provider would, over real HTTP to PUBLIC_URL, so the receiving side is
+ * exercised exactly as in production (signature, reference, idempotency).
  */
 export class SandboxProvider implements PaymentProvider {
   readonly name = "sandbox";
@@ -24,8 +25,9 @@ export class SandboxProvider implements PaymentProvider {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  checkoutUrl(reference: string): string {
-    return `${this.publicUrl}/sandbox/checkout/${reference}`;
+  /** On `origin` (src/http/request-origin.ts) when the caller's is known, PUBLIC_URL otherwise. */
+  checkoutUrl(reference: string, origin: string = this.publicUrl): string {
+    return `${origin}/sandbox/checkout/${reference}`;
   }
 
   get webhookUrl(): string {

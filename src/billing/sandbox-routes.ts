@@ -21,7 +21,8 @@ function payPage(reference: string, offer: Offer, email: string): string {
 <p>No money changes hands: this page stands in for a payment provider.</p>
 <p><strong>${escapeHtml(offer.description)}</strong>: ${escapeHtml(formatPrice(offer))}</p>
 <p>Account: ${escapeHtml(email)}</p>
-<form method="post" action="/sandbox/checkout/${encodeURIComponent(reference)}/complete"><button type="submit">Pay</button></form>`;
+<form method="post" action="/sandbox/checkout/${encodeURIComponent(reference)}/complete"><button type="submit">Pay</button></form>
+<p><a href="/account">Cancel and go back to your account</a></p>`;
 }
 
 /**
@@ -59,7 +60,8 @@ export function sandboxRoutes({ checkout, sandbox, accounts }: { checkout: Check
         }
         // A browser submitting the Pay form gets a page; scripts and tests get JSON.
         if ((request.headers.get("accept") ?? "").includes("text/html"))
-          return html(`<h1>Payment complete</h1><p>${escapeHtml(offer.description)} is active. You can close this window.</p>`);
+          // Back to the app at this page's own origin: the checkout URL named the address the app was opened at.
+          return html(`<h1>Payment complete</h1><p>${escapeHtml(offer.description)} is active.</p><p><a href="/account">Back to your account</a></p>`);
         return { success: true, webhook_status: delivery.status };
       },
       { params, parse: leaveBodyUnread, detail: detail("Pay in the sandbox: sends the signed checkout.completed webhook") },

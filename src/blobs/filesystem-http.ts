@@ -9,7 +9,8 @@ import { serveBlob } from "./serve.ts";
  * part, answered from the raw Request so part bodies stream to disk without being buffered.
  */
 export async function serveStorageRequest(store: FileBlobStore, request: Request): Promise<Response> {
-  const url = new URL(request.url);
+  // The base: without a Host (HTTP/1.0) the request's URL is relative.
+  const url = new URL(request.url, "http://localhost");
   const at = url.pathname.indexOf("/storage/");
   if (at < 0) return json(404, "not found");
   let key: string;

@@ -12,7 +12,7 @@ export { InvalidPartError } from "./filesystem-multipart.ts";
 
 export type FileBlobStoreOptions = {
   root: string;
-  /** Base URL the API is reached at; signed URLs point at `${publicUrl}/storage/...`. */
+  /** Base URL the API is reached at; signed URLs point at `${publicUrl}/storage/...` unless the caller names its own origin. */
   publicUrl: string;
   secret: string;
   /** Largest part a PUT may send, declared or not (S3's own limit, 5 GiB, by default). */
@@ -62,11 +62,11 @@ export class FileBlobStore implements BlobStore {
     return this.objects.delete(key);
   }
 
-  async signGet(key: string, options: { expiresInSeconds: number; downloadName?: string }): Promise<SignedRequest> {
+  async signGet(key: string, options: { expiresInSeconds: number; downloadName?: string; origin?: string }): Promise<SignedRequest> {
     this.layout.objectPath(key);
     const grant: SignedGrant = { method: "GET", key, expires: expiresAt(options.expiresInSeconds) };
     if (options.downloadName !== undefined) grant.downloadName = options.downloadName;
-    return { url: this.signedUrl(grant), method: "GET", headers: {} };
+    return { url: this.signedUrl(grant, options.origin), method: "GET", headers: {} };
   }
 
   createMultipartUpload(key: string, options: { contentType: string; partSize?: number }): Promise<{ uploadId: string }> {
@@ -77,14 +77,14 @@ export class FileBlobStore implements BlobStore {
     key: string,
     uploadId: string,
     partNumber: number,
-    options: { expiresInSeconds: number; contentLength?: number },
+    options: { expiresInSeconds: number; contentLength?: number; origin?: string },
   ): Promise<SignedRequest> {
     this.layout.objectPath(key);
     if (!uploadIdPattern.test(uploadId)) throw new NoSuchUploadError(uploadId);
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) throw new RangeError("partNumber must be 1 to 10000");
     const grant: SignedGrant = { method: "PUT", key, uploadId, partNumber, expires: expiresAt(options.expiresInSeconds) };
     if (options.contentLength !== undefined) grant.size = options.contentLength;
-    return { url: this.signedUrl(grant), method: "PUT", headers: {} };
+    return { url: this.signedUrl(grant, options.origin), method: "PUT", headers: {} };
   }
 
   listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
@@ -115,7 +115,12 @@ export class FileBlobStore implements BlobStore {
 
   async close(): Promise<void> {}
 
-  private signedUrl(grant: SignedGrant): string {
-    return `${this.publicUrl}/storage/${grant.key}?${signedQuery(this.options.secret, grant)}`;
+  /**
+   * The URL is the API's own, at `origin` (where the caller reached it) or PUBLIC_URL; the signature does not cover
+   * the address, so the same grant works at any address the API answers at.
+   */
+  private signedUrl(grant: SignedGrant, origin?: string): string {
+    const base = origin === undefined ? this.publicUrl : origin.replace(/\/+$/, "");
+    return `${base}/storage/${grant.key}?${signedQuery(this.options.secret, grant)}`;
   }
 }

@@ -25,8 +25,12 @@ export interface BlobStore {
   head(key: string): Promise<BlobInfo | null>;
   /** Deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
-  /** A URL anyone can GET until it expires; `downloadName` sets Content-Disposition. */
-  signGet(key: string, options: { expiresInSeconds: number; downloadName?: string }): Promise<SignedRequest>;
+  /**
+   * A URL anyone can GET until it expires; `downloadName` sets Content-Disposition. `origin`: where the caller
+   * reached the API (src/http/request-origin.ts), for stores whose URLs point back at it (the embedded one); S3's
+   * point at S3 and ignore it.
+   */
+  signGet(key: string, options: { expiresInSeconds: number; downloadName?: string; origin?: string }): Promise<SignedRequest>;
 
   /** Multipart upload: the client PUTs each part to a signed URL, then the server completes it. */
   /**
@@ -36,9 +40,15 @@ export interface BlobStore {
   createMultipartUpload(key: string, options: { contentType: string; partSize?: number }): Promise<{ uploadId: string }>;
   /**
    * `contentLength`, when given, is bound into the URL: a PUT of any other length is refused (by the
-   * signature on S3, where Content-Length becomes a signed header; by the API on the embedded store).
+   * signature on S3, where Content-Length becomes a signed header; by the API on the embedded store). `origin` as
+   * for signGet.
    */
-  signUploadPart(key: string, uploadId: string, partNumber: number, options: { expiresInSeconds: number; contentLength?: number }): Promise<SignedRequest>;
+  signUploadPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    options: { expiresInSeconds: number; contentLength?: number; origin?: string },
+  ): Promise<SignedRequest>;
   /** Parts received so far, by part number; rejects with NoSuchUploadError for an unknown or finished upload. */
   listParts(key: string, uploadId: string): Promise<UploadedPart[]>;
   /** Joins the listed parts in order into the object `key`; rejects with NoSuchUploadError as above. */

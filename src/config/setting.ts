@@ -151,3 +151,29 @@ export function addresses(about: About): Setting<string[]> {
     },
   };
 }
+
+/** An IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`): the prefix fits the address's family. */
+function isNetwork(item: string): boolean {
+  const [address = "", prefix, ...rest] = item.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** Comma-separated IP addresses and CIDR blocks (v4 or v6). */
+export function networks(about: About): Setting<string[]> {
+  return {
+    ...shown(about, "none"),
+    type: "list of IP addresses or CIDR blocks",
+    fallback: [],
+    parse(raw) {
+      const items = raw
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean);
+      const wrong = items.find((item) => !isNetwork(item));
+      return wrong === undefined ? { value: items } : { broken: `must be a comma-separated list of IP addresses or CIDR blocks (${wrong} is not one)` };
+    },
+  };
+}

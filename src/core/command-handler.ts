@@ -29,13 +29,15 @@ const maxAttempts = 20;
  *
  * The decision is a closure over the state, as in Emmett's `handle`: usually
  * `(state) => decider.decide(command, state)`, and it may throw a DomainError to refuse. It runs again
- * on every retry, so it must be pure.
+ * on every retry, so it must be pure. It is also given the revision of the state it decides on, so a
+ * caller that made its change on a version it read (HTTP's `If-Match`) can refuse when the stream has moved
+ * on: a writer that appends first makes the other's append conflict, whose retry then sees the newer revision.
  */
 export async function handle<State, Event extends DomainEvent>(
   store: EventStore,
   streamName: string,
   model: StreamModel<State, Event>,
-  decision: (state: State) => Event[],
+  decision: (state: State, revision: number) => Event[],
   context: CommandContext,
 ): Promise<CommandResult<State, Event>> {
   const newEventId = context.newEventId ?? (() => crypto.randomUUID());
@@ -43,7 +45,7 @@ export async function handle<State, Event extends DomainEvent>(
   for (let attempt = 1; ; attempt++) {
     const { state, revision } = await states.load(streamName, model);
 
-    const events = decision(state);
+    const events = decision(state, revision);
     if (events.length === 0) return { events, state, revision, position: null };
 
     const expectedRevision: ExpectedRevision = revision === -1 ? "no_stream" : revision;

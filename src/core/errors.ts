@@ -5,7 +5,7 @@
  */
 export class DomainError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 502,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 412 | 413 | 422 | 429 | 502,
     message: string,
   ) {
     super(message);
@@ -34,6 +34,13 @@ export class UnauthenticatedError extends DomainError {
 export class ConflictError extends DomainError {
   constructor(message: string) {
     super(409, message);
+  }
+}
+
+/** A condition the request set (`If-Match`) is false: what it was made on has changed since (RFC 9110 13.1.1). */
+export class PreconditionFailedError extends DomainError {
+  constructor(message: string) {
+    super(412, message);
   }
 }
 

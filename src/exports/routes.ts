@@ -5,6 +5,7 @@ import { taskParams } from "../tasks/schemas.ts";
 import { attachmentDisposition } from "../blobs/content-disposition.ts";
 import { chunkStream, contentTypes, exportFormats } from "./formats/index.ts";
 import type { Download, Exports } from "./service.ts";
+import type { OriginOf } from "../http/request-origin.ts";
 
 /** What a downloaded file can be (the media types without their parameters). */
 const exportMediaTypes = [...new Set(Object.values(contentTypes).map((type) => type.split(";")[0]!))];
@@ -51,12 +52,13 @@ function answer(download: Download): Response {
   }
 }
 
-/** Spec 4.2: `GET /api/tasks/{id}/download/{format}`. */
-export function exportRoutes({ exports, authenticated }: { exports: Exports; authenticated: AnyElysia }) {
+/** Spec 4.2: `GET /api/tasks/{id}/download/{format}`. `originOf`: the address the caller reached us at, which a ready file's signed URL names. */
+export function exportRoutes({ exports, authenticated, originOf }: { exports: Exports; authenticated: AnyElysia; originOf: OriginOf }) {
   return new Elysia({ name: "export-routes" }).use(authenticated).get(
     "/api/tasks/:id/download/:format",
-    async ({ params, caller, request, metadata }) => {
-      const download = await exports.download(caller.userId, params.id, params.format, asksForJson(request.headers.get("accept")), metadata);
+    async ({ params, caller, request, server, metadata }) => {
+      const wantsJson = asksForJson(request.headers.get("accept"));
+      const download = await exports.download(caller.userId, params.id, params.format, wantsJson, metadata, originOf({ request, server }));
       return answer(download);
     },
     {

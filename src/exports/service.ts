@@ -39,7 +39,8 @@ export class Exports {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async download(userId: number, taskId: number, format: ExportFormat, wantsJson: boolean, metadata: EventMetadata): Promise<Download> {
+  /** `origin`: where the caller reached the API, which the embedded store's signed URL names (src/http/request-origin.ts). */
+  async download(userId: number, taskId: number, format: ExportFormat, wantsJson: boolean, metadata: EventMetadata, origin?: string): Promise<Download> {
     const task = await this.tasks.owned(userId, taskId);
     const transcript = await this.tasks.transcript(taskId);
     if (!transcript?.segments || transcript.segments.length === 0) {
@@ -51,7 +52,7 @@ export class Exports {
     const made = await this.db.collection<ExportDocument>("exports").findOne({ _id: exportDocumentId(taskId, format) });
     if (made?.version && made.key && BigInt(made.version) >= BigInt(task.exportVersion)) {
       if (wantsJson) {
-        const signed = await this.blobs.signGet(made.key, { expiresInSeconds: downloadUrlSeconds, downloadName: fileName });
+        const signed = await this.blobs.signGet(made.key, { expiresInSeconds: downloadUrlSeconds, downloadName: fileName, origin });
         return { kind: "ready", url: signed.url, expiresInSeconds: downloadUrlSeconds };
       }
       const file = await this.blobs.get(made.key);

@@ -12,7 +12,8 @@ export type OpenAiErrorBody = { error: { message: string; type: OpenAiErrorType;
 
 export const isOpenAiPath = (path: string): boolean => path === "/v1" || path.startsWith("/v1/");
 
-export const isOpenAiRequest = (request: Request): boolean => isOpenAiPath(new URL(request.url).pathname);
+// The base: a request without a Host (HTTP/1.0) has a relative URL.
+export const isOpenAiRequest = (request: Request): boolean => isOpenAiPath(new URL(request.url, "http://localhost").pathname);
 
 /** The type OpenAI gives a status (its SDKs raise AuthenticationError for 401, RateLimitError for 429, ...). */
 export function openAiErrorType(status: number): OpenAiErrorType {

@@ -79,8 +79,12 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
 
   return new Elysia({ name: "request-limits" })
     .onRequest(async ({ request }) => {
+      // Bun builds request.url from the Host: with a path, user info or an open bracket in it, the URL is relative or
+      // none at all, and nothing after this could read it. HTTP's answer to a malformed Host is 400. (Without a Host,
+      // as HTTP/1.0 health probes send them, the URL is relative too; those keep working as they did.)
+      if (request.headers.has("host") && !URL.canParse(request.url)) return errorJson(400, { message: "The Host header is not a valid host name." });
       if (request.method === "GET" || request.method === "HEAD" || request.body === null) return;
-      const path = new URL(request.url).pathname;
+      const path = new URL(request.url, "http://localhost").pathname;
       if (unlimited(path)) return;
       const limit = limitOf(request.method, path);
       const declared = Number(request.headers.get("content-length") ?? NaN);
@@ -92,7 +96,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
     .onParse({ as: "global" }, async (context, contentType) => {
       const { request } = context;
       if (request.body === null) return;
-      const path = new URL(request.url).pathname;
+      const path = new URL(request.url, "http://localhost").pathname;
       if (unlimited(path)) return;
       const limit = limitOf(request.method, path);
       const streamed = request.headers.get("content-length") === null;

@@ -37,7 +37,7 @@ export const immutable = "public, max-age=31536000, immutable";
 export const revalidate = "no-cache";
 
 /** The q-value a client gives an encoding: 0 refuses it, an absent encoding is not offered. */
-function accepts(acceptEncoding: string, encoding: string): boolean {
+export function accepts(acceptEncoding: string, encoding: string): boolean {
   for (const part of acceptEncoding.split(",")) {
     const [name = "", ...params] = part.trim().split(";");
     if (name.trim().toLowerCase() !== encoding) continue;

@@ -79,8 +79,8 @@ const scrubbers: [RegExp, string][] = [
   // Credentials in headers or text: bearer tokens, Basic credentials.
   [/\b(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${redacted}`],
   [/\b(Basic\s+)[A-Za-z0-9+/]{8,}={0,2}/g, `$1${redacted}`],
-  // Our own tokens and API keys (`scr_…`, `sk_…`), long enough to be whole ones: the 10-character API key prefix the API shows is public.
-  [/\b(scr|sk)_[A-Za-z0-9_-]{12,}/g, `$1_${redacted}`],
+  // Our own tokens, API keys and session secrets (`scr_…`, `sk_…`, `scs_…`), long enough to be whole ones: the 10-character API key prefix the API shows is public.
+  [/\b(scr|sk|scs)_[A-Za-z0-9_-]{12,}/g, `$1_${redacted}`],
   // Password hashes (argon2, bcrypt).
   [/\$argon2(?:id|i|d)\$[^\s"'\\]+/g, redacted],
   [/\$2[aby]?\$\d{2}\$[./A-Za-z0-9]{53}/g, redacted],

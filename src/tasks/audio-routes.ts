@@ -8,6 +8,7 @@ import { taskParams } from "./schemas.ts";
 import { ownsMediaKey } from "../media/ownership.ts";
 import type { TaskDocument } from "./tasks-projection.ts";
 import { audioUrlLifetimeSeconds, signAudioQuery, verifyAudioQuery } from "./audio-url.ts";
+import type { OriginOf } from "../http/request-origin.ts";
 
 const missing = () => new NotFoundError("The task has no stored audio.");
 
@@ -40,7 +41,8 @@ export type AudioRoutesDependencies = {
   authenticated: AnyElysia;
   /** Signs the URLs of `/audio-url` (a key derived from the service secret, so every API replica verifies them). */
   urlKey: string;
-  publicUrl: string;
+  /** The address the caller reached the API at, which its audio URL names (the player loads it at once). */
+  originOf: OriginOf;
 };
 
 /**
@@ -49,7 +51,7 @@ export type AudioRoutesDependencies = {
  * account's path cannot read that account's file. `GET /api/tasks/{id}/audio-url` gives the same file
  * at a signed URL (audio-url.ts) for media elements, which cannot send a token.
  */
-export function audioRoutes({ tasks, blobs, authenticated, urlKey, publicUrl }: AudioRoutesDependencies) {
+export function audioRoutes({ tasks, blobs, authenticated, urlKey, originOf }: AudioRoutesDependencies) {
   /** The key of the task's own stored media, or 404. */
   async function audioKey(userId: number, taskId: number): Promise<string> {
     const key = storedMediaKey(await tasks.owned(userId, taskId));
@@ -76,11 +78,11 @@ export function audioRoutes({ tasks, blobs, authenticated, urlKey, publicUrl }: 
     })
     .get(
       "/api/tasks/:id/audio-url",
-      async ({ params, caller }) => {
+      async ({ params, caller, request, server }) => {
         // The same checks as the file itself, so a URL is only handed out for audio that can be served.
         if (!(await blobs.head(await audioKey(caller.userId, params.id)))) throw missing();
         const query = signAudioQuery(urlKey, caller.userId, params.id);
-        return { url: `${publicUrl}/api/tasks/${params.id}/audio/signed?${query}`, expires_in: audioUrlLifetimeSeconds };
+        return { url: `${originOf({ request, server })}/api/tasks/${params.id}/audio/signed?${query}`, expires_in: audioUrlLifetimeSeconds };
       },
       {
         params: taskParams,

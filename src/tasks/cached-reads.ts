@@ -1,6 +1,7 @@
 import { VersionedCache, jsonResponse, type ResponseSet } from "../http/versioned-cache.ts";
 import type { Tasks } from "./service.ts";
 import { taskDetail, taskListItem } from "./views.ts";
+import { revisionTag } from "../http/if-match.ts";
 
 const utf8Json = (body: unknown): Uint8Array => Buffer.from(JSON.stringify(body));
 
@@ -33,8 +34,15 @@ export class CachedTaskReads {
     return body;
   }
 
+  /**
+   * The task's version goes out as its ETag, from the same document as the body: never a version newer than what
+   * the body shows (a change made on it would overwrite what the reader never saw). The transcript, read after,
+   * may be newer than the version; a change made on it is then refused (412) and read again, never lost.
+   */
   async detail(userId: number, taskId: number, set: ResponseSet): Promise<DetailBody | Response> {
     const task = await this.tasks.owned(userId, taskId);
+    // Documents from before tasks carried their revision have no version until the projection is rebuilt.
+    if (typeof task.revision === "number") set.headers.etag = revisionTag(task.revision);
     const key = `task:${taskId}`;
     const kept = this.cache.get(key, task._position);
     if (kept !== undefined) return jsonResponse(kept, set);

@@ -3,6 +3,7 @@ import { Elysia, t, type AnyElysia } from "elysia";
 import type { Tasks } from "./service.ts";
 import type { Idempotency } from "../http/idempotency.ts";
 import { CachedTaskReads } from "./cached-reads.ts";
+import { etagResponseHeader, ifMatchParameter, taskCondition } from "./task-versions.ts";
 import {
   createdTask,
   createTaskBody,
@@ -77,12 +78,16 @@ export function taskRoutes({ tasks, authenticated, idempotency }: { tasks: Tasks
       .get("/api/tasks/:id", ({ params, caller, set }) => reads.detail(caller.userId, params.id, set), {
         params: taskParams,
         response: { 200: taskDetailSchema },
-        detail: detail("Task detail"),
+        detail: {
+          ...detail("Task detail", "The `ETag` header is the task's version, for `If-Match` on a change."),
+          responseHeaders: etagResponseHeader,
+        },
       })
       .patch(
         "/api/tasks/:id",
-        async ({ params, body, caller, set, metadata }) => {
-          await tasks.update(caller.userId, params.id, body, metadata);
+        async ({ params, body, caller, set, metadata, request }) => {
+          await tasks.update(caller.userId, params.id, body, metadata, taskCondition(request));
+          // Read after the write is in the read model (update waits for it): this ETag and a GET's agree.
           return reads.detail(caller.userId, params.id, set);
         },
         {
@@ -90,33 +95,44 @@ export function taskRoutes({ tasks, authenticated, idempotency }: { tasks: Tasks
           params: taskParams,
           body: updateTaskBody,
           response: { 200: taskDetailSchema },
-          detail: detail(
-            "Update a task",
-            "`segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task out of its folder.",
-          ),
+          detail: {
+            ...detail(
+              "Update a task",
+              "`segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task out of its folder. The fields change together or not at all. With `If-Match`, only if the task is still at that version (412 otherwise); the answer's `ETag` is the new version.",
+            ),
+            parameters: [ifMatchParameter],
+            responseHeaders: etagResponseHeader,
+          },
         },
       )
       .delete(
         "/api/tasks/:id",
-        async ({ params, caller, metadata }) => {
-          await tasks.remove(caller.userId, params.id, metadata);
+        async ({ params, caller, metadata, request }) => {
+          await tasks.remove(caller.userId, params.id, metadata, taskCondition(request));
           return { message: "Task deleted." };
         },
-        { params: taskParams, response: { 200: messageSchema }, detail: detail("Delete a task") },
+        {
+          params: taskParams,
+          response: { 200: messageSchema },
+          detail: { ...detail("Delete a task", "With `If-Match`, only if the task is still at that version (412 otherwise)."), parameters: [ifMatchParameter] },
+        },
       )
       .patch(
         "/api/tasks/:id/retry",
-        async ({ params, caller, metadata }) => {
-          const task = await tasks.retry(caller.userId, params.id, metadata);
+        async ({ params, caller, metadata, request }) => {
+          const task = await tasks.retry(caller.userId, params.id, metadata, taskCondition(request));
           return { id: task.id, status: task.status, attempts: task.attempts };
         },
         {
           params: taskParams,
           response: { 200: t.Object({ id: t.Integer(), status: t.String(), attempts: t.Integer() }) },
-          detail: detail(
-            "Retry a failed task",
-            "objstore tasks go back to pending, remote and videolink to waiting. 422 when the task has not failed or was retried 3 times already; 429 when 3 tasks are in progress.",
-          ),
+          detail: {
+            ...detail(
+              "Retry a failed task",
+              "objstore tasks go back to pending, remote and videolink to waiting. 422 when the task has not failed or was retried 3 times already; 429 when 3 tasks are in progress. With `If-Match`, only if the task is still at that version (412 otherwise).",
+            ),
+            parameters: [ifMatchParameter],
+          },
         },
       )
   );

@@ -3,20 +3,21 @@ import type { DocumentStore, Filter } from "../readmodels/port.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
-import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
+import { NotFoundError, PreconditionFailedError, ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../core/projection.ts";
 import type { TaskDocument, TranscriptDocument } from "./tasks-projection.ts";
 import type { FolderDocument } from "../folders/folders-projection.ts";
 import { findTaskCounts, folderCountKey, type TaskCountsDocument } from "./task-counts.ts";
 import { TaskSlots } from "./slots.ts";
-import { assertCostCorrectable, taskDecider, type TaskCommand } from "./decider.ts";
-import { taskStream } from "./events.ts";
+import { assertCostCorrectable, taskDecider, type TaskCommand, type TaskState } from "./decider.ts";
+import { taskStream, type TaskEvent } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
 import { largeTranscriptBytes, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
 import { loadState } from "../core/state-cache.ts";
 import { folderKey } from "../folders/name.ts";
 import { assertBalanceAllows } from "../accounts/balance-rule.ts";
 import type { createTaskBody, updateTaskBody } from "./schemas.ts";
+import type { RevisionCondition } from "../http/if-match.ts";
 
 /** What `POST /api/tasks` takes: the route's schema, validated before it gets here. */
 export type CreateTaskInput = typeof createTaskBody.static;
@@ -77,8 +78,33 @@ export class Tasks {
     return folders.find((f) => folderKey(f.name) === key) ?? null;
   }
 
-  private async run(taskId: number, command: TaskCommand, metadata: EventMetadata): Promise<number | null> {
-    return (await handle(this.store, taskStream(taskId), taskDecider, (state) => taskDecider.decide(command, state), { metadata })).position;
+  private async run(taskId: number, command: TaskCommand, metadata: EventMetadata, condition: RevisionCondition | null = null): Promise<number | null> {
+    return this.runAll(taskId, [command], metadata, condition);
+  }
+
+  /**
+   * The commands' events, decided one on another's result and appended at once: a PATCH of several fields is
+   * one change. `condition` (a request's If-Match) is checked on the revision they are decided on; the append
+   * expects that revision, so of two writers that read the same version only the first one lands, and the
+   * other's retry meets the newer revision and is refused (412).
+   */
+  private async runAll(taskId: number, commands: readonly TaskCommand[], metadata: EventMetadata, condition: RevisionCondition | null): Promise<number | null> {
+    const decision = (state: TaskState, revision: number) => {
+      condition?.(revision);
+      const events: TaskEvent[] = [];
+      for (const command of commands) {
+        const decided = taskDecider.decide(command, state);
+        events.push(...decided);
+        state = decided.reduce(taskDecider.evolve, state);
+      }
+      return events;
+    };
+    return (await handle(this.store, taskStream(taskId), taskDecider, decision, { metadata })).position;
+  }
+
+  /** Refuses (412) before any work when the task is already past the version the caller read; checked again on the append. */
+  private async checkEarly(taskId: number, condition: RevisionCondition | null): Promise<void> {
+    if (condition) condition((await loadState(this.store, taskStream(taskId), taskDecider)).revision);
   }
 
   /** Waits until the read models show the log up to `position` (a write this caller made or waits on). */
@@ -190,8 +216,11 @@ export class Tasks {
     return counts.total;
   }
 
-  async update(userId: number, taskId: number, patch: TaskPatch, metadata: EventMetadata): Promise<void> {
+  /** `condition`: the request's If-Match (task-versions.ts); null changes the task whatever its version. */
+  async update(userId: number, taskId: number, patch: TaskPatch, metadata: EventMetadata, condition: RevisionCondition | null = null): Promise<void> {
     const task = await this.owned(userId, taskId);
+    // Before a transcript is stored that a stale request could not use.
+    await this.checkEarly(taskId, condition);
     // Everything is checked before anything is appended, so a bad field leaves the task as it was.
     if (patch.cost !== undefined) assertCostCorrectable((await loadState(this.store, taskStream(taskId), taskDecider)).state);
     const commands: TaskCommand[] = [];
@@ -217,19 +246,20 @@ export class Tasks {
     if (patch.quality !== undefined) commands.push({ type: "RateTask", quality: patch.quality });
     let position: number | null = null;
     try {
-      for (const command of commands) position = (await this.run(taskId, command, metadata)) ?? position;
+      position = await this.runAll(taskId, commands, metadata, condition);
     } catch (error) {
-      // Deleted meanwhile: the deletion may already have swept the task's transcripts, before this one was stored.
+      // Deleted meanwhile (the deletion may already have swept the task's transcripts, before this one was stored),
+      // or changed meanwhile (412): the stored transcript is named by no event.
       const edit = commands.find((command) => command.type === "EditTranscript");
-      if (error instanceof NotFoundError && edit) await this.transcripts.discard(taskId, edit.transcript);
+      if ((error instanceof NotFoundError || error instanceof PreconditionFailedError) && edit) await this.transcripts.discard(taskId, edit.transcript);
       throw error;
     }
     await this.settle(position);
   }
 
-  async remove(userId: number, taskId: number, metadata: EventMetadata): Promise<void> {
+  async remove(userId: number, taskId: number, metadata: EventMetadata, condition: RevisionCondition | null = null): Promise<void> {
     const task = await this.owned(userId, taskId);
-    const position = await this.run(taskId, { type: "DeleteTask" }, metadata);
+    const position = await this.run(taskId, { type: "DeleteTask" }, metadata, condition);
     // Freed here too (the slot worker also does it), so a create right after a delete is admitted.
     await this.slots.release(userId, taskId, task.attempts, metadata);
     await this.settle(position);
@@ -277,14 +307,15 @@ export class Tasks {
     }
   }
 
-  async retry(userId: number, taskId: number, metadata: EventMetadata): Promise<TaskDocument> {
+  async retry(userId: number, taskId: number, metadata: EventMetadata, condition: RevisionCondition | null = null): Promise<TaskDocument> {
     const task = await this.owned(userId, taskId);
+    await this.checkEarly(taskId, condition);
     // The decider refuses (422) before a slot is taken that the retry could not use. Parallel retries take
     // the one slot of the next attempt; the retry that loses keeps out of the winner's slot. A slot whose
     // attempt never began is freed by admission once it is needed (TaskSlots).
     taskDecider.decide({ type: "RetryTask" }, (await loadState(this.store, taskStream(taskId), taskDecider)).state);
     await this.slots.admit(userId, taskId, task.attempts + 1, task.disk, metadata);
-    await this.settle(await this.run(taskId, { type: "RetryTask" }, metadata));
+    await this.settle(await this.run(taskId, { type: "RetryTask" }, metadata, condition));
     return this.owned(userId, taskId);
   }
 

@@ -7,19 +7,25 @@ import { fileResponses, serveTaskMedia, storedMediaKey } from "./audio-routes.ts
 import { audioUrlLifetimeSeconds, signShareAudioQuery, verifyShareAudioQuery } from "./audio-url.ts";
 import type { TaskDocument } from "./tasks-projection.ts";
 import type { Tasks } from "./service.ts";
-import { sharePage } from "./share-page.ts";
+import { plainSharePage, shareArticle, shareHead, type Shared } from "./share-page.ts";
 import { taskParams } from "./schemas.ts";
+import { htmlResponse, type PageContent } from "../http/html.ts";
+import type { OriginOf } from "../http/request-origin.ts";
 
 type SharedSegment = { start: number; end: number; text: string; speaker: string | null };
 
-/** An HTML page of the web app (src/web), handed in by the composition root: tasks may not import the web app. */
-export type AppPage = (request: Request) => Promise<Response>;
+/**
+ * An HTML page of the web app (src/web), handed in by the composition root: tasks may not import the web app. With
+ * `content`, the page carries that title, meta and body (drawn by the server, then taken over by the app).
+ */
+export type AppPage = (request: Request, content?: PageContent) => Promise<Response>;
 
 /** The app's page for a link that shows nothing (never shared, or no longer): 404, so crawlers and checks see it gone. */
 async function missingPage(appPage: AppPage, request: Request): Promise<Response> {
   const headers = new Headers(request.headers);
   headers.delete("if-none-match"); // a 304 would carry no page
-  const page = await appPage(new Request(request.url, { headers }));
+  // The base: without a Host (HTTP/1.0) the request's URL is relative.
+  const page = await appPage(new Request(new URL(request.url, "http://localhost").href, { headers }));
   const answer = new Headers(page.headers);
   answer.delete("etag");
   return new Response(page.body, { status: 404, headers: answer });
@@ -27,9 +33,11 @@ async function missingPage(appPage: AppPage, request: Request): Promise<Response
 
 /**
  * `GET /api/tasks/{id}/share-url` and the public, read-only page it points at. A browser (`Accept: text/html`)
- * gets the web app, whose share page reads the same URL as JSON; with no app (`appPage` absent) or for clients
- * that ask for neither, the script-free HTML of `sharePage`. The JSON carries `audio_url`, a signed URL of the
- * task's media at `/share/tasks/{id}/audio` (audio-url.ts), which serves it only while the task is still shared.
+ * gets the web app's page with the transcript drawn in it by the server (share-page.ts: title, segments, summary,
+ * Open Graph meta), for link previews and readers without script; the app then reads the same URL as JSON and
+ * takes over with its player. With no app (`appPage` absent) or for clients that ask for neither, a script-free
+ * page of the same. The JSON carries `audio_url`, a signed URL of the task's media at `/share/tasks/{id}/audio`
+ * (audio-url.ts), which serves it only while the task is still shared.
  */
 export function shareRoutes({
   tasks,
@@ -37,6 +45,7 @@ export function shareRoutes({
   blobs,
   urlKey,
   publicUrl,
+  originOf,
   authenticated,
   appPage,
 }: {
@@ -45,7 +54,10 @@ export function shareRoutes({
   blobs: BlobStore;
   /** Signs the share page's audio URLs (the key of the owner's `/audio-url`: the MACs are labelled apart). */
   urlKey: string;
+  /** What the share link names: it leaves the app (pasted into chats and mails). */
   publicUrl: string;
+  /** Where the caller reached the API, which the page's `audio_url` names (its player loads it at once). */
+  originOf: OriginOf;
   authenticated: AnyElysia;
   appPage?: AppPage;
 }) {
@@ -54,10 +66,10 @@ export function shareRoutes({
     return task?.shared ? task : null;
   };
   /** A signed URL of the shared task's media, or null when it has none stored (a remote or video-link task, a missing file). */
-  const audioUrl = async (task: TaskDocument): Promise<string | null> => {
+  const audioUrl = async (task: TaskDocument, origin: string): Promise<string | null> => {
     const key = storedMediaKey(task);
     if (key === null || !(await blobs.head(key))) return null;
-    return `${publicUrl}/share/tasks/${task.id}/audio?${signShareAudioQuery(urlKey, task.id)}`;
+    return `${origin}/share/tasks/${task.id}/audio?${signShareAudioQuery(urlKey, task.id)}`;
   };
   const detail = (summary: string, description?: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
   const owner = new Elysia({ name: "share-owner-routes" })
@@ -85,7 +97,7 @@ export function shareRoutes({
 
   const page = new Elysia({ name: "share-page" }).get(
     "/share/tasks/:id",
-    async ({ params, headers, request }) => {
+    async ({ params, headers, request, server }) => {
       const accept = headers.accept ?? "";
       const wantsJson = accept.includes("application/json");
       const app = !wantsJson && accept.includes("text/html") ? appPage : undefined;
@@ -94,7 +106,6 @@ export function shareRoutes({
         if (app) return missingPage(app, request);
         throw new NotFoundError("This transcript is not shared.");
       }
-      if (app) return app(request);
       const transcript = await tasks.transcript(params.id);
       const segments = ((transcript?.segments ?? []) as SharedSegment[]).map(({ start, end, text, speaker }) => ({
         start,
@@ -111,14 +122,12 @@ export function shareRoutes({
         summary: transcript?.summary ?? null,
         mindmap: transcript?.mindmap ?? null,
         segments,
-      };
-      if (wantsJson) return { ...shared, audio_url: await audioUrl(task) };
-      return new Response(sharePage(shared), {
-        headers: {
-          "content-type": "text/html; charset=utf-8",
-          "x-content-type-options": "nosniff",
-          "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
-        },
+      } satisfies Shared & Record<string, unknown>;
+      if (wantsJson) return { ...shared, audio_url: await audioUrl(task, originOf({ request, server })) };
+      // Drawn afresh each time (edits, a share removed): no validator to keep, nothing for a cache to hold on to.
+      if (app) return app(request, { ...shareHead(shared), body: shareArticle(shared) });
+      return htmlResponse(plainSharePage(shared), request, {
+        headers: { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'", "cache-control": "no-cache" },
       });
     },
     {
@@ -143,7 +152,7 @@ export function shareRoutes({
                     audio_url: {
                       type: "string",
                       nullable: true,
-                      description: `The task's media at a signed URL for a media element (no token, Range), good for ${audioUrlLifetimeSeconds / 3600} hours while the task stays shared; null when the task has no stored media.`,
+                      description: `The task's media at a signed URL for a media element (no token, Range), at the address the request came to, good for ${audioUrlLifetimeSeconds / 3600} hours while the task stays shared; null when the task has no stored media.`,
                     },
                     segments: {
                       type: "array",
@@ -167,7 +176,8 @@ export function shareRoutes({
         },
         tags: ["Tasks"],
         summary: "Public page of a shared transcript",
-        description: "HTML, or JSON for `Accept: application/json`. 404 when not shared.",
+        description:
+          "HTML (the title, the transcript with times and speakers, the summary, and Open Graph and Twitter meta for link previews; for `Accept: text/html`, the web app's page, which the app then takes over), or JSON for `Accept: application/json`. 404 when not shared.",
       },
     },
   );

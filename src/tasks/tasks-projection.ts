@@ -35,6 +35,12 @@ export type TaskFields = {
   exportVersion: string;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The revision of the task's stream this document shows (its last event's): the task's version, which
+   * `GET /api/tasks/{id}` answers as its ETag and `If-Match` names. Folder renames reach the document
+   * from the account's stream and leave it as it is: they change no task's own record.
+   */
+  revision: number;
 };
 export type TaskDocument = ProjectedDocument & TaskFields;
 
@@ -75,10 +81,11 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
       exportVersion: exportVersion(time, null),
       createdAt: d.createdAt,
       updatedAt: time,
+      revision: recorded.revision,
     };
   }
   if (doc === null) return null;
-  const next = { ...doc, updatedAt: time };
+  const next = { ...doc, updatedAt: time, revision: recorded.revision };
   switch (event.type) {
     case "TaskRenamed":
       return { ...next, name: event.data.name, nameKey: event.data.name.toLowerCase() };
@@ -110,7 +117,8 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
     case "SummaryFailed":
     case "ExportGenerated":
     case "ExportRequested":
-      return doc;
+      // Nothing the list shows, but the version moves with every event of the stream (an If-Match names the stream's revision).
+      return { ...doc, revision: recorded.revision };
     case "TaskFinished": {
       const d = event.data;
       return {
@@ -211,8 +219,8 @@ async function applyFolderEvent(recorded: RecordedEvent, db: Parameters<Projecti
 
 export const tasksProjection: Projection = {
   name: "tasks",
-  // 2: added task_counts.
-  version: 2,
+  // 2: added task_counts. 3: tasks carry their stream's revision (the ETag).
+  version: 3,
   collections: ["tasks", "transcripts", "task_counts"],
   eventTypes: [...taskEventTypes, "FolderRenamed", "FolderDeleted"],
   async setup(db) {

@@ -4,7 +4,11 @@ import type { ChunkResult } from "./stitching.ts";
 export type RecognizedChunk = ChunkResult & { punctuated: boolean };
 type Chunk = { start: number; end: number };
 
-const attemptFolder = (taskId: number, attempt: number) => `work/recognition/${taskId}-${attempt}/`;
+/** Where an attempt's working files live: its chunk results, their plan and its progress (progress.ts). */
+export const attemptFolder = (taskId: number, attempt: number) => `work/recognition/${taskId}-${attempt}/`;
+
+/** Where the pipeline says how far an attempt has come, for the status stream (progress.ts). */
+export const progressKey = (taskId: number, attempt: number) => `${attemptFolder(taskId, attempt)}progress.json`;
 
 /** The keys of the chunk results an attempt may have kept, written before the first of them (see ChunkResults.plan). */
 const planKey = (taskId: number, attempt: number) => `${attemptFolder(taskId, attempt)}plan.json`;
@@ -20,9 +24,9 @@ async function plannedKeys(blobs: BlobStore, taskId: number, attempt: number): P
   }
 }
 
-/** Deletes every chunk result an attempt kept, whichever engine's, and its plan last. */
+/** Deletes every chunk result an attempt kept, whichever engine's, and its progress, and its plan last. */
 export async function clearChunkResults(blobs: BlobStore, taskId: number, attempt: number): Promise<void> {
-  await Promise.all((await plannedKeys(blobs, taskId, attempt)).map((key) => blobs.delete(key)));
+  await Promise.all([...(await plannedKeys(blobs, taskId, attempt)), progressKey(taskId, attempt)].map((key) => blobs.delete(key)));
   await blobs.delete(planKey(taskId, attempt));
 }
 

@@ -26,6 +26,7 @@ import { RecognitionError, type SpeechEngine } from "./engine.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 import { Limiter } from "./limiter.ts";
 import { ChunkResults, type RecognizedChunk } from "./chunk-results.ts";
+import { ProgressReport } from "./progress.ts";
 import { transcriptionTempRoot } from "./temp-sweep.ts";
 import { MediaError, assertRecognisable, decodeToPcm, measureLevels, probe } from "./media.ts";
 import { fetchMedia, mediaSize, prefixProbeBytes, type TaskFacts } from "./media-source.ts";
@@ -106,6 +107,9 @@ export class TranscriptionPipeline {
     // The worker's log context adds the worker and the correlation id to these lines.
     const log = pipelineLog.child({ taskId, attempt });
     log.info({ engine: this.deps.engine.name }, "transcription started");
+    // Where this attempt stands, for the task's status stream (progress.ts): written as it goes, never waited for.
+    const progress = new ProgressReport(this.deps.blobs, taskId, attempt);
+    progress.report({ stage: "preparing", chunks: 0, chunksDone: 0, chunksRunning: 0, msDone: 0, msTotal: 0 });
     const stages: Record<Stage, number> = { fetch: 0, probe: 0, decode: 0, plan: 0, recognize: 0, segment: 0, diarize: 0, summarize: 0, finish: 0 };
     const time = async <T>(stage: Stage, work: () => Promise<T> | T): Promise<T> => {
       const at = performance.now();
@@ -158,7 +162,7 @@ export class TranscriptionPipeline {
           ended = true;
           return;
         }
-        results = await time("recognize", () => this.recognize({ taskId, attempt, userId: facts.userId }, pcm, dir, chunks, signal));
+        results = await time("recognize", () => this.recognize({ taskId, attempt, userId: facts.userId }, pcm, dir, chunks, progress, signal));
         log.info({ chunks: results.length, recognizeMs: Math.round(stages.recognize) }, `recognised ${results.length} chunk${results.length === 1 ? "" : "s"}`);
       } catch (error) {
         if (!isTaskFailure(error) || signal?.aborted) throw error;
@@ -169,6 +173,7 @@ export class TranscriptionPipeline {
         return;
       }
 
+      progress.report({ stage: "summarising", chunks: chunks.length, chunksDone: chunks.length, chunksRunning: 0, msDone: durationMs, msTotal: durationMs });
       const words = stitch(results);
       if (words.length === 0) {
         log.info({ reason: "no speech recognised" }, "transcription failed");
@@ -249,7 +254,12 @@ export class TranscriptionPipeline {
       reportTimings(timings);
       if (!tooLarge) log.info({ ...timingsForLog(timings), words: words.length, summaryFailure, diarizationFailure }, "transcription finished");
       ended = true;
+    } catch (error) {
+      // Deleted meanwhile: no redelivery will run it, and what this run wrote since the deletion's own sweep is its to clear.
+      if (error instanceof NotFoundError) ended = true;
+      throw error;
     } finally {
+      await progress.close();
       await rm(dir, { recursive: true, force: true });
       // Kept chunk results serve a redelivery of this attempt: once it has ended, or was cancelled, none will come.
       if (ended || signal?.reason instanceof TaskCancelled) await this.chunkResults.clear(taskId, attempt, chunks).catch(() => undefined);
@@ -267,29 +277,51 @@ export class TranscriptionPipeline {
     pcm: string,
     dir: string,
     chunks: { start: number; end: number }[],
+    progress: ProgressReport,
     signal?: AbortSignal,
   ) {
     const stop = new AbortController();
     const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     let firstError: unknown = null;
+    const tally = { chunksDone: 0, chunksRunning: 0, msDone: 0 };
+    const msTotal = chunks.reduce((sum, chunk) => sum + (chunk.end - chunk.start), 0);
+    let waiting: ReturnType<typeof setTimeout> | undefined;
+    const report = () => {
+      clearTimeout(waiting);
+      progress.report({ stage: "recognising", chunks: chunks.length, ...tally, msTotal });
+    };
+    const done = (chunk: { start: number; end: number }) => {
+      tally.chunksDone++;
+      tally.msDone += chunk.end - chunk.start;
+      report();
+    };
+    // Chunks waiting for a recogniser (none started, none done) are reported after a moment: a free recogniser takes
+    // the first at once, and reporting them at once would flash "waiting" before every recognition.
+    waiting = setTimeout(report, 250);
     await this.chunkResults.plan(job.taskId, job.attempt, chunks);
     const settled = await Promise.allSettled(
       chunks.map(async (chunk, i): Promise<RecognizedChunk> => {
         const kept = await this.chunkResults.load(job.taskId, job.attempt, chunk);
         if (kept) {
           this.resumedChunks++;
+          done(chunk);
           return kept;
         }
         return this.recognition.run(async () => {
           combined.throwIfAborted();
           const wav = join(dir, `chunk-${i}.wav`);
+          tally.chunksRunning++;
+          report();
           try {
             await writeWavSlice(pcm, chunk.start, chunk.end, wav);
             const recognition = await this.deps.engine.recognize(wav, { durationMs: chunk.end - chunk.start, signal: combined });
             const result = { ...chunk, words: recognition.words, punctuated: recognition.punctuated };
             await this.chunkResults.save(job.taskId, job.attempt, result);
+            tally.chunksRunning--;
+            done(chunk);
             return result;
           } catch (error) {
+            tally.chunksRunning--;
             if (firstError === null) {
               firstError = error;
               stop.abort(error);
@@ -301,6 +333,7 @@ export class TranscriptionPipeline {
         }, String(job.userId));
       }),
     );
+    clearTimeout(waiting);
     if (firstError !== null) throw firstError;
     const failed = settled.find((r) => r.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;

@@ -3,12 +3,26 @@ import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Uploads } from "./service.ts";
 import type { Idempotency } from "../http/idempotency.ts";
+import type { OriginOf } from "../http/request-origin.ts";
 import { maxUploadBytes } from "./events.ts";
 import { supportedFormats } from "../media/formats.ts";
 import { abortBody, completeBody, completedSchema, formatsSchema, sessionSchema, signBody, signedPartSchema, signPartBody } from "./schemas.ts";
 
-/** Spec 4.3: sign, sign-part, complete, abort; and the list of formats an upload may have. */
-export function uploadRoutes({ uploads, authenticated, idempotency }: { uploads: Uploads; authenticated: AnyElysia; idempotency: Idempotency }) {
+/**
+ * Spec 4.3: sign, sign-part, complete, abort; and the list of formats an upload may have. `originOf`: the address the
+ * caller reached the API at, which the embedded store's part URLs name (the page that asks PUTs the parts at once).
+ */
+export function uploadRoutes({
+  uploads,
+  authenticated,
+  idempotency,
+  originOf,
+}: {
+  uploads: Uploads;
+  authenticated: AnyElysia;
+  idempotency: Idempotency;
+  originOf: OriginOf;
+}) {
   const detail = (summary: string, description?: string) => ({ tags: ["Uploads"], security: [{ bearer: [] }], summary, description });
   return new Elysia({ name: "upload-routes" })
     .use(authenticated)
@@ -26,14 +40,18 @@ export function uploadRoutes({ uploads, authenticated, idempotency }: { uploads:
         "The session lasts 24 hours. Parts are at least 8 MiB (except the last), at most 8 per file. 422 for an unsupported format, a content type that does not go with the extension, or a size over 2,147,483,648 bytes; 403 when the account's balance has no time left (or less than `duration`), or its API key has no API access.",
       ),
     })
-    .post("/api/uploads/sign-part", ({ body, caller, metadata }) => uploads.signPart((caller as Caller).userId, body, metadata), {
-      body: signPartBody,
-      response: { 200: signedPartSchema },
-      detail: detail(
-        "Sign the upload of one part",
-        "404 for an unknown upload or another user's; 422 when the part number is beyond `part_count` or the upload is complete, aborted or expired.",
-      ),
-    })
+    .post(
+      "/api/uploads/sign-part",
+      ({ body, caller, metadata, request, server }) => uploads.signPart((caller as Caller).userId, body, metadata, originOf({ request, server })),
+      {
+        body: signPartBody,
+        response: { 200: signedPartSchema },
+        detail: detail(
+          "Sign the upload of one part",
+          "The URL is S3's in the cluster profile; in the embedded profile this API's own, at the address the request came to (its Host, or a trusted proxy's X-Forwarded-Host and X-Forwarded-Proto; see TRUSTED_PROXIES). 404 for an unknown upload or another user's; 422 when the part number is beyond `part_count` or the upload is complete, aborted or expired.",
+        ),
+      },
+    )
     .post(
       "/api/uploads/complete",
       async ({ body, caller, user, set, metadata }) => {

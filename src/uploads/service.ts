@@ -81,7 +81,13 @@ export class Uploads {
     return { path: key, upload_id: uploadId, part_size: partSize, part_count: partCount, expires_at: session.expiresAt };
   }
 
-  async signPart(userId: number, input: PartInput, metadata: EventMetadata): Promise<{ url: string; headers: Record<string, string>; expires_at: string }> {
+  /** `origin`: where the caller reached the API, which the embedded store's part URL points at (src/http/request-origin.ts). */
+  async signPart(
+    userId: number,
+    input: PartInput,
+    metadata: EventMetadata,
+    origin?: string,
+  ): Promise<{ url: string; headers: Record<string, string>; expires_at: string }> {
     if (!uploadIdPattern.test(input.upload_id)) throw notFound();
     const now = this.now();
     const { state } = await this.run(
@@ -95,6 +101,7 @@ export class Uploads {
     const signed = await this.blobs.signUploadPart(session.key, session.storageUploadId, input.part_number, {
       expiresInSeconds: seconds,
       contentLength: expectedPartSize(session, input.part_number),
+      origin,
     });
     return { url: signed.url, headers: signed.headers, expires_at: new Date(now.getTime() + seconds * 1000).toISOString() };
   }

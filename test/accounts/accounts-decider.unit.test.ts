@@ -28,10 +28,43 @@ describe("account decider", () => {
         email: "ann@example.com",
         passwordHash: "h",
         identity: null,
-        token: { tokenId: "t1", tokenHash: "th", method: "registration" },
+        credential: { kind: "token", tokenId: "t1", tokenHash: "th" },
+        method: "registration",
         now,
       })
       .then([...registered, { type: "AccessTokenIssued", data: { tokenId: "t1", tokenHash: "th", method: "registration", issuedAt: now } }]));
+
+  test("registering through the web app starts a session instead, which lasts until its expiry", () =>
+    user
+      .given([])
+      .when({
+        type: "RegisterUser",
+        userId: 7,
+        name: "Ann",
+        email: "ann@example.com",
+        passwordHash: "h",
+        identity: null,
+        credential: { kind: "session", sessionId: "s1", sessionHash: "sh", expiresAt: "2026-12-23T10:00:00.000Z" },
+        method: "registration",
+        now,
+      })
+      .then([
+        ...registered,
+        { type: "SessionStarted", data: { sessionId: "s1", sessionHash: "sh", method: "registration", startedAt: now, expiresAt: "2026-12-23T10:00:00.000Z" } },
+      ]));
+
+  test("sessions start and end without the account folding them", () => {
+    const expiresAt = "2026-12-23T10:00:00.000Z";
+    user
+      .given(registered)
+      .when({ type: "StartSession", sessionId: "s1", sessionHash: "sh", expiresAt, method: "password", now })
+      .then([{ type: "SessionStarted", data: { sessionId: "s1", sessionHash: "sh", method: "password", startedAt: now, expiresAt } }]);
+    user
+      .given(registered)
+      .when({ type: "EndSession", sessionId: "s1", now })
+      .then([{ type: "SessionEnded", data: { sessionId: "s1", endedAt: now } }]);
+    user.given([]).when({ type: "EndSession", sessionId: "s1", now }).thenThrows(NotFoundError);
+  });
 
   test("commands on an account that does not exist are refused", () =>
     user.given([]).when({ type: "TopUpSeconds", seconds: 5, source: "operator", now }).thenThrows(NotFoundError));

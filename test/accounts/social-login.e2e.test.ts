@@ -63,6 +63,30 @@ describe("POST /api/auth/social-login against a real OpenID Connect provider", (
     expect(await userCount()).toBe(before + 1);
   });
 
+  test("the web app's callback signs in to a session instead (POST /api/session/social): a cookie, no token, the same account", async () => {
+    const email = `${unique("lin")}@example.com`;
+    const { sub, code } = await codeFor({ email, email_verified: true, name: "Lin Session" });
+    const origin = { origin: app.origin };
+    const first = await app.request("POST", "/api/session/social", { json: { provider: "idp", code }, headers: origin });
+    expect(first.status).toBe(200);
+    const body = (await first.json()) as { user: TokenBody["user"]; token?: string };
+    expect(body.user).toMatchObject({ name: "Lin Session", email });
+    expect(body.token).toBeUndefined();
+    const cookie = first.headers.getSetCookie().find((c) => c.startsWith("scribe_session="))!;
+    expect(cookie).toContain("HttpOnly");
+    const current = await app.request("GET", "/api/session", { headers: { cookie: cookie.split(";")[0]! } });
+    expect(((await current.json()) as { user: { id: number } }).user.id).toBe(body.user.id);
+    // The same identity through the token endpoint is the same account; a code from another site's page is refused unspent.
+    const again = await socialLogin(await idp.authorize(sub));
+    expect(((await again.json()) as TokenBody).user.id).toBe(body.user.id);
+    const forged = await app.request("POST", "/api/session/social", {
+      json: { provider: "idp", code: await idp.authorize(sub) },
+      headers: { origin: "https://evil.example" },
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.getSetCookie()).toEqual([]);
+  });
+
   test("without a name claim the account is named after the email's local part", async () => {
     const email = `${unique("grace")}@example.com`;
     const response = await socialLogin((await codeFor({ email, email_verified: false })).code);

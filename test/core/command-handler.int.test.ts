@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { handle } from "../../src/core/command-handler.ts";
 import { ConflictError } from "../../src/core/errors.ts";
 import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
+import type { EventStore } from "../../src/core/event-store.ts";
 import { counterDecider } from "../support/counter-decider.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
@@ -96,6 +97,38 @@ describe("handle", () => {
       handle(store, "counter-4", counterDecider, (state) => counterDecider.decide({ type: "Increment", by: 1 }, state), { metadata }),
     ).rejects.toBeInstanceOf(ConflictError);
     expect(await store.readStream("counter-4")).toEqual([]);
+    await store.close();
+  });
+
+  test("the decision is given the revision it decides on: of two writers that read one revision, one appends and the other's retry sees the newer one", async () => {
+    const store = new SqliteEventStore(":memory:");
+    await handle(store, "counter-9", counterDecider, (state) => counterDecider.decide({ type: "OpenCounter", limit: 5 }, state), { metadata });
+    // Both load and decide on revision 0 before either appends: the appends race for real.
+    let decided = 0;
+    let bothDecided!: () => void;
+    const gate = new Promise<void>((resolve) => (bothDecided = resolve));
+    const gated: EventStore = {
+      append: async (stream, events, options) => {
+        await gate;
+        return store.append(stream, events, options);
+      },
+      readStream: (stream, options) => store.readStream(stream, options),
+      readAll: (options) => store.readAll(options),
+      subscribe: (options, handler) => store.subscribe(options, handler),
+      close: () => store.close(),
+    };
+    // What an If-Match does: only on the revision the writer read.
+    const onRevision0 = (state: Parameters<typeof counterDecider.evolve>[0], revision: number) => {
+      if (revision !== 0) throw new ConflictError(`moved on to revision ${revision}`);
+      if (++decided === 2) bothDecided();
+      return counterDecider.decide({ type: "Increment", by: 1 }, state);
+    };
+    const outcomes = await Promise.allSettled([0, 1].map(() => handle(gated, "counter-9", counterDecider, onRevision0, { metadata })));
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(ConflictError);
+    expect(String(refused.reason.message)).toBe("moved on to revision 1");
+    expect((await store.readStream("counter-9")).map((e) => e.type)).toEqual(["CounterOpened", "CounterIncremented"]);
     await store.close();
   });
 });

@@ -56,10 +56,13 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-/** Header parameters (Idempotency-Key): any printable text a client could send, and the edge cases of the draft's syntax. */
+/**
+ * Header parameters (Idempotency-Key, If-Match): any printable text a client could send, and the edge cases of the
+ * draft's and of RFC 9110's entity-tag syntax.
+ */
 const headerValue = fc.oneof(
   fc.string({ maxLength: 300 }).map((text) => text.replace(/[^\x20-\x7e]/g, "")),
-  fc.constantFrom("", '""', '"unterminated', '"a\\"', "k".repeat(256), "fuzz-key"),
+  fc.constantFrom("", '""', '"unterminated', '"a\\"', "k".repeat(256), "fuzz-key", "*", '"0"', 'W/"1"', '"1", "2",,', '*, "1"', '"__proto__"'),
 );
 const pathValue = fc.oneof(
   fc.constantFrom("1", "0", "-1", "999999999999999999999", "%00", "..", "Work", "pdf", "constructor", "__proto__"),

@@ -20,6 +20,7 @@ describe("scrubbing a log line", () => {
     ["a bearer token", "authorization: Bearer abc.def-ghi", "authorization: Bearer [REDACTED]"],
     ["an access token", "token scr_0123456789abcdefghijklmnopqrstuv used", "token scr_[REDACTED] used"],
     ["an API key", "key sk_0123456789abcdefghijklmnopqrstuv", "key sk_[REDACTED]"],
+    ["a web app session's secret", "cookie scribe_session=scs_0123456789abcdefghijklmnopqrstuv", "cookie scribe_session=scs_[REDACTED]"],
     ["a password hash", "hash $argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA end", "hash [REDACTED] end"],
     ["a configured secret", "secret configured-secret-value here", "secret [REDACTED] here"],
     ["a configured secret as JSON escapes it", JSON.stringify({ v: 'with"quote\\slash' }), '{"v":"[REDACTED]"}'],

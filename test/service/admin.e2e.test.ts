@@ -150,7 +150,8 @@ describe("bun run admin before any server ever ran (only the event log)", () => 
       email,
       passwordHash: null,
       identity: null,
-      token: { tokenId, tokenHash, method: "registration" },
+      credential: { kind: "token", tokenId, tokenHash },
+      method: "registration",
       now: new Date().toISOString(),
     } as const;
     await handle(store, userStream(1), userDecider, (state) => userDecider.decide(command, state), {

@@ -59,23 +59,22 @@ export type BrowserHarness = {
   close(): Promise<void>;
 };
 
-/**
- * Opt-in: PUBLIC_URL set to the address the browser opens. The service signs upload part URLs for PUBLIC_URL, and
- * the page's Content-Security-Policy lets it send bytes to its own origin only, so at 127.0.0.1 with the default
- * PUBLIC_URL (localhost) every part is refused: a known defect (issue 25), which a test that uploads from the page
- * works around by naming this.
- */
-export const publicUrlIsTheOrigin = (url: string) => ({ PUBLIC_URL: url });
-
 const apiRefusal = /^Failed to load resource: the server responded with a status of 4\d\d/;
 
 /**
  * Starts the real service (`bun src/main.ts`) with a newcomer's settings, and one Chromium with a fresh profile and
  * one page, opened at http://127.0.0.1:PORT while the service, with no PUBLIC_URL, names itself
- * http://localhost:PORT: a person's first visit. A test that needs more says so in `env` (test/support/limits.ts,
- * `publicUrlIsTheOrigin`). One per test file: Chromium takes about a second to start.
+ * http://localhost:PORT: a person's first visit. A test that needs more says so in `env` (test/support/limits.ts).
+ * One per test file: Chromium takes about a second to start.
  */
-export async function startBrowserHarness(options: { env?: (url: string) => Record<string, string>; port?: number } = {}): Promise<BrowserHarness> {
+export async function startBrowserHarness(
+  options: {
+    env?: (url: string) => Record<string, string>;
+    port?: number;
+    /** Switches for Chromium besides `chromiumFlags` (a fake microphone: `--use-fake-device-for-media-stream`…). */
+    chromiumArgs?: string[];
+  } = {},
+): Promise<BrowserHarness> {
   let publicUrl = "";
   const service = await startServiceProcess(
     (url) => {
@@ -89,7 +88,7 @@ export async function startBrowserHarness(options: { env?: (url: string) => Reco
   let browser: Browser;
   try {
     // A fresh profile each time: playwright's launch makes a temporary user-data-dir and removes it on close.
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumFlags, timeout: 30_000 });
+    browser = await chromium.launch({ executablePath: chromiumPath, args: [...chromiumFlags, ...(options.chromiumArgs ?? [])], timeout: 30_000 });
   } catch (error) {
     await service.stop();
     throw error;
@@ -135,14 +134,67 @@ export async function startBrowserHarness(options: { env?: (url: string) => Reco
   };
 }
 
+/** Who a browser test signed in as, and how to call the API as that person from the test itself. */
+export type BrowserSession = {
+  user: { id: number; name: string; email: string };
+  password: string;
+  /**
+   * The page's session cookie and its origin, for `fetch` from the test (or `new UploadClient(url, headers)`): the
+   * API sees the app's own session, under its own rate limit. The cookie is HttpOnly, so the page itself cannot read
+   * it; the test reads it from the browser context.
+   */
+  headers: Record<string, string>;
+};
+
+/** The headers that make a request from the test count as the page's own: its session cookie and its origin. */
+export async function sessionHeaders(page: Page): Promise<Record<string, string>> {
+  const origin = new URL(page.url()).origin;
+  const cookies = await page.context().cookies(origin);
+  const cookie = cookies.find((c) => c.name === "scribe_session");
+  if (!cookie) throw new Error(`no session cookie for ${origin}`);
+  return { cookie: `${cookie.name}=${cookie.value}`, origin };
+}
+
+/** A cookie as playwright's `context.addCookies` takes it. */
+export type SessionCookie = { name: string; value: string; url: string; httpOnly: boolean; sameSite: "Strict"; expires: number };
+
+/**
+ * Registers an account through the API as the app does (`POST /api/session/register`, from the app's origin) and
+ * returns, besides what registerThroughForm returns, its two cookies for `context.addCookies`: a browser context
+ * given them is signed in before its first page loads, as a returning person is (benchmarks seed accounts this way).
+ */
+export async function registerSession(
+  serviceUrl: string,
+  { name = "Ada Lovelace", email = `web-${crypto.randomUUID()}@example.com`, password = "correct horse battery" } = {},
+): Promise<BrowserSession & { cookies: SessionCookie[] }> {
+  const origin = new URL(serviceUrl).origin;
+  const response = await fetch(`${origin}/api/session/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin },
+    body: JSON.stringify({ name, email, password, password_confirmation: password }),
+  });
+  if (response.status !== 201) throw new Error(`POST /api/session/register: ${response.status} ${await response.text()}`);
+  const { user, expires_at } = (await response.json()) as { user: BrowserSession["user"]; expires_at: string };
+  const expires = Math.floor(Date.parse(expires_at) / 1000);
+  const cookies = response.headers.getSetCookie().map((line): SessionCookie => {
+    const [pair = "", ...attributes] = line.split(";").map((part) => part.trim());
+    const equals = pair.indexOf("=");
+    return { name: pair.slice(0, equals), value: pair.slice(equals + 1), url: origin, httpOnly: attributes.includes("HttpOnly"), sameSite: "Strict", expires };
+  });
+  const session = cookies.find((c) => c.name === "scribe_session");
+  if (!session) throw new Error("POST /api/session/register set no session cookie");
+  return { user, password, headers: { cookie: `${session.name}=${session.value}`, origin }, cookies };
+}
+
 /**
  * Registers a new account through the app's form (fields labelled Name, Email, Password, Confirm password; the
- * "Create account" button), as a person would, waits for the task list and returns the session's token.
+ * "Create account" button), as a person would, waits for the task list and returns who signed in, with the headers
+ * that call the API through the page's session.
  */
 export async function registerThroughForm(
   page: Page,
   { name = "Ada Lovelace", email = `web-${crypto.randomUUID()}@example.com`, password = "correct horse battery" } = {},
-): Promise<string> {
+): Promise<BrowserSession> {
   await page.goto("/register");
   await page.getByLabel("Name").fill(name);
   await page.getByLabel("Email").fill(email);
@@ -150,7 +202,11 @@ export async function registerThroughForm(
   await page.getByLabel("Confirm password").fill(password);
   await page.getByRole("button", { name: "Create account" }).click();
   await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
-  return String(await page.evaluate('JSON.parse(localStorage.getItem("scribe.session")).token'));
+  const headers = await sessionHeaders(page);
+  const answer = await fetch(new URL("/api/session", page.url()), { headers });
+  if (answer.status !== 200) throw new Error(`GET /api/session after registering: ${answer.status} ${await answer.text()}`);
+  const { user } = (await answer.json()) as { user: BrowserSession["user"] };
+  return { user, password, headers };
 }
 
 /**

@@ -3,9 +3,13 @@
 export type Session = { path: string; upload_id: string; part_size: number; part_count: number; expires_at: string };
 
 export class UploadClient {
+  /**
+   * `token`: a bearer token, or the headers that authenticate otherwise (a browser test's session cookie and
+   * origin: `registerThroughForm(...).headers`).
+   */
   constructor(
     readonly baseUrl: string,
-    readonly token: string,
+    readonly token: string | Record<string, string>,
   ) {}
 
   static async register(baseUrl: string): Promise<UploadClient> {
@@ -20,7 +24,8 @@ export class UploadClient {
   }
 
   call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    const all: Record<string, string> = { authorization: `Bearer ${this.token}`, ...headers };
+    const auth = typeof this.token === "string" ? { authorization: `Bearer ${this.token}` } : this.token;
+    const all: Record<string, string> = { ...auth, ...headers };
     if (body !== undefined) all["content-type"] = "application/json";
     return fetch(`${this.baseUrl}${path}`, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
   }

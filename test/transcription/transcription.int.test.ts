@@ -100,7 +100,7 @@ describe("an uploaded recording", () => {
       const { events, ended } = await stream;
       expect(ended).toBe(true);
       const statuses = events.filter((e) => e.event === "status").map((e) => JSON.parse(e.data) as Json);
-      expect(statuses[statuses.length - 1]).toEqual({ status: "finished", attempts: 1, failure_reason: null });
+      expect(statuses[statuses.length - 1]).toEqual({ status: "finished", attempts: 1, failure_reason: null, stage: null, progress: null });
       expect(statuses.map((s) => s.status)).toContain("scribing");
     },
     60_000,
@@ -285,7 +285,7 @@ describe("live status", () => {
     expect(response.headers.get("content-type")).toStartWith("text/event-stream");
     const { events, ended } = await readSse(response, 5000);
     expect(ended).toBe(true);
-    expect(events).toEqual([{ event: "status", data: JSON.stringify({ status: "finished", attempts: 1, failure_reason: null }) }]);
+    expect(events).toEqual([{ event: "status", data: JSON.stringify({ status: "finished", attempts: 1, failure_reason: null, stage: null, progress: null }) }]);
   });
 });
 

@@ -4,7 +4,7 @@
  * page that needs a session, and `/swagger` rendering offline. No request may leave the service's origin.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, sessionHeaders, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
 import { prerequisite } from "../support/prerequisites.ts";
 
 const haveChromium = prerequisite(`Chromium at ${chromiumPath}`, chromiumAvailable, "apt-get install chromium; npm test installs it");
@@ -31,12 +31,14 @@ describe.skipIf(!haveChromium)("the web app's accounts", () => {
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByRole("heading", { name: "Transcriptions" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/");
+    const signedIn = await sessionHeaders(page);
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     expect(await page.getByText("You have signed out.").isVisible()).toBe(true);
-    // The token was revoked, not only forgotten: the app holds none, and the sign-in form is what it shows.
-    expect(await page.evaluate('localStorage.getItem("scribe.session")')).toBeNull();
+    // The session was ended, not only forgotten: the browser holds no session cookie, and the old one is refused.
+    expect((await web.context.cookies()).map((c) => c.name)).not.toContain("scribe_session");
+    expect((await fetch(`${web.service.url}/api/session`, { headers: signedIn })).status).toBe(401);
 
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("correct horse battery");
@@ -81,7 +83,7 @@ describe.skipIf(!haveChromium)("the web app's accounts", () => {
     web.expectClean();
   });
 
-  test("a page that needs a session asks to sign in, then opens; a token the API refuses ends the session", async () => {
+  test("a page that needs a session asks to sign in, then opens; a session the API refuses ends, on a reload or the next click", async () => {
     web.checkpoint();
     const { page } = web;
     await page.goto("/account");
@@ -92,12 +94,21 @@ describe.skipIf(!haveChromium)("the web app's accounts", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Account" }).waitFor();
 
-    // Revoked behind the app's back (signed out elsewhere): its next request gets 401, and the app asks to sign in.
-    const token = await page.evaluate<string>('JSON.parse(localStorage.getItem("scribe.session")).token');
-    expect((await fetch(`${web.service.url}/api/logout`, { method: "POST", headers: { authorization: `Bearer ${token}` } })).status).toBe(204);
+    // Ended behind the app's back (signed out elsewhere): its next request gets 401, and the app asks to sign in.
+    const ended = await fetch(`${web.service.url}/api/session`, { method: "DELETE", headers: await sessionHeaders(page) });
+    expect(ended.status).toBe(204);
     await page.reload();
     await page.getByText("Your session has ended. Please sign in again.").waitFor();
     expect(new URL(page.url()).search).toBe("?next=%2Faccount");
+
+    // Without a reload: the open page's next request gets the 401.
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Account" }).waitFor();
+    expect((await fetch(`${web.service.url}/api/session`, { method: "DELETE", headers: await sessionHeaders(page) })).status).toBe(204);
+    await page.getByRole("link", { name: "Transcriptions" }).click();
+    await page.getByText("Your session has ended. Please sign in again.").waitFor();
     web.expectClean();
   });
 

@@ -13,14 +13,13 @@ import type { Page } from "playwright-core";
 import {
   chromiumAvailable,
   chromiumPath,
-  publicUrlIsTheOrigin,
   startBrowserHarness,
   type BrowserHarness,
   screenshotsDir,
   registerThroughForm,
+  sessionHeaders,
 } from "../support/browser.ts";
 import { prerequisite } from "../support/prerequisites.ts";
-import { manyRequestsPerToken } from "../support/limits.ts";
 
 const haveChromium = prerequisite(`Chromium at ${chromiumPath}`, chromiumAvailable, "apt-get install chromium; npm test installs it");
 const jfk = join(import.meta.dir, "../../../shared/testdata/jfk.wav");
@@ -43,15 +42,12 @@ describe.skipIf(!haveChromium)("the web app's New transcription page", () => {
   let dir: string;
   /** "METHOD path" of every request the page made, since the test's start. */
   const requests: string[] = [];
-  const token = () => web.page.evaluate<string>("JSON.parse(localStorage.getItem('scribe.session')).token");
-  const apiGet = async (path: string) => fetch(`${web.service.url}${path}`, { headers: { authorization: `Bearer ${await token()}` } });
+  /** The test's own calls, through the page's session (its cookie and origin). */
+  const apiGet = async (path: string) => fetch(`${web.service.url}${path}`, { headers: await sessionHeaders(web.page) });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "scribe-web-upload-"));
-    // Past sign-in the app makes ~4 API calls a page on its token, which the spec's 10 a minute throttles within
-    // three clicks: a known defect (issue 25 gives the app a session with its own limit). Until then, raised here.
-    // And the page at 127.0.0.1 cannot send parts to the localhost URLs the service signs (issue 25).
-    web = await startBrowserHarness({ env: (url) => ({ ...manyRequestsPerToken, ...publicUrlIsTheOrigin(url) }) });
+    web = await startBrowserHarness();
     web.context.on("request", (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
     // The highest value the upload's progress bar ever showed: it is replaced by the task's page right after 100 %.
     // (Scripts as strings: the tests' TypeScript has no DOM.)
@@ -174,7 +170,7 @@ describe.skipIf(!haveChromium)("the web app's New transcription page", () => {
       // The server forgot it: another part is refused.
       const again = await fetch(`${web.service.url}/api/uploads/sign-part`, {
         method: "POST",
-        headers: { authorization: `Bearer ${await token()}`, "content-type": "application/json" },
+        headers: { ...(await sessionHeaders(page)), "content-type": "application/json" },
         body: JSON.stringify({ path: session.path, upload_id: session.upload_id, part_number: 1 }),
       });
       expect(again.status).toBe(422);

@@ -152,6 +152,23 @@ describe("the cluster profile's uploads", () => {
     expect(policy).toContain("script-src 'self';");
   });
 
+  test("exactly: S3's origin for the parts' PUTs, nothing else added; a page the server draws (the share page) carries the same", async () => {
+    const web = webApp({ idp: null, storageOrigins: ["https://bucket.s3.example.com"] });
+    await web.ready;
+    const expected =
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self' https://bucket.s3.example.com; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+    const shell = await web.page(new Request("http://localhost/new", { headers: html }));
+    expect(shell.headers.get("content-security-policy")).toBe(expected);
+    const drawn = await web.page(new Request("http://localhost/share/tasks/1", { headers: html }), {
+      title: "T",
+      meta: [],
+      body: ["<p>drawn</p>"],
+    });
+    expect(drawn.headers.get("content-security-policy")).toBe(expected);
+    expect(drawn.headers.get("x-frame-options")).toBe("DENY");
+    expect(await drawn.text()).toContain('<div id="app"></div><div id="prerendered" class="prerendered">\n<p>drawn</p>');
+  });
+
   test("without S3 (the embedded profile) uploads stay on this origin", async () => {
     const response = await get("/new", html);
     expect(response.headers.get("content-security-policy")).toContain("connect-src 'self';");

@@ -10,6 +10,20 @@ export const accountSettings = {
     fallback: 10,
     description: "Requests a minute per token or API key on authenticated endpoints, then 429.",
   }),
+  SESSION_RATE_LIMIT_PER_MINUTE: integer({
+    group: "accounts and billing",
+    ...perMinute,
+    fallback: 600,
+    description:
+      "Requests a minute per web app session (the sign-in cookie), then 429: sized for a person clicking, whose page visit makes a handful of calls. Tokens and API keys keep RATE_LIMIT_PER_MINUTE.",
+  }),
+  SESSION_DAYS: integer({
+    group: "accounts and billing",
+    min: 1,
+    max: 3650,
+    fallback: 30,
+    description: "How long a web app sign-in lasts; then the session cookie is refused and the app asks to sign in again.",
+  }),
   LOGIN_ATTEMPTS_PER_MINUTE: integer({ group: "accounts and billing", ...perMinute, fallback: 5, description: "Login attempts a minute per email address." }),
   REGISTRATIONS_PER_MINUTE: integer({
     group: "accounts and billing",

@@ -1,4 +1,4 @@
-import { integer, listOf, optionalText, secret, text, url } from "../setting.ts";
+import { integer, listOf, networks, optionalText, secret, text, url } from "../setting.ts";
 
 export const roles = ["api", "projections", "workers"] as const;
 
@@ -15,7 +15,13 @@ export const serverSettings = {
     group: "server",
     protocols: ["http", "https"],
     shownDefault: "http://localhost:$PORT",
-    description: "The base URL clients reach the API at: share links, signed storage URLs, the OpenAPI servers.",
+    description:
+      "The address links that leave the app name (share links, the OpenAPI servers, the sandbox's webhook). URLs a caller uses at once (upload parts, downloads, audio) name the address its request came to.",
+  }),
+  TRUSTED_PROXIES: networks({
+    group: "server",
+    description:
+      "Reverse proxies (addresses or CIDR blocks) whose X-Forwarded-Host and X-Forwarded-Proto name the address a request came to; from anyone else they are ignored.",
   }),
   ROLES: listOf({
     group: "server",

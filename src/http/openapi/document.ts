@@ -33,6 +33,12 @@ export type OpenApiOptions = {
   parameterBounds?: Record<string, Record<string, JsonSchema>>;
   /** Request media types where a body is not JSON alone, by `METHOD /path`: all of them (a file upload takes multipart). */
   bodyMediaTypes?: Record<string, string[]>;
+  /**
+   * A cookie scheme (the web app's session) that every operation secured by `bearer` accepts as well, but the
+   * OpenAI-compatible ones (API keys only); such an operation that changes something also answers 403 to a request
+   * with the cookie from another site's page.
+   */
+  sessionScheme?: { name: string; scheme: JsonSchema };
 };
 
 type Document = JsonSchema & { paths: Record<string, Record<string, JsonSchema>> };
@@ -87,7 +93,9 @@ export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOpti
     if (detail.tags) operation.tags = detail.tags;
     operation.summary = detail.summary ?? key;
     operation.description = detail.description ?? `${operation.summary}.`;
-    if (detail.security) operation.security = detail.security;
+    const session = options.sessionScheme?.name;
+    const takesSession = session !== undefined && !isOpenAiPath(path) && Array.isArray(detail.security) && detail.security.some((s) => isScheme(s, "bearer"));
+    if (detail.security) operation.security = takesSession ? [...detail.security, { [session]: [] }] : detail.security;
 
     const bounds = options.parameterBounds?.[key] ?? {};
     const parameters = [...parametersOf(route.hooks.params, "path"), ...parametersOf(route.hooks.query, "query")].map((p) => ({
@@ -125,6 +133,8 @@ export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOpti
     if (secured) {
       statuses.add(401);
       statuses.add(429);
+      const withCookie = session !== undefined && (takesSession || (detail.security as unknown[]).some((s) => isScheme(s, session)));
+      if (withCookie && route.method !== "GET") statuses.add(403);
       for (const [status, response] of Object.entries(responses))
         if (status.startsWith("2")) responses[status] = { ...response, headers: { ...(response.headers as object | undefined), ...rateLimitHeaders } };
     }
@@ -160,8 +170,19 @@ export function buildOpenApi(routes: readonly RouteShape[], options: OpenApiOpti
     servers: options.servers,
     tags: options.tags,
     paths,
-    components: { schemas: components, securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An access token (login) or an API key." } } },
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "An access token (login) or an API key." },
+        ...(options.sessionScheme && { [options.sessionScheme.name]: options.sessionScheme.scheme }),
+      },
+    },
   } as Document;
+}
+
+/** A security requirement that names exactly this scheme (`{bearer: []}`). */
+function isScheme(requirement: unknown, name: string): boolean {
+  return typeof requirement === "object" && requirement !== null && Object.keys(requirement).length === 1 && name in requirement;
 }
 
 function parametersOf(schema: unknown, where: "path" | "query"): { name: string; in: string; required: boolean; description?: string; schema: JsonSchema }[] {

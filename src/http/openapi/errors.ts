@@ -1,7 +1,7 @@
 import type { JsonSchema } from "./normalize-schema.ts";
 
 /** The statuses an operation may answer with the one error shape of spec section 7. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 416 | 422 | 429 | 500 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 416 | 422 | 429 | 500 | 502 | 503;
 
 /** Spec section 7: every error is JSON with `message`; a 422 adds `errors`, field → messages. */
 export const errorSchemas: Record<string, JsonSchema> = {
@@ -46,10 +46,11 @@ export const openAiErrorSchema: JsonSchema = {
 
 const meaning: Record<ErrorStatus, string> = {
   400: "The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8.",
-  401: "Not authenticated: the token or key is missing, unknown or revoked.",
-  403: "Forbidden, or a plan limit is exceeded.",
+  401: "Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked.",
+  403: "Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page).",
   404: "Not found (another user's resource is not found either).",
   409: "Conflict: the resource is being changed by another request; repeat in a moment.",
+  412: "Precondition failed: the resource changed since the version `If-Match` names; read it again and make the change on what it says now.",
   413: "The body is larger than this endpoint takes.",
   416: "Range not satisfiable.",
   422: "Validation failed.",

@@ -1,48 +1,21 @@
 import { createScribeClient } from "../../../clients/typescript/client.ts";
+import { errorOf, ApiError } from "./api-errors.ts";
 import { session } from "./session.ts";
+
+export { ApiError, errorOf, waitInWords } from "./api-errors.ts";
 
 export type { components } from "../../../clients/typescript/client.ts";
 
 /**
- * The API's one error shape (`{message, errors}`, spec section 7) as an exception: `fields` holds the
- * messages per field of a 422, which forms show next to their fields.
- */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly fields: Record<string, string[]> = {},
-  ) {
-    super(message);
-  }
-
-  static of(error: unknown): ApiError {
-    if (error instanceof ApiError) return error;
-    return new ApiError(0, "Something went wrong. Please try again.");
-  }
-}
-
-function fromBody(status: number, body: unknown): ApiError {
-  const shaped = typeof body === "object" && body !== null ? (body as { message?: unknown; errors?: unknown }) : {};
-  const message = typeof shaped.message === "string" ? shaped.message : `The server answered ${status}.`;
-  const fields = typeof shaped.errors === "object" && shaped.errors !== null ? (shaped.errors as Record<string, string[]>) : {};
-  return new ApiError(status, message, fields);
-}
-
-/**
  * The typed client of clients/typescript (openapi-fetch over the types generated from the OpenAPI
- * document), on this origin. Every request carries the session's token; a 401 to a request that carried
- * one ends the session, which sends the app back to the sign-in page.
+ * document), on this origin. Requests carry no token: the browser sends the session cookie (same origin) that
+ * signing in set (session.ts). A 401 while signed in means the session ended (signed out elsewhere, expired),
+ * which sends the app back to the sign-in page.
  */
 export const api = createScribeClient("");
 api.use({
-  onRequest({ request }) {
-    const token = session.token();
-    if (token !== null && !request.headers.has("authorization")) request.headers.set("authorization", `Bearer ${token}`);
-    return request;
-  },
-  onResponse({ request, response }) {
-    if (response.status === 401 && request.headers.has("authorization")) session.end("expired");
+  onResponse({ response }) {
+    if (response.status === 401 && session.current()) session.end("expired");
     return response;
   },
 });
@@ -57,6 +30,6 @@ export async function call<T>(pending: Promise<Answer<T>>): Promise<T> {
   } catch {
     throw new ApiError(0, "The server cannot be reached. Check your connection and try again.");
   }
-  if (!answer.response.ok) throw fromBody(answer.response.status, answer.error);
+  if (!answer.response.ok) throw errorOf(answer.response, answer.error);
   return answer.data as T;
 }

@@ -7,8 +7,11 @@ import { Redirect } from "./ui/navigation.tsx";
 
 /** A page behind its access rule: without a session, sign in first and come back; with one, skip the sign-in forms. */
 function Guarded({ page, ...props }: { page: Page } & Record<string, unknown>) {
-  const signedIn = useSession() !== null;
+  const current = useSession();
+  const signedIn = current != null;
   const { url } = useLocation();
+  // Until the API says whether the session cookie is live (one request per page load), only public pages draw.
+  if (current === undefined && page.access !== "public") return null;
   if (page.access === "signed-in" && !signedIn) return <Redirect to={`/login?next=${encodeURIComponent(url)}`} />;
   if (page.access === "signed-out" && signedIn) return <Redirect to="/" />;
   const Component = page.component;

@@ -18,8 +18,8 @@ export function Layout({ children }: { children: ComponentChildren }) {
   const current = useSession();
   const { route } = useLocation();
   const signOut = async () => {
-    // The token is revoked on the server; if that fails (offline, already revoked) it is still forgotten here.
-    await call(api.POST("/api/logout")).catch(() => undefined);
+    // The session is ended on the server, which clears its cookie; if that fails (offline, already ended) the app forgets it all the same.
+    await call(api.DELETE("/api/session")).catch(() => undefined);
     route("/login");
     session.end("signed-out");
   };
@@ -50,7 +50,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
                 </button>
               </li>
             </ul>
-          ) : (
+          ) : current === null ? (
             <ul>
               <li>
                 <NavLink href="/login">Sign in</NavLink>
@@ -59,7 +59,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
                 <NavLink href="/register">Create an account</NavLink>
               </li>
             </ul>
-          )}
+          ) : null}
         </nav>
       </header>
       <main id="main" tabIndex={-1}>

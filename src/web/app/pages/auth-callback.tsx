@@ -7,7 +7,8 @@ import { useTitle } from "../ui/navigation.tsx";
 
 /**
  * Where the identity provider sends the browser back (IDP_REDIRECT_URI, `/auth/callback?code=&state=`): the
- * code is exchanged by the API (POST /api/auth/social-login) only if the state is the one this tab sent.
+ * code is exchanged by the API for a session (POST /api/session/social, which sets the session cookie) only if the
+ * state is the one this tab sent.
  */
 export default function AuthCallback() {
   useTitle("Signing in");
@@ -18,7 +19,7 @@ export default function AuthCallback() {
     if (query.error) return setProblem(`The identity provider did not sign you in (${query.error_description ?? query.error}).`);
     if (!query.code || !attempt || attempt.state !== query.state)
       return setProblem("This sign-in link is not the one this tab started, or it was used already. Please start again.");
-    call(api.POST("/api/auth/social-login", { body: { provider: "idp", code: query.code } }))
+    call(api.POST("/api/session/social", { body: { provider: "idp", code: query.code } }))
       .then((answer) => {
         session.start(answer);
         route(attempt.next, true);

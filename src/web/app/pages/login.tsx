@@ -16,7 +16,8 @@ export function Login() {
   const form = useForm(async (data) => {
     const email = String(data.get("email"));
     const password = String(data.get("password"));
-    const answer = await call(api.POST("/api/login", { body: { email, password } }));
+    // The answer sets the session cookie; the body names the user, no token.
+    const answer = await call(api.POST("/api/session", { body: { email, password } }));
     session.start(answer);
     route(next, true);
   });

@@ -12,7 +12,8 @@ export function Register() {
   const form = useForm(async (data) => {
     const field = (name: string) => String(data.get(name) ?? "");
     const body = { name: field("name"), email: field("email"), password: field("password"), password_confirmation: field("password_confirmation") };
-    const answer = await call(api.POST("/api/register", { body }));
+    // The answer sets the session cookie; the body names the user, no token.
+    const answer = await call(api.POST("/api/session/register", { body }));
     session.start(answer);
     route(next, true);
   });

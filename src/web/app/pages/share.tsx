@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { ApiError } from "../api.ts";
+import { Prerendered } from "../share/prerendered.tsx";
 import { loadSharedTranscript, type SharedTranscript } from "../share/shared-transcript.ts";
 import { usePlayback } from "../transcript/playback.ts";
 import { mediaPath, Player } from "../transcript/player.tsx";
@@ -52,7 +53,7 @@ function SharedTranscriptView({ transcript }: { transcript: SharedTranscript }) 
 /**
  * The public share page at the share link itself (`/share/tasks/{id}`): anyone may open it, signed in or not.
  * It reads the transcript through the public API and shows it like the transcript page, read-only: the player
- * and the segments, with the summary and mind map beside them.
+ * and the segments, with the summary and mind map beside them. Until then, the page the server drew of it stays.
  */
 export default function SharePage() {
   const taskId = Number(useRoute().params.id);
@@ -69,7 +70,7 @@ export default function SharePage() {
   }, [taskId]);
   useTitle(loaded && "transcript" in loaded ? loaded.transcript.name : "Shared transcript");
 
-  if (loaded === null) return <p class="muted">Loading the transcript…</p>;
+  if (loaded === null) return <Prerendered taskId={taskId} fallback={<p class="muted">Loading the transcript…</p>} />;
   if ("problem" in loaded) {
     const gone = loaded.problem.status === 404 || loaded.problem.status === 422;
     return (

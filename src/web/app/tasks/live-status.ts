@@ -59,30 +59,42 @@ function closeStream(): void {
   waitingStreams.shift()?.();
 }
 
+/** The wait a 429 or 503 asks for (`Retry-After` in seconds), between 2 s and a minute; 5 s when it names none. */
+function retryAfterMs(response: Response): number {
+  const seconds = Number(response.headers.get("retry-after"));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(60, Math.max(2, seconds)) * 1000 : 5000;
+}
+
 /**
  * Follows one task's status stream until it is finished, failed or deleted, or `signal` aborts. The server
  * closes the stream after an hour, and a network error closes it too: then it is opened again after 2 s
- * (the stream's own `retry:`), as EventSource would. A refusal (the task is gone, the session ended) stops.
+ * (the stream's own `retry:`), as EventSource would; a 429 or 503 after the time its `Retry-After` asks. A refusal
+ * (the task is gone, the session ended) stops.
  */
 export async function followTaskStatus(id: number, signal: AbortSignal, onStatus: (status: TaskStatus | "deleted") => void): Promise<void> {
   while (!signal.aborted) {
     if (!(await openStream(signal))) return;
+    let wait = 2000;
     try {
       const { data, response } = await api.GET("/api/tasks/{id}/events", { params: { path: { id } }, parseAs: "stream", signal });
-      if (!response.ok || !data) return;
-      for await (const message of serverSentEvents(data)) {
-        if (message.event === "deleted") return onStatus("deleted");
-        const status = message.event === "status" ? asStatus(message.data) : null;
-        if (!status) continue;
-        onStatus(status);
-        if (!inProgress(status.status)) return;
+      // Too many requests, or the service busy: no refusal of this task; asked again when the answer says.
+      if (response.status === 429 || response.status === 503) wait = retryAfterMs(response);
+      else if (!response.ok || !data) return;
+      else {
+        for await (const message of serverSentEvents(data)) {
+          if (message.event === "deleted") return onStatus("deleted");
+          const status = message.event === "status" ? asStatus(message.data) : null;
+          if (!status) continue;
+          onStatus(status);
+          if (!inProgress(status.status)) return;
+        }
       }
     } catch {
       if (signal.aborted) return;
     } finally {
       closeStream();
     }
-    await pause(2000, signal);
+    await pause(wait, signal);
   }
 }
 

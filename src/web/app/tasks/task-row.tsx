@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { ApiError, api, call, type components } from "../api.ts";
 import { dateTime, duration } from "../ui/format.ts";
+import { knownDuration } from "../task-status/stage.ts";
 import { useLiveStatus } from "./live-status.ts";
 
 export type TaskListItem = components["schemas"]["TaskListItem"];
@@ -67,7 +68,8 @@ export function TaskRow({ task, selected, onSelect, onChanged }: RowProps) {
         </a>
         <p class="task-meta">
           <span>{task.folder ?? "Uncategorized"}</span>
-          <span>{duration(task.duration)}</span>
+          {/* Unknown until the media is probed: nothing rather than "0 s". */}
+          {knownDuration(task.duration) !== null && <span>{duration(task.duration)}</span>}
           <time dateTime={task.created_at}>{dateTime(task.created_at)}</time>
         </p>
         {live !== "deleted" && live.status === "failed" && (

@@ -18,7 +18,8 @@ async function transfer<T>(pending: Parameters<typeof call<T>>[0]): Promise<T> {
 /** The uploader's I/O in the browser: the typed client for the API's calls, XHR for the parts. */
 export function apiTransport(options: { speakerDiarization: boolean }): UploadTransport<CreatedTask> {
   return {
-    sign: (file: FileToUpload) => call(api.POST("/api/uploads/sign", { body: { file: file.name, content_type: file.contentType, size: file.size } })),
+    sign: (file: FileToUpload) =>
+      call(api.POST("/api/uploads/sign", { body: { file: file.name, content_type: file.contentType, size: file.size, duration: file.duration } })),
     signPart: (session: UploadSession, partNumber: number) =>
       transfer(api.POST("/api/uploads/sign-part", { body: { path: session.path, upload_id: session.upload_id, part_number: partNumber } })),
     putPart,
@@ -31,6 +32,7 @@ export function apiTransport(options: { speakerDiarization: boolean }): UploadTr
             original_name: file.name,
             content_type: file.contentType,
             size: file.size,
+            duration: file.duration,
             speaker_diarization: options.speakerDiarization,
           },
         }),

@@ -61,7 +61,10 @@ export function FileUpload() {
     const meter = new ProgressMeter(chosen.size);
     setPhase({ kind: "uploading", file: chosen, rate: meter.sample(0, performance.now()) });
     try {
-      const onProgress = (sent: number) => setPhase({ kind: "uploading", file: chosen, rate: meter.sample(sent, performance.now()) });
+      // An aborted XHR reports progress once more as it stops: that must not bring the progress view back after Cancel.
+      const onProgress = (sent: number) => {
+        if (!controller.signal.aborted) setPhase({ kind: "uploading", file: chosen, rate: meter.sample(sent, performance.now()) });
+      };
       const task = await uploadFile(apiTransport({ speakerDiarization: diarization }), chosen, { signal: controller.signal, onProgress });
       route(taskPath(task));
     } catch (error) {

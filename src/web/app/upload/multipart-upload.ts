@@ -6,7 +6,8 @@
 
 export type UploadSession = { path: string; upload_id: string; part_size: number; part_count: number };
 export type SignedPart = { url: string; headers: Record<string, string> };
-export type FileToUpload = { name: string; contentType: string; size: number; body: Blob };
+/** `duration`: seconds, where the page knows it (a recording): the API then refuses at sign what the balance cannot pay. */
+export type FileToUpload = { name: string; contentType: string; size: number; body: Blob; duration?: number };
 
 /** An HTTP status from a part's PUT or a call to the API; 0 when no answer came (the network). */
 export class TransferError extends Error {
