@@ -59,6 +59,8 @@ export function taskStatusStream(
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const maxMs = options.maxMs ?? 3_600_000;
   const progressEveryMs = options.progressEveryMs ?? 1000;
+  /** Reads in a row that may fail before the stream ends (20 at the default 250 ms: 5 s). */
+  const maxFailures = 20;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
@@ -93,6 +95,7 @@ export function taskStatusStream(
       };
       const startedAt = Date.now();
       let last = "";
+      let failures = 0;
       const poll = async () => {
         if (closed) return;
         try {
@@ -113,7 +116,14 @@ export function taskStatusStream(
             send(`event: status\ndata: ${data}\n\n`);
           }
           if (ended(task.status) || Date.now() - startedAt > maxMs) return finish();
+          failures = 0;
         } catch (error) {
+          // A read model that stays unreadable (a stopped service, a store that is down) ends the stream: the client
+          // reconnects after `retry`, to this or another process, instead of this one polling for ever.
+          if (++failures >= maxFailures) {
+            log.warn({ err: error }, "task status stream: reading the task keeps failing; ending the stream, the client reconnects");
+            return finish();
+          }
           log.warn({ err: error }, "task status stream: reading the task failed; polling again");
         }
         if (!closed) timer = setTimeout(poll, pollMs);

@@ -22,7 +22,7 @@ import { runCli, startServiceProcess, type RunningService } from "../support/ser
 import { UploadClient, type Session } from "../support/upload-client.ts";
 import { bytes } from "../support/uploads.ts";
 import { signatureHeader } from "../../src/billing/webhook-signature.ts";
-import { manyLogins, manyRequestsPerToken } from "../support/limits.ts";
+import { manyLogins, manyRegistrations, manyRequestsPerToken } from "../support/limits.ts";
 
 type Json = Record<string, any>;
 type Reply = { status: number; text: string; body: any };
@@ -39,6 +39,10 @@ const noObjectId: Record<string, string> = {
     "exchanges an authorization code at the identity provider and names no object (not configured here: 422); that an unverified provider email never links to an existing account is test/social-login.e2e.test.ts's",
   "GET /api/uploads/formats": "a static list of supported formats, the same for every caller",
   "GET /v1/models": "a static list of the models served (whisper-1 and the engine), the same for every caller",
+  "GET /api/session": "the caller's own session, named by its cookie alone (the session tests show a tampered or foreign cookie is 401)",
+  "DELETE /api/session": "ends the caller's own session, named by its cookie alone; nothing of anyone else's can be named",
+  "POST /api/session/social":
+    "exchanges an authorization code at the identity provider, like /api/auth/social-login, and names no object (not configured here: 422)",
 };
 
 /** Routes the service serves outside its OpenAPI document: the embedded store's signed URLs. */
@@ -180,6 +184,7 @@ beforeAll(async () => {
     PUBLIC_URL: url,
     ...manyRequestsPerToken,
     ...manyLogins,
+    ...manyRegistrations,
     MEDIA_FETCH_ALLOW_LOOPBACK: "true",
     WEBHOOK_ALLOW_LOOPBACK: "true",
   }));
@@ -1076,6 +1081,36 @@ function buildMatrix(): Case[] {
         });
         noLeak(reply, "register");
         must(reply.status === 422, `register with A's email: ${brief(reply)}`);
+      },
+    },
+    {
+      op: "POST /api/session",
+      way: "body",
+      what: "A's email with B's password: the same refusal as an unknown address, and no session",
+      actors: "anonymous",
+      check: async (actor) => {
+        // A sign-in from the app's own page (the session routes refuse other origins before anything else).
+        const headers = { origin: new URL(service.url).origin };
+        const reply = await call(actor.auth, "POST", "/api/session", { json: { email: A.email, password: B.password }, headers });
+        const ghost = await call(actor.auth, "POST", "/api/session", {
+          json: { email: `nobody-${tag.slice(0, 4)}y@example.com`, password: B.password },
+          headers,
+        });
+        must(reply.status === 401 && messageOf(reply) === messageOf(ghost) && !reply.text.includes("scs_"), `session as A: ${brief(reply)} vs ${brief(ghost)}`);
+      },
+    },
+    {
+      op: "POST /api/session/register",
+      way: "body",
+      what: "A's email (other case): refused, A's account untouched",
+      actors: "anonymous",
+      check: async (actor) => {
+        const reply = await call(actor.auth, "POST", "/api/session/register", {
+          json: { name: "Copy", email: A.email.toUpperCase(), password: "pw-123456", password_confirmation: "pw-123456" },
+          headers: { origin: new URL(service.url).origin },
+        });
+        noLeak(reply, "session register");
+        must(reply.status === 422, `session register with A's email: ${brief(reply)}`);
       },
     },
     {

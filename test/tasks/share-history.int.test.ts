@@ -67,9 +67,9 @@ describe("GET /api/tasks/{id}/share-url and the public page (spec 4.2)", () => {
     expect(text).not.toContain("<script>");
     expect(text).not.toContain("<b>Bob</b>");
     expect(text).not.toContain("<i>notes</i>");
-    expect(text).toContain("&#60;script&#62;alert(1)&#60;/script&#62;");
-    expect(text).toContain("&#38; &#34;quotes&#34;");
-    expect(text).toContain("&#60;b&#62;Bob&#60;/b&#62;");
+    expect(text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(text).toContain("&amp; &quot;quotes&quot;");
+    expect(text).toContain("&lt;b&gt;Bob&lt;/b&gt;");
   });
 
   test("DELETE /api/tasks/{id}/share-url ends the share (404); sharing again reopens it", async () => {

@@ -34,6 +34,32 @@ describe("task status as Server-Sent Events", () => {
     expect(events).toEqual([{ event: "deleted", data: "{}" }]);
   });
 
+  test("a read model that keeps failing ends the stream after 20 reads in a row, and one that recovers does not", async () => {
+    let reads = 0;
+    const failing = taskStatusStream(
+      async () => {
+        reads++;
+        throw new Error("Database has closed");
+      },
+      { pollMs: 5 },
+    );
+    const { events, ended } = await readSse(new Response(failing), 5000);
+    expect(ended).toBe(true);
+    expect(events).toEqual([]);
+    expect(reads).toBe(20);
+    let i = 0;
+    const flaky = taskStatusStream(
+      async () => {
+        i++;
+        if (i % 19 !== 0) throw new Error("busy");
+        return doc(i > 60 ? "finished" : "scribing");
+      },
+      { pollMs: 1 },
+    );
+    const recovered = await readSse(new Response(flaky), 5000);
+    expect(recovered.events.map((e) => JSON.parse(e.data).status)).toEqual(["scribing", "finished"]);
+  });
+
   test("a client that goes away stops the polling", async () => {
     let reads = 0;
     const stream = taskStatusStream(async () => (reads++, doc("scribing")), { pollMs: 10 });
