@@ -326,7 +326,7 @@ export interface paths {
         };
         /**
          * Options for opening a subscription checkout
-         * @description Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). Any other plan is a 404.
+         * @description Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). Any other plan is a 404. Nothing is recorded until the customer pays, so a client may ask for the offers to show their prices.
          */
         get: operations["getCheckoutByPlan"];
         put?: never;
@@ -456,7 +456,7 @@ export interface paths {
         head?: never;
         /**
          * Move several tasks to a folder
-         * @description The folder must exist (422). Ids of other users' tasks are ignored.
+         * @description The folder must exist (422); `Uncategorized` (a name no folder may take) takes the tasks out of their folders. Ids of other users' tasks are ignored.
          */
         patch: operations["patchTasksBulkMove"];
         trace?: never;
@@ -1238,6 +1238,8 @@ export interface components {
             /** @description Plan changed | Balance low | Task finished | Task failed | Export ready | Webhook disabled */
             title: string;
             message: string;
+            /** @description The task it is about (Task finished, Task failed, Export ready); null for the account's own. A deleted task's notifications are no longer listed. */
+            task_id: number | null;
             /**
              * Format: date-time
              * @description When it was marked read; null while unread.
@@ -1299,6 +1301,10 @@ export interface components {
             plan: string;
             /** @description The plan this buys: pro. */
             plan_key: string;
+            /** @description The plan's name, as the account shows it: Pro. */
+            plan_name: string;
+            /** @description Seconds of transcription the plan grants each calendar month (Pro: 72000, 20 hours). */
+            monthly_allowance_seconds: number;
             description: string;
             /** @description Minor units of currency (cents): test 100, month 1500, year 15000. */
             price: number;
@@ -3289,6 +3295,7 @@ export interface operations {
             content: {
                 "application/json": {
                     ids: number[];
+                    /** @description A folder name, or `Uncategorized` to take the tasks out of their folders. */
                     folder: string;
                 };
             };
@@ -4232,7 +4239,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive). */
+                    /** @description At most 14 columns, a wide (CJK) character counting as two: 14 characters, or 7 Chinese characters (422 with that in words). Unique per user (case-insensitive). */
                     name: string;
                 };
             };
@@ -4421,7 +4428,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive). */
+                    /** @description At most 14 columns, a wide (CJK) character counting as two: 14 characters, or 7 Chinese characters (422 with that in words). Unique per user (case-insensitive). */
                     name: string;
                 };
             };

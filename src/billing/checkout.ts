@@ -1,4 +1,5 @@
 import { NotFoundError } from "../core/errors.ts";
+import { plans } from "../accounts/plans.ts";
 import { catalogue, isOfferKey, type OfferKey } from "./catalogue.ts";
 import { isExpired, newReference, readReference, signReference, type CheckoutReference } from "./checkout-reference.ts";
 
@@ -16,6 +17,9 @@ export type CheckoutOptions = {
   provider: string;
   plan: OfferKey;
   plan_key: string;
+  /** What the plan is called and grants (src/accounts/plans.ts), for a client that shows what is for sale. */
+  plan_name: string;
+  monthly_allowance_seconds: number;
   description: string;
   price: number;
   currency: string;
@@ -45,6 +49,8 @@ export class Checkout {
       provider: this.provider.name,
       plan: offer.key,
       plan_key: offer.plan,
+      plan_name: plans[offer.plan].name,
+      monthly_allowance_seconds: plans[offer.plan].monthlyAllowanceSeconds,
       description: offer.description,
       price: offer.price,
       currency: offer.currency,

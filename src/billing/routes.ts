@@ -11,6 +11,8 @@ export const checkoutOptions = t.Object({
   provider: t.String({ description: "The payment provider: `sandbox` (no money is taken) in the embedded profile." }),
   plan: t.String({ description: "test | month | year" }),
   plan_key: t.String({ description: "The plan this buys: pro." }),
+  plan_name: t.String({ description: "The plan's name, as the account shows it: Pro." }),
+  monthly_allowance_seconds: t.Integer({ description: "Seconds of transcription the plan grants each calendar month (Pro: 72000, 20 hours)." }),
   description: t.String(),
   price: t.Integer({ description: "Minor units of currency (cents): test 100, month 1500, year 15000." }),
   currency: t.String({ description: "ISO 4217, e.g. USD." }),
@@ -51,7 +53,7 @@ export function billingRoutes({
         security: [{ bearer: [] }],
         summary: "Options for opening a subscription checkout",
         description:
-          "Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). Any other plan is a 404.",
+          "Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). Any other plan is a 404. Nothing is recorded until the customer pays, so a client may ask for the offers to show their prices.",
       },
     },
   );

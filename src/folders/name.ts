@@ -6,6 +6,12 @@ import { unnamable } from "../http/names.ts";
  */
 export const maxFolderNameWidth = 14;
 
+/** The limit in words, as a person is told it: said whenever a name is too long, however it was measured. */
+export const folderNameTooLong = "At most 14 characters, or 7 Chinese characters.";
+
+/** The name that means "in no folder": the list's filter and a bulk move's target take it, and no folder may. */
+export const uncategorized = "Uncategorized";
+
 const wideRanges: [number, number][] = [
   [0x1100, 0x115f],
   [0x2e80, 0x303e],
@@ -40,8 +46,8 @@ export function folderNameProblem(name: string): string | null {
   if (name.trim().length === 0) return "The name field is required.";
   if (name !== name.trim()) return "The name must not start or end with spaces.";
   if (new RegExp(unnamable.source).test(name)) return "The name must not contain control characters or text-direction controls.";
-  if (name === "Uncategorized" || name === "all") return `The name "${name}" is reserved.`;
-  if (displayWidth(name) > maxFolderNameWidth) return "The name must not be greater than 14 characters (7 Chinese characters).";
+  if (name === uncategorized || name === "all") return `The name "${name}" is reserved.`;
+  if (displayWidth(name) > maxFolderNameWidth) return folderNameTooLong;
   return null;
 }
 

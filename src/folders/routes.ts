@@ -2,6 +2,7 @@ import { nameText } from "../http/names.ts";
 import { Elysia, t, type AnyElysia } from "elysia";
 import type { Folders } from "./service.ts";
 import type { Idempotency } from "../http/idempotency.ts";
+import { folderNameTooLong, maxFolderNameWidth } from "./name.ts";
 
 export const folderSchema = t.Object({ id: t.Integer(), name: t.String() });
 export const folderListSchema = t.Object({
@@ -10,7 +11,13 @@ export const folderListSchema = t.Object({
   total_count: t.Integer(),
 });
 const nameBody = t.Object({
-  name: nameText({ maxLength: 14, description: "At most 14 characters, a wide (CJK) character counting as two; unique per user (case-insensitive)." }),
+  name: nameText({
+    // A name of more than 14 characters is over 14 columns: refused here, early, in the same words as the width check.
+    maxLength: maxFolderNameWidth,
+    tooLong: folderNameTooLong,
+    description:
+      "At most 14 columns, a wide (CJK) character counting as two: 14 characters, or 7 Chinese characters (422 with that in words). Unique per user (case-insensitive).",
+  }),
 });
 const nameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });
 

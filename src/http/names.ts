@@ -15,4 +15,6 @@ export const nameProblem = (field: string) => `The ${field} field must not conta
 /** The characters `namePattern` refuses, but surrogates: for names the server derives itself (from a file name). */
 export const unnamable = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-export const nameText = (options: { minLength?: number; maxLength: number; description?: string }) => t.String({ ...options, pattern: namePattern });
+/** `tooLong`: what a name over `maxLength` is told, where the field's own rule says it better than a count of units. */
+export const nameText = (options: { minLength?: number; maxLength: number; description?: string; tooLong?: string }) =>
+  t.String({ ...options, pattern: namePattern });

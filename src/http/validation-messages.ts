@@ -22,6 +22,7 @@ export function messageFor(error: ValueError, field: string): string {
     case ValueErrorType.ObjectAdditionalProperties:
       return `The ${name} field is not allowed.`;
     case ValueErrorType.StringMaxLength:
+      if (typeof schema.tooLong === "string") return schema.tooLong;
       return `The ${name} field must not be greater than ${schema.maxLength} characters.`;
     case ValueErrorType.StringMinLength:
       return schema.minLength === 1 ? `The ${name} field is required.` : `The ${name} field must be at least ${schema.minLength} characters.`;

@@ -2,8 +2,11 @@ import { assertNever } from "../core/decider.ts";
 import { balanceView, type BalanceLedger } from "../accounts/balance.ts";
 import { plans, type BillingInterval, type PlanKey } from "../accounts/plans.ts";
 
-/** What a notification says (spec 2.5's title and message); the read model adds id, times and owner. */
-export type NotificationContent = { kind: NotificationKind; title: string; message: string };
+/**
+ * What a notification says (spec 2.5's title and message), and the task it is about (null for the account's own:
+ * plan, balance, webhooks), which the app links to; the read model adds id, times and owner.
+ */
+export type NotificationContent = { kind: NotificationKind; title: string; message: string; taskId: number | null };
 export type NotificationKind = "plan_changed" | "balance_low" | "task_finished" | "task_failed" | "export_ready" | "webhook_disabled";
 
 /**
@@ -39,6 +42,7 @@ export function balanceLowAfterCharge(before: BalanceLedger, after: BalanceLedge
   const remaining = balanceView(after).remaining_seconds;
   return {
     kind: "balance_low",
+    taskId: null,
     title: "Balance low",
     message: `You have ${formatDuration(remaining)} of transcription time left. Top up or change your plan to keep transcribing.`,
   };
@@ -47,19 +51,21 @@ export function balanceLowAfterCharge(before: BalanceLedger, after: BalanceLedge
 const billed: Record<BillingInterval, string> = { none: "", month: ", billed monthly", year: ", billed yearly" };
 
 export function planChanged(plan: PlanKey, interval: BillingInterval): NotificationContent {
-  return { kind: "plan_changed", title: "Plan changed", message: `Your plan is now ${plans[plan].name}${billed[interval]}.` };
+  return { kind: "plan_changed", taskId: null, title: "Plan changed", message: `Your plan is now ${plans[plan].name}${billed[interval]}.` };
 }
 
 export function taskNotification(event: TaskNotificationEvent): NotificationContent {
+  const { taskId } = event.data;
   switch (event.type) {
     case "TaskFinished":
-      return { kind: "task_finished", title: "Task finished", message: `"${event.data.name}" is transcribed and ready.` };
+      return { kind: "task_finished", taskId, title: "Task finished", message: `"${event.data.name}" is transcribed and ready.` };
     case "TaskFailed":
-      return { kind: "task_failed", title: "Task failed", message: `"${event.data.name}" could not be transcribed: ${event.data.reason}` };
+      return { kind: "task_failed", taskId, title: "Task failed", message: `"${event.data.name}" could not be transcribed: ${event.data.reason}` };
     case "ExportReady":
     case "ExportGenerated":
       return {
         kind: "export_ready",
+        taskId,
         title: "Export ready",
         message: `The ${event.data.format.toUpperCase()} export of task ${event.data.taskId} is ready to download.`,
       };
@@ -85,6 +91,7 @@ export function webhookDisabled(event: WebhookDisabledEvent): NotificationConten
   }
   return {
     kind: "webhook_disabled",
+    taskId: null,
     title: "Webhook disabled",
     message: `Nothing more is sent to ${where}: ${event.data.reason}. Fix the receiver, then register it again.`,
   };

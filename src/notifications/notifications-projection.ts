@@ -8,7 +8,10 @@
  * - `webhooks-<user id>`: WebhookEndpointDisabled {userId, url, reason} ("Webhook disabled").
  * - `task-<id>` (later issues): TaskFinished {taskId, name}, TaskFailed {taskId, name, reason},
  *   ExportReady {taskId, format}, ExportGenerated {taskId, format} when `requested`. Their `data` MUST carry `userId` (the task's owner): this
- *   projection sees one event at a time and never looks the task up.
+ *   projection sees one event at a time and never looks the task up. Each keeps its `taskId`, which the app links to.
+ * - `task-<id>`: TaskDeleted marks the task's notifications `taskDeleted`, and the reads leave them out: a link to
+ *   a deleted task leads nowhere. Marked, not removed, so that a redelivered TaskFinished finds its notification
+ *   there and does not make it again.
  *
  * "Balance low" needs the balance before and after a charge. The `users` read model is fed by its own
  * subscription and may lag behind this one, so this projection folds the ledger events itself into
@@ -36,6 +39,10 @@ export type NotificationDocument = ProjectedDocument & {
   kind: NotificationKind;
   title: string;
   message: string;
+  /** The task it is about; null for the account's own (plan, balance, webhooks). */
+  taskId: number | null;
+  /** Its task was deleted since: kept (see above), never shown. */
+  taskDeleted: boolean;
   read_at: string | null;
   created_at: string;
 };
@@ -52,7 +59,7 @@ function notify(db: DocumentStore, event: RecordedEvent, userId: number, content
   return positionGuarded<NotificationFields>({
     collection: "notifications",
     documentId: () => event.id,
-    evolve: (current) => current ?? { userId, ...content, read_at: null, created_at: event.time },
+    evolve: (current) => current ?? { userId, ...content, taskDeleted: false, read_at: null, created_at: event.time },
   })(event, db);
 }
 
@@ -83,17 +90,32 @@ function isTaskNotificationEvent(event: RecordedEvent): event is RecordedEvent &
   return (taskNotificationEventTypes as readonly string[]).includes(event.type) && typeof data?.userId === "number";
 }
 
+/** The tasks capability's fact that a task was deleted, described by shape: notifications sit below tasks. */
+type TaskDeletedEvent = { type: "TaskDeleted"; data: { userId: number; taskId: number } };
+
+function isTaskDeleted(event: RecordedEvent): event is RecordedEvent & TaskDeletedEvent {
+  const data = event.data as Document | null;
+  return event.type === "TaskDeleted" && typeof data?.userId === "number" && typeof data.taskId === "number";
+}
+
 export const notificationsProjection: Projection = {
   name: "notifications",
+  // 2: notifications keep their task (`taskId`), and a deleted task's are marked `taskDeleted`.
+  version: 2,
   collections: ["notifications", "notification_balances"],
-  eventTypes: ["PlanChanged", ...ledgerEventTypes, "NotificationsRead", ...taskNotificationEventTypes, "WebhookEndpointDisabled"],
+  eventTypes: ["PlanChanged", ...ledgerEventTypes, "NotificationsRead", ...taskNotificationEventTypes, "TaskDeleted", "WebhookEndpointDisabled"],
   async setup(db) {
-    await db.collection("notifications").createIndex({ userId: 1, _position: -1 });
+    await db.collection("notifications").createIndex({ userId: 1, taskDeleted: 1, _position: -1 });
     await db.collection("notifications").createIndex({ userId: 1, read_at: 1 });
   },
   async apply(recorded, db) {
     if (isTaskNotificationEvent(recorded)) {
       await notify(db, recorded, recorded.data.userId, taskNotification(recorded));
+      return;
+    }
+    if (isTaskDeleted(recorded)) {
+      const { userId, taskId } = recorded.data;
+      await db.collection<NotificationDocument>("notifications").updateMany({ userId, taskId }, { $set: { taskDeleted: true } });
       return;
     }
     if (recorded.type === "WebhookEndpointDisabled") {

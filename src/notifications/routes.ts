@@ -6,6 +6,12 @@ export const notificationView = t.Object({
   id: t.String({ description: "Stable id (the id of the event that caused the notification)." }),
   title: t.String({ description: "Plan changed | Balance low | Task finished | Task failed | Export ready | Webhook disabled" }),
   message: t.String(),
+  task_id: t.Nullable(
+    t.Integer({
+      description:
+        "The task it is about (Task finished, Task failed, Export ready); null for the account's own. A deleted task's notifications are no longer listed.",
+    }),
+  ),
   read_at: t.Nullable(t.String({ description: "When it was marked read; null while unread." })),
   created_at: t.String(),
 });

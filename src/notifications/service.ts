@@ -8,8 +8,8 @@ import { handle } from "../core/command-handler.ts";
 import { userDecider } from "../accounts/decider.ts";
 import { userStream } from "../accounts/events.ts";
 
-/** Spec 2.5. */
-export type NotificationView = { id: string; title: string; message: string; read_at: string | null; created_at: string };
+/** Spec 2.5, and the task it is about (`task_id`), which the app links to. */
+export type NotificationView = { id: string; title: string; message: string; task_id: number | null; read_at: string | null; created_at: string };
 
 /** Spec 8: GET /api/notifications returns this many, newest first. */
 export const recentLimit = 10;
@@ -33,9 +33,12 @@ export class Notifications {
 
   async recent(userId: number): Promise<readonly NotificationView[]> {
     return this.recentByUser.get(String(userId), async () => {
-      // Log position orders them exactly as they happened, even within one millisecond.
-      const found = await this.db.collection<NotificationDocument>("notifications").find({ userId }, { sort: { _position: -1 }, limit: recentLimit });
-      return found.map((n) => ({ id: n._id, title: n.title, message: n.message, read_at: n.read_at, created_at: n.created_at }));
+      // Log position orders them exactly as they happened, even within one millisecond. A deleted task's are left
+      // out: what they would link to is gone.
+      const found = await this.db
+        .collection<NotificationDocument>("notifications")
+        .find({ userId, taskDeleted: false }, { sort: { _position: -1 }, limit: recentLimit });
+      return found.map((n) => ({ id: n._id, title: n.title, message: n.message, task_id: n.taskId, read_at: n.read_at, created_at: n.created_at }));
     });
   }
 

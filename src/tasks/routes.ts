@@ -72,7 +72,10 @@ export function taskRoutes({ tasks, authenticated, idempotency }: { tasks: Tasks
         {
           body: moveBody,
           response: { 200: t.Object({ message: t.String(), moved_count: t.Integer() }) },
-          detail: detail("Move several tasks to a folder", "The folder must exist (422). Ids of other users' tasks are ignored."),
+          detail: detail(
+            "Move several tasks to a folder",
+            "The folder must exist (422); `Uncategorized` (a name no folder may take) takes the tasks out of their folders. Ids of other users' tasks are ignored.",
+          ),
         },
       )
       .get("/api/tasks/:id", ({ params, caller, set }) => reads.detail(caller.userId, params.id, set), {

@@ -66,7 +66,10 @@ export const updateTaskBody = t.Object({
 });
 
 export const idsBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }) });
-export const moveBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }), folder: nameText({ minLength: 1, maxLength: 255 }) });
+export const moveBody = t.Object({
+  ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }),
+  folder: nameText({ minLength: 1, maxLength: 255, description: "A folder name, or `Uncategorized` to take the tasks out of their folders." }),
+});
 
 const segmentView = t.Object({
   id: t.Integer(),

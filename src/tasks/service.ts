@@ -14,7 +14,7 @@ import { taskStream, type TaskEvent } from "./events.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
 import { largeTranscriptBytes, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
 import { loadState } from "../core/state-cache.ts";
-import { folderKey } from "../folders/name.ts";
+import { folderKey, uncategorized } from "../folders/name.ts";
 import { assertBalanceAllows } from "../accounts/balance-rule.ts";
 import type { createTaskBody, updateTaskBody } from "./schemas.ts";
 import type { RevisionCondition } from "../http/if-match.ts";
@@ -183,7 +183,7 @@ export class Tasks {
     if (query.status && query.status !== "all") filter.status = query.status;
     if (query.search) filter.nameKey = { $contains: query.search.toLowerCase() };
     if (query.folder !== undefined) {
-      if (query.folder === "Uncategorized") filter.folderId = null;
+      if (query.folder === uncategorized) filter.folderId = null;
       else {
         const folder = await this.findFolder(userId, query.folder);
         if (!folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
@@ -281,14 +281,19 @@ export class Tasks {
     return deleted;
   }
 
+  /** `Uncategorized` (as in the list's filter; no folder may take the name) takes the tasks out of their folders. */
   async moveMany(userId: number, ids: number[], folderName: string, metadata: EventMetadata): Promise<number> {
-    const folder = await this.findFolder(userId, folderName);
-    if (!folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+    let target: { id: number; name: string } | null = null;
+    if (folderName !== uncategorized) {
+      const folder = await this.findFolder(userId, folderName);
+      if (!folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+      target = { id: folder.id, name: folder.name };
+    }
     const own = await this.tasks.find({ userId, id: { $in: [...new Set(ids)] } });
     let position: number | null = null;
     let moved = 0;
     for (const task of own) {
-      const appended = await this.unlessGone(() => this.run(task.id, { type: "MoveTask", folder: { id: folder.id, name: folder.name } }, metadata));
+      const appended = await this.unlessGone(() => this.run(task.id, { type: "MoveTask", folder: target }, metadata));
       if (appended === undefined) continue;
       position = appended ?? position;
       moved++;

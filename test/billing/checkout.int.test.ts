@@ -80,6 +80,8 @@ describe("GET /api/checkout/{plan}", () => {
       provider: "sandbox",
       plan: "month",
       plan_key: "pro",
+      plan_name: "Pro",
+      monthly_allowance_seconds: 72_000,
       price: 1_500,
       currency: "USD",
       interval: "month",

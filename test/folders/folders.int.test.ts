@@ -58,6 +58,35 @@ describe("folders (spec 2.3, 4.4)", () => {
     expect((await folders(user)).folders.map((f) => f.name)).toEqual(["工作工作工作工", "a".repeat(14), "ab工作"]);
   });
 
+  test("a name over the limit is refused with the limit in words, however it was measured (issue 25)", async () => {
+    const user = await app.register();
+    const words = "At most 14 characters, or 7 Chinese characters.";
+    for (const name of ["b".repeat(15), "工作工作工作工作", "工作工作工作工a", "x".repeat(100_000)]) {
+      const refused = await expectValidation(await post(user, name), "name");
+      expect(refused.errors).toEqual({ name: [words] });
+      expect(refused.message).toBe(words);
+    }
+    expect((await expectValidation(await rename(user, "Nope", "c".repeat(15)), "name")).errors).toEqual({ name: [words] });
+    expect((await post(user, "工作工作工作工")).status).toBe(201);
+    expect((await folders(user)).folders.map((f) => f.name)).toEqual(["工作工作工作工"]);
+  });
+
+  test("bulk move to `Uncategorized` takes the tasks out of their folders (issue 25)", async () => {
+    const user = await app.register();
+    await createFolder(app, user, "Work");
+    const [a, b, c] = await seedTasks(app, user.id, ["a", "b", "c"]);
+    expect((await move(user, [a!, b!, c!], "Work")).status).toBe(200);
+    const response = await move(user, [a!, b!], "Uncategorized");
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ message: "2 tasks moved to Uncategorized.", moved_count: 2 });
+    expect(await getTask(app, user, a!)).toMatchObject({ folder: null, tags: [] });
+    expect((await getTask(app, user, c!)).folder).toBe("Work");
+    expect(await folders(user)).toMatchObject({ folders: [{ name: "Work", count: 1 }], uncategorized_count: 2, total_count: 3 });
+    // Only that exact name: it is the list's filter too, and no folder may take it.
+    await expectValidation(await move(user, [a!], "uncategorized"), "folder");
+    await expectValidation(await post(user, "Uncategorized"), "name");
+  });
+
   test("unique per user, case-insensitively; another user may use the same name", async () => {
     const user = await app.register();
     const other = await app.register();

@@ -6,6 +6,8 @@ import { notificationsProjection, type NotificationDocument } from "../../src/no
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { scriptPace } from "../support/limits.ts";
 import { chargeSeconds } from "../support/charges.ts";
+import { createTask, waitForStatus } from "../support/tasks.ts";
+import { until } from "../support/eventually.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -13,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-type Notification = { id: string; title: string; message: string; read_at: string | null; created_at: string };
+type Notification = { id: string; title: string; message: string; task_id: number | null; read_at: string | null; created_at: string };
 const now = () => new Date().toISOString();
 
 /** Runs a command on the account as the system would, and waits until every read model shows it. */
@@ -56,7 +58,7 @@ describe("notifications", () => {
     expect(await list(token)).toEqual([]);
   });
 
-  test("a plan change notifies with spec 2.5's fields", async () => {
+  test("a plan change notifies with spec 2.5's fields (and task_id, null: it is about no task)", async () => {
     const { token, id } = await app.register();
     await run(id, changePlan("pro", "year"));
     const [notification, ...rest] = await list(token);
@@ -65,6 +67,7 @@ describe("notifications", () => {
       id: expect.any(String),
       title: "Plan changed",
       message: "Your plan is now Pro, billed yearly.",
+      task_id: null,
       read_at: null,
       created_at: expect.any(String),
     });
@@ -129,6 +132,43 @@ describe("notifications", () => {
     );
     await app.service.waitForProjections(position);
     expect((await list(token)).map((n) => n.title)).toEqual(["Export ready", "Task finished"]);
+  });
+
+  test("a task's notifications name it (task_id), the account's own name none; a deleted task's are no longer listed (issue 25)", async () => {
+    const user = await app.register();
+    await run(user.id, changePlan("pro", "month"));
+    const kept = await createTask(app, user, { name: "Kept", segments: [{ start: 0, end: 1000, text: "Hello." }] });
+    const gone = await createTask(app, user, { name: "Gone", segments: [{ start: 0, end: 1000, text: "Bye." }] });
+    await waitForStatus(app, user, kept, "finished");
+    await waitForStatus(app, user, gone, "finished");
+    const finished = await until("both notifications", async () => {
+      const found = await list(user.token);
+      return found.filter((n) => n.title === "Task finished").length === 2 && found;
+    });
+    expect(finished.map((n) => [n.title, n.task_id])).toEqual([
+      ["Task finished", gone],
+      ["Task finished", kept],
+      ["Plan changed", null],
+    ]);
+
+    expect((await app.request("DELETE", `/api/tasks/${gone}`, { token: user.token })).status).toBe(200);
+    const after = await until("the deleted task's notification gone", async () => {
+      const found = await list(user.token);
+      return found.every((n) => n.task_id !== gone) && found;
+    });
+    expect(after.map((n) => [n.title, n.task_id])).toEqual([
+      ["Task finished", kept],
+      ["Plan changed", null],
+    ]);
+
+    // Delivered again, in order (a restart before the checkpoint was saved): the TaskFinished finds its notification
+    // there, marked, and does not bring it back; a rebuild comes to the same.
+    const events = [...(await app.adapters.eventStore.readStream(`task-${gone}`)), ...(await app.adapters.eventStore.readStream(`task-${kept}`))];
+    for (const event of events) if (notificationsProjection.eventTypes.includes(event.type)) await notificationsProjection.apply(event, app.adapters.documents);
+    expect(await list(user.token)).toEqual(after);
+    await app.service.projections!.rebuild(["notifications"]);
+    expect(await list(user.token)).toEqual(after);
+    expect(await app.adapters.documents.collection<NotificationDocument>("notifications").countDocuments({ userId: user.id, taskDeleted: true })).toBe(1);
   });
 
   test("redelivery and rebuilds change nothing, read marks included", async () => {

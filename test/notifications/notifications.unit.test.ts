@@ -85,6 +85,7 @@ describe("notification decisions", () => {
     const crossed = charge(before, 200);
     expect(balanceLowAfterCharge(before, crossed)).toEqual({
       kind: "balance_low",
+      taskId: null,
       title: "Balance low",
       message: "You have 1 min of transcription time left. Top up or change your plan to keep transcribing.",
     });
@@ -100,12 +101,19 @@ describe("notification decisions", () => {
   });
 
   test("plan changes name the new plan and its billing", () => {
-    expect(planChanged("pro", "month")).toEqual({ kind: "plan_changed", title: "Plan changed", message: "Your plan is now Pro, billed monthly." });
+    expect(planChanged("pro", "month")).toEqual({
+      kind: "plan_changed",
+      taskId: null,
+      title: "Plan changed",
+      message: "Your plan is now Pro, billed monthly.",
+    });
     expect(planChanged("free", "none").message).toBe("Your plan is now Free.");
   });
 
-  test("task events name the task", () => {
+  test("task events name the task, and keep its id for a link", () => {
     expect(taskNotification({ type: "TaskFinished", data: { userId: 1, taskId: 5, name: "Interview" } }).message).toBe('"Interview" is transcribed and ready.');
+    expect(taskNotification({ type: "TaskFinished", data: { userId: 1, taskId: 5, name: "Interview" } }).taskId).toBe(5);
+    expect(taskNotification({ type: "ExportGenerated", data: { userId: 1, taskId: 7, format: "pdf", requested: true } }).taskId).toBe(7);
     expect(taskNotification({ type: "TaskFailed", data: { userId: 1, taskId: 5, name: "Interview", reason: "No audio track." } }).title).toBe("Task failed");
     expect(taskNotification({ type: "ExportReady", data: { userId: 1, taskId: 5, format: "pdf" } }).message).toBe(
       "The PDF export of task 5 is ready to download.",

@@ -135,6 +135,28 @@ describe("notifications projection", () => {
         { streamName: "user-4", type: "NotificationsRead", data: { upTo: "2026-01-05T00:00:00.000Z" } },
       ])
       .then({ notifications: [{ _id: expect.any(String), _position: 1, userId: 4, kind: "task_failed", read_at: "2026-01-05T00:00:00.000Z" }] }));
+
+  test("a task's notifications keep its id; its deletion marks them, and their events arriving again bring none back (issue 25)", () =>
+    projectionSpec(notificationsProjection)
+      .given([
+        { streamName: "task-9", type: "TaskFinished", data: { userId: 4, taskId: 9, name: "Call" } },
+        { streamName: "task-10", type: "TaskFinished", data: { userId: 4, taskId: 10, name: "Kept" } },
+        { streamName: "task-9", type: "ExportGenerated", data: { userId: 4, taskId: 9, format: "pdf", requested: true } },
+        {
+          streamName: "user-4",
+          type: "PlanChanged",
+          data: { plan: "pro", interval: "month", previousPlan: "free", source: "operator", reference: null, changedAt: "2026-01-03T00:00:00.000Z" },
+        },
+        { streamName: "task-9", type: "TaskDeleted", data: { userId: 4, taskId: 9, wasInFlight: false, attempt: 1 } },
+      ])
+      .then({
+        notifications: expect.arrayContaining([
+          expect.objectContaining({ _position: 1, kind: "task_finished", taskId: 9, taskDeleted: true }),
+          expect.objectContaining({ _position: 2, kind: "task_finished", taskId: 10, taskDeleted: false }),
+          expect.objectContaining({ _position: 3, kind: "export_ready", taskId: 9, taskDeleted: true }),
+          expect.objectContaining({ _position: 4, kind: "plan_changed", taskId: null, taskDeleted: false }),
+        ]),
+      }));
 });
 
 describe("task history projection", () => {

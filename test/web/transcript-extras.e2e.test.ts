@@ -125,7 +125,7 @@ describe.skipIf(!haveChromium)("the transcript page's extras and the share page"
     for (const type of ["Finished transcribing", "Edited the transcript", "Export requested · PDF", "Export made · PDF"]) {
       expect(events.some((e) => e.startsWith(type)) ? type : events).toBe(type);
     }
-    expect(await timeline.locator("li .who").first().textContent()).toBe("You");
+    expect(await timeline.locator("li .who").first().textContent()).toBe("by you");
     expect(await timeline.locator("li time").first().getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     web.expectClean();
   });

@@ -6,12 +6,12 @@
  * - `anyOf [X, null]` becomes `X` with `"null"` in its `type`, and 3.0's `nullable` goes;
  * - an `anyOf` of string constants (t.Union of literals) becomes one `enum`;
  * - `patternProperties` of a record becomes `additionalProperties`; Elysia's own keywords (`error`,
- *   `default` on coercions) go;
+ *   `default` on coercions) go, and so does our `tooLong` (a 422's words, src/http/validation-messages.ts);
  * - a string property named like a timestamp (`*_at`, `time`) gets `format: date-time`.
  */
 export type JsonSchema = { [key: string]: unknown };
 
-const dropped = new Set(["error", "nullable", "errorMessage", "$id"]);
+const dropped = new Set(["error", "nullable", "errorMessage", "$id", "tooLong"]);
 const timestampName = /(^|_)at$|^time$/;
 
 export function normalizeSchema(schema: unknown, propertyName?: string): JsonSchema {

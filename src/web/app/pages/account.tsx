@@ -3,19 +3,44 @@ import { ApiError, api, call, type components } from "../api.ts";
 import { ApiKeys } from "../ui/api-keys.tsx";
 import { duration } from "../ui/format.ts";
 import { useTitle } from "../ui/navigation.tsx";
+import { allowanceInWords, isUpgrade, priceInWords } from "../ui/plans.ts";
 
 type User = components["schemas"]["User"];
 
-/** What checkout sells (GET /api/checkout/{plan}); each offer is fetched when chosen, since its link is signed for one hour. */
+type Offer = components["schemas"]["CheckoutOptions"];
+
+/**
+ * What checkout sells (`GET /api/checkout/{plan}`), in the order shown. Each offer is asked for when the page opens,
+ * for its price (asking records nothing), and again when chosen, since its link is signed for one hour.
+ */
 const offers = [
   { plan: "month", label: "Upgrade to Pro, monthly" },
   { plan: "year", label: "Upgrade to Pro, yearly" },
   { plan: "test", label: "Try the checkout (Pro for a nominal price)" },
 ] as const;
 
-function Checkout() {
+/** The offers as the API answered them; null while asked; an offer the API did not answer is left out. */
+function useOffers(): Offer[] | null {
+  const [loaded, setLoaded] = useState<Offer[] | null>(null);
+  useEffect(() => {
+    let current = true;
+    const asked = offers.map(({ plan }) => call(api.GET("/api/checkout/{plan}", { params: { path: { plan } } })).catch(() => null));
+    void Promise.all(asked).then((answers) => current && setLoaded(answers.filter((offer): offer is Offer => offer !== null)));
+    return () => {
+      current = false;
+    };
+  }, []);
+  return loaded;
+}
+
+/**
+ * The plans for sale with their prices, and checkout for each, offered only to an account on a plan below the
+ * one it sells: an account on Pro or Max is told its plan already includes them.
+ */
+function Checkout({ planKey, planName }: { planKey: string; planName: string }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const loaded = useOffers();
   const go = async (plan: string) => {
     setBusy(true);
     setProblem(null);
@@ -27,19 +52,34 @@ function Checkout() {
       setBusy(false);
     }
   };
+  const upgrades = loaded?.some((offer) => isUpgrade(planKey, offer.plan_key)) ?? false;
   return (
     <section aria-labelledby="checkout">
-      <h2 id="checkout">Change plan</h2>
+      <h2 id="checkout">{upgrades ? "Change plan" : "Plans and prices"}</h2>
       <div role="alert">{problem && <p class="form-error">{problem}</p>}</div>
-      <ul class="actions">
-        {offers.map(({ plan, label }) => (
-          <li key={plan}>
-            <button type="button" disabled={busy} onClick={() => go(plan)}>
-              {label}
-            </button>
-          </li>
-        ))}
-      </ul>
+      {loaded === null && <p class="muted">Loading the prices…</p>}
+      {loaded !== null && !upgrades && loaded.length > 0 && <p>Your plan, {planName}, already includes what is for sale here.</p>}
+      {loaded !== null && loaded.length > 0 && (
+        <ul class="offers" aria-label="Plans for sale">
+          {offers.map(({ plan, label }) => {
+            const offer = loaded.find((answer) => answer.plan === plan);
+            if (!offer) return null;
+            return (
+              <li key={plan}>
+                <span class="offer-terms">
+                  <strong>{offer.description}</strong>: {priceInWords(offer.price, offer.currency, offer.interval)}, with{" "}
+                  {allowanceInWords(offer.monthly_allowance_seconds)} of transcription a month
+                </span>
+                {isUpgrade(planKey, offer.plan_key) && (
+                  <button type="button" disabled={busy} onClick={() => go(plan)}>
+                    {label}
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
     </section>
   );
 }
@@ -102,7 +142,7 @@ export default function Account() {
         </p>
       </section>
       <Balance balance={user.balance} />
-      <Checkout />
+      <Checkout planKey={subscription.plan_key} planName={subscription.plan} />
       <ApiKeys paid={subscription.tier !== "free"} />
     </section>
   );

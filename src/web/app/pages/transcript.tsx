@@ -17,6 +17,7 @@ import { inProgress } from "../tasks/live-status.ts";
 import { knownDuration, stageInWords } from "../task-status/stage.ts";
 import { TaskProgress, type Retried } from "../task-status/task-progress.tsx";
 import { useFollowedTask } from "../task-status/use-followed-task.ts";
+import { TaskHeading } from "../tasks/task-heading.tsx";
 
 /**
  * Where the player's media comes from: a signed URL (`GET /api/tasks/{id}/audio-url`), since a media element
@@ -172,7 +173,7 @@ export default function TranscriptPage() {
   return (
     <article class="transcript-page">
       <header class="transcript-header">
-        <h1>{task.name}</h1>
+        <TaskHeading task={task} onRenamed={onSaved} renamable={!deleted} />
         <p class="muted">
           {seconds !== null && `${duration(seconds)} · `}
           {statusNames[task.status] ?? task.status} · {dateTime(task.created_at)}

@@ -25,8 +25,9 @@ export function QueueCounts({ queue }: { queue: Queue | null }) {
 }
 
 /**
- * The 10 latest notifications (`GET /api/notifications`) behind a disclosure that says how many are unread;
- * "Mark all as read" is the API's one way to read them (`POST /api/notifications/mark-all-as-read`).
+ * The 10 latest notifications (`GET /api/notifications`) behind a disclosure that says how many are unread, each
+ * one about a task linking to it; "Mark all as read" is the API's one way to read them
+ * (`POST /api/notifications/mark-all-as-read`).
  */
 export function Notifications({ notifications, onRead }: { notifications: Notification[] | null; onRead: () => void }) {
   const [problem, setProblem] = useState<string | null>(null);
@@ -55,7 +56,8 @@ export function Notifications({ notifications, onRead }: { notifications: Notifi
               <li key={n.id} class={n.read_at === null ? "unread" : undefined}>
                 <strong>{n.title}</strong>
                 {n.read_at === null && <span class="visually-hidden"> (unread)</span>}
-                <p>{n.message}</p>
+                {/* About a task: its words lead to it. A deleted task's notifications are no longer listed. */}
+                <p>{n.task_id === null ? n.message : <a href={`/tasks/${n.task_id}`}>{n.message}</a>}</p>
                 <time dateTime={n.created_at}>{dateTime(n.created_at)}</time>
               </li>
             ))}

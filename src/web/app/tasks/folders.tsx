@@ -53,7 +53,7 @@ function FolderActions({ name, onChanged }: { name: string; onChanged: FoldersPr
     return (
       <form onSubmit={rename.onSubmit} noValidate class="folder-form">
         <FormError error={rename.error} />
-        <Field label={`New name for ${name}`} name="name" id="rename-folder" maxLength={14} errors={rename.errors} />
+        <Field label={`New name for ${name}`} name="name" id="rename-folder" errors={rename.errors} />
         <div class="actions">
           <Submit busy={rename.busy}>Rename</Submit>
           <button type="button" onClick={() => setRenaming(false)}>
@@ -93,7 +93,11 @@ function FolderActions({ name, onChanged }: { name: string; onChanged: FoldersPr
   );
 }
 
-/** A new folder (`POST /api/folders`): a name of at most 14 columns, unique; the API's messages show by the field. */
+/**
+ * A new folder (`POST /api/folders`): a name of at most 14 columns, unique; the API's messages show by the field. No
+ * maxLength on the fields: it would cut a longer name silently (and count a Chinese character as one), where the
+ * API refuses it with the limit in words.
+ */
 function NewFolder({ onChanged }: { onChanged: FoldersProps["onChanged"] }) {
   const form = useForm(async (data, element) => {
     await call(api.POST("/api/folders", { body: { name: String(data.get("name") ?? "").trim() } }));
@@ -103,7 +107,7 @@ function NewFolder({ onChanged }: { onChanged: FoldersProps["onChanged"] }) {
   return (
     <form onSubmit={form.onSubmit} noValidate class="folder-form">
       <FormError error={form.error} />
-      <Field label="New folder" name="name" id="new-folder" maxLength={14} errors={form.errors} />
+      <Field label="New folder" name="name" id="new-folder" errors={form.errors} />
       <Submit busy={form.busy}>Create folder</Submit>
     </form>
   );

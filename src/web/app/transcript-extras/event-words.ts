@@ -31,8 +31,13 @@ export function eventInWords(type: string): string {
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }
 
-/** Who acted, from where the reader stands: "You", another user by id, or the part of Scribe that did it. */
+/**
+ * Who acted, in the reader's words: "you" for the account's own actions, "an operator" for the service's operator
+ * (`bun run admin`, whose events name the system `operator`), and "Scribe" for every part of the service that acts
+ * on its own (its workers and jobs, a payment provider's webhook): which worker did it is for the event log
+ * (`bun run events`), never for the person. Another account (none acts on a task today) is not named either.
+ */
 export function actorInWords(event: { user_id: number | null; system: string | null }, me: number | null): string {
-  if (event.user_id !== null) return event.user_id === me ? "You" : `User ${event.user_id}`;
-  return event.system ? `Scribe (${event.system})` : "Scribe";
+  if (event.user_id !== null) return event.user_id === me ? "you" : "another account";
+  return event.system === "operator" ? "an operator" : "Scribe";
 }

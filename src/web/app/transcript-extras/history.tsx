@@ -27,8 +27,9 @@ function detail(event: HistoryEvent): string | null {
 }
 
 /**
- * `GET /api/tasks/{id}/history` as a timeline, oldest first: when, what in words, and who acted. It is read
- * again whenever the task changes (`version`: its `updated_at`), so an edit shows up on the timeline.
+ * `GET /api/tasks/{id}/history` as a timeline, oldest first: when, what in words, and who acted (in people's words,
+ * event-words.ts). It is read again whenever the task changes (`version`: its `updated_at`), so an edit shows up on
+ * the timeline.
  */
 export function History({ taskId, version }: { taskId: number; version: string }) {
   const [events, setEvents] = useState<HistoryEvent[] | null>(null);
@@ -59,7 +60,7 @@ export function History({ taskId, version }: { taskId: number; version: string }
                   {eventInWords(event.type)}
                   {more && <span class="muted"> · {more}</span>}
                 </span>
-                <span class="who">{actorInWords(event, me)}</span>
+                <span class="who">by {actorInWords(event, me)}</span>
               </li>
             );
           })}

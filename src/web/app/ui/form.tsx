@@ -1,27 +1,41 @@
 import type { ComponentChildren, InputHTMLAttributes } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 
-type FormState = { busy: boolean; error: ApiError | null };
+/** `beside`: the form's fields that show a message of the refusal, in the form's order. */
+type FormState = { busy: boolean; error: ApiError | null; beside: HTMLInputElement[] };
+
+/** The fields of `form` that the API's 422 names: each shows its messages next to it (Field). */
+function fieldsNamed(form: HTMLFormElement, error: ApiError): HTMLInputElement[] {
+  return [...form.elements].filter(
+    (element): element is HTMLInputElement => element instanceof HTMLInputElement && element.type !== "hidden" && Object.hasOwn(error.fields, element.name),
+  );
+}
 
 /**
  * A form's submission: the handler gets the form's fields, and an ApiError it throws is kept for the form to
- * show, its message above the fields and each field's messages (422 `errors`) next to that field.
+ * show, each field's messages (422 `errors`) next to that field and the message above the fields, unless it is
+ * one of those (a 422's message is its first field's): then it shows once, by its field, which takes the focus so
+ * that a screen reader reads the field with its message. `error` is what FormError shows above the fields.
  */
 export function useForm(handler: (data: FormData, form: HTMLFormElement) => Promise<void>) {
-  const [state, setState] = useState<FormState>({ busy: false, error: null });
+  const [state, setState] = useState<FormState>({ busy: false, error: null, beside: [] });
+  useEffect(() => state.beside[0]?.focus(), [state]);
   const onSubmit = async (event: SubmitEvent) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    setState({ busy: true, error: null });
+    setState({ busy: true, error: null, beside: [] });
     try {
       await handler(new FormData(form), form);
-      setState({ busy: false, error: null });
+      setState({ busy: false, error: null, beside: [] });
     } catch (error) {
-      setState({ busy: false, error: ApiError.of(error) });
+      const refused = ApiError.of(error);
+      setState({ busy: false, error: refused, beside: fieldsNamed(form, refused) });
     }
   };
-  return { busy: state.busy, error: state.error, errors: state.error?.fields ?? {}, onSubmit };
+  const { error, beside } = state;
+  const saidBeside = error !== null && beside.some((field) => error.fields[field.name]?.includes(error.message));
+  return { busy: state.busy, error: saidBeside ? null : error, errors: error?.fields ?? {}, onSubmit };
 }
 
 type FieldProps = {
@@ -37,6 +51,8 @@ type FieldProps = {
   minLength?: number;
   maxLength?: number;
   value?: string;
+  /** The text the field starts with, which the user then changes (a `value` would be put back on every render). */
+  defaultValue?: string;
 };
 
 /** A labelled input whose errors are announced with it (aria-describedby) and mark it invalid. */
