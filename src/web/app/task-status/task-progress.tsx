@@ -1,36 +1,7 @@
-import { useState } from "preact/hooks";
-import { ApiError, api, call } from "../api.ts";
+import { RetryButton, type Retried } from "../ui/retry-button.tsx";
 import { progressInWords, stageInWords, type Followed } from "./stage.ts";
 
-export type Retried = { status: string; attempts: number };
-
-/** Retries a failed task (`PATCH /api/tasks/{id}/retry`): at most 3 times, which the API enforces and says. */
-function RetryButton({ taskId, onRetried }: { taskId: number; onRetried: (answer: Retried) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  const retry = async () => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      onRetried(await call(api.PATCH("/api/tasks/{id}/retry", { params: { path: { id: taskId } } })));
-    } catch (error) {
-      setProblem(ApiError.of(error).message);
-    }
-    setBusy(false);
-  };
-  return (
-    <>
-      <button type="button" disabled={busy} aria-busy={busy} aria-describedby="failure-reason" onClick={retry}>
-        Retry
-      </button>
-      {problem && (
-        <p class="form-error" role="alert">
-          Not retried: {problem}
-        </p>
-      )}
-    </>
-  );
-}
+export type { Retried };
 
 /**
  * Where a task that is not finished stands, in the transcript's place: its stage and what it means, recognition's
@@ -54,7 +25,7 @@ export function TaskProgress({
         <p id="failure-reason" class="failure-reason">
           {task.failure_reason ?? followed?.failure_reason ?? "No reason was given."}
         </p>
-        <RetryButton taskId={task.id} onRetried={onRetried} />
+        <RetryButton describedBy="failure-reason" taskId={task.id} onRetried={onRetried} />
       </section>
     );
   }

@@ -1,5 +1,5 @@
-import { useState } from "preact/hooks";
-import { ApiError, api, call, type components } from "../api.ts";
+import { type components } from "../api.ts";
+import { RetryButton } from "../ui/retry-button.tsx";
 import { dateTime, duration } from "../ui/format.ts";
 import { knownDuration } from "../task-status/stage.ts";
 import { useLiveStatus } from "./live-status.ts";
@@ -22,34 +22,6 @@ type RowProps = {
   /** A task in progress finished, failed or was deleted, or a retry was accepted: counts elsewhere change. */
   onChanged: () => void;
 };
-
-/** Retries a failed task (`PATCH /api/tasks/{id}/retry`): at most 3 times, which the API enforces and says. */
-function Retry({ task, onRetried }: { task: TaskListItem; onRetried: (answer: { status: string; attempts: number }) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  const retry = async () => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      onRetried(await call(api.PATCH("/api/tasks/{id}/retry", { params: { path: { id: task.id } } })));
-    } catch (error) {
-      setProblem(ApiError.of(error).message);
-    }
-    setBusy(false);
-  };
-  return (
-    <>
-      <button type="button" disabled={busy} aria-busy={busy} onClick={retry} aria-label={`Retry ${task.name}`}>
-        Retry
-      </button>
-      {problem && (
-        <p class="form-error" role="alert">
-          {problem}
-        </p>
-      )}
-    </>
-  );
-}
 
 /** One task: a checkbox to select it, its name linking to its transcript, what it is, and its live status. */
 export function TaskRow({ task, selected, onSelect, onChanged }: RowProps) {
@@ -75,8 +47,9 @@ export function TaskRow({ task, selected, onSelect, onChanged }: RowProps) {
         {live !== "deleted" && live.status === "failed" && (
           <div class="task-failure">
             <p class="failure-reason">{live.failure_reason ?? "This task failed."}</p>
-            <Retry
-              task={task}
+            <RetryButton
+              taskId={task.id}
+              label={`Retry ${task.name}`}
               onRetried={(answer) => {
                 restart({ status: answer.status, attempts: answer.attempts, failure_reason: null });
                 onChanged();
