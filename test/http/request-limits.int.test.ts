@@ -133,12 +133,13 @@ describe("over real HTTP", () => {
 
   test("a chunked JSON body over the limit is 413 as soon as it passes it, the rest unread", async () => {
     const piece = encode(`"${"x".repeat(64 * 1024)}",`);
-    // 64 MiB offered; the limit is 1 MiB, so the server stops reading after about 17 pieces.
+    // 64 MiB offered; the limit is 1 MiB, so the server stops reading after about 17 pieces. The client pulls what
+    // the sockets' buffers take beyond that (a few MiB, more on a busy machine): most of the body is never sent.
     const { body, sent } = streamed([encode('{"name":['), ...Array.from({ length: 1024 }, () => piece), encode('""]}')]);
     const response = await register(body);
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 1048576 bytes." });
-    expect(sent.pieces).toBeLessThan(200);
+    expect(sent.pieces).toBeLessThan(512);
     expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
   });
 
@@ -168,11 +169,12 @@ describe("over real HTTP", () => {
     huge.set("avatar", new File([new Uint8Array(6 * 1024 * 1024)], "a.png", { type: "image/png" }));
     const refused = await put(
       huge,
-      Array.from({ length: 256 }, () => new Uint8Array(64 * 1024)),
+      // 64 MiB more behind the 6 MiB avatar: the server stops at its 5 MiB limit and the rest is never sent.
+      Array.from({ length: 1024 }, () => new Uint8Array(64 * 1024)),
     );
     expect(refused.response.status).toBe(413);
     expect(((await refused.response.json()) as { message: string }).message).toContain("too large");
-    expect(refused.sent.pieces).toBeLessThan(100);
+    expect(refused.sent.pieces).toBeLessThan(512);
     const user = (await (await fetch(`${service.url}/api/user`, { headers: { authorization: `Bearer ${token}` } })).json()) as { name: string };
     expect(user.name).toBe("Streamed Name");
   });
