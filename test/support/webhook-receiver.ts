@@ -6,8 +6,11 @@ export type Received = { headers: Record<string, string>; body: string; at: numb
 export type WebhookReceiver = {
   url: string;
   received: Received[];
-  /** What the next requests are answered with (a status each, in order); then `otherwise`. */
-  answer(statuses: number[], otherwise?: number): void;
+  /**
+   * What the next requests are answered with (a status each, in order); then `otherwise`. With `onlyPath`, only
+   * requests to that path take from the list: deliveries still on their way to other tests' endpoints do not.
+   */
+  answer(statuses: number[], otherwise?: number, onlyPath?: string): void;
   /** Resolves with the first request (from `from` on) that `match` accepts. */
   next(match?: (r: Received) => boolean, timeoutMs?: number, from?: number): Promise<Received>;
   stop(): void;
@@ -18,6 +21,7 @@ export function startWebhookReceiver(path = "/hooks"): WebhookReceiver {
   const received: Received[] = [];
   let queue: number[] = [];
   let otherwise = 200;
+  let queuePath: string | undefined;
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -27,15 +31,17 @@ export function startWebhookReceiver(path = "/hooks"): WebhookReceiver {
         headers[key] = value;
       });
       received.push({ headers, body: await request.text(), at: Date.now() });
+      if (queuePath !== undefined && new URL(request.url).pathname !== queuePath) return new Response(null, { status: 200 });
       return new Response(null, { status: queue.shift() ?? otherwise });
     },
   });
   return {
     url: `http://127.0.0.1:${server.port}${path}`,
     received,
-    answer(statuses, fallback = 200) {
+    answer(statuses, fallback = 200, onlyPath) {
       queue = [...statuses];
       otherwise = fallback;
+      queuePath = onlyPath;
     },
     async next(match = () => true, timeoutMs = 15_000, from = 0) {
       const deadline = Date.now() + timeoutMs;

@@ -190,7 +190,7 @@ describe("delivering", () => {
     const user = await app.register();
     const path = `/flaky-${crypto.randomUUID()}`;
     const endpoint = await register(user, { url: receiver.url.replace("/hooks", path), events: ["task.finished"] });
-    receiver.answer([500]);
+    receiver.answer([500], 200, path);
     const from = receiver.received.length;
     const taskId = await createTask(app, user, { name: "Flaky", segments });
     const first = await receiver.next(forTask(taskId, "task.finished"), 15_000, from);
@@ -213,7 +213,8 @@ describe("delivering", () => {
 
   test("POST /api/webhooks/{id}/test sends webhook.test now and answers with the outcome", async () => {
     const user = await app.register();
-    const endpoint = await register(user, { url: receiver.url });
+    const path = `/test-${crypto.randomUUID()}`;
+    const endpoint = await register(user, { url: receiver.url.replace("/hooks", path) });
     const from = receiver.received.length;
     const response = await app.request("POST", `/api/webhooks/${endpoint.id}/test`, { token: user.token });
     expect(response.status).toBe(200);
@@ -222,7 +223,7 @@ describe("delivering", () => {
     const got = await receiver.next((r) => typeOf(r) === "webhook.test" && r.headers["webhook-id"] === result.message_id, 5000, from);
     expect(verified(endpoint.secret, got).data.task.name).toBe("Sample task");
 
-    receiver.answer([503]);
+    receiver.answer([503], 200, path);
     const failing = await json<Record<string, any>>(await app.request("POST", `/api/webhooks/${endpoint.id}/test`, { token: user.token }));
     expect(failing).toMatchObject({ succeeded: false, status_code: 503, error: "the endpoint answered 503" });
     let attempts: Record<string, any>[] = [];
