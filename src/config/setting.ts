@@ -135,22 +135,25 @@ export function url(about: About & { protocols: readonly string[] }): Setting<st
   };
 }
 
-/** Comma-separated IP address literals (v4 or v6). */
-export function addresses(about: About): Setting<string[]> {
+/** Comma-separated items each `accepts`: the shape of the IP-address lists below. */
+function ipList(about: About, type: string, accepts: (item: string) => boolean): Setting<string[]> {
   return {
     ...shown(about, "none"),
-    type: "list of IP addresses",
+    type,
     fallback: [],
     parse(raw) {
       const items = raw
         .split(",")
         .map((item) => item.trim())
         .filter(Boolean);
-      const wrong = items.find((item) => isIP(item) === 0);
-      return wrong === undefined ? { value: items } : { broken: `must be a comma-separated list of IP addresses (${wrong} is not one)` };
+      const wrong = items.find((item) => !accepts(item));
+      return wrong === undefined ? { value: items } : { broken: `must be a comma-separated ${type} (${wrong} is not one)` };
     },
   };
 }
+
+/** Comma-separated IP address literals (v4 or v6). */
+export const addresses = (about: About): Setting<string[]> => ipList(about, "list of IP addresses", (item) => isIP(item) !== 0);
 
 /** An IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`): the prefix fits the address's family. */
 function isNetwork(item: string): boolean {
@@ -162,18 +165,4 @@ function isNetwork(item: string): boolean {
 }
 
 /** Comma-separated IP addresses and CIDR blocks (v4 or v6). */
-export function networks(about: About): Setting<string[]> {
-  return {
-    ...shown(about, "none"),
-    type: "list of IP addresses or CIDR blocks",
-    fallback: [],
-    parse(raw) {
-      const items = raw
-        .split(",")
-        .map((item) => item.trim())
-        .filter(Boolean);
-      const wrong = items.find((item) => !isNetwork(item));
-      return wrong === undefined ? { value: items } : { broken: `must be a comma-separated list of IP addresses or CIDR blocks (${wrong} is not one)` };
-    },
-  };
-}
+export const networks = (about: About): Setting<string[]> => ipList(about, "list of IP addresses or CIDR blocks", isNetwork);

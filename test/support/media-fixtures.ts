@@ -111,3 +111,13 @@ export const badMedia = {
     return bytes.subarray(0, 4096);
   },
 };
+
+/** Six spoken sentences (three, twice) with 1 s pauses, as MP3: a recording that several 5 s chunks cut into. */
+export async function meetingRecording(): Promise<Uint8Array> {
+  const phrases = [
+    "The committee met on Monday to discuss the new park.",
+    "Everyone agreed the playground needs more shade.",
+    "The budget will be voted on next week.",
+  ];
+  return (await joinedMp3(await Promise.all([...phrases, ...phrases].map((p) => spoken(p))), 1)).bytes;
+}

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { scriptPace } from "../support/limits.ts";
 import { createTask, json, taskCommand, waitForStatus } from "../support/tasks.ts";
 import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
-import { joinedMp3, spoken } from "../support/media-fixtures.ts";
+import { meetingRecording } from "../support/media-fixtures.ts";
 import { Limiter } from "../../src/transcription/limiter.ts";
 import { TranscriptionPipeline } from "../../src/transcription/pipeline.ts";
 import { createSummarizer } from "../../src/transcription/summary/index.ts";
@@ -77,12 +77,7 @@ let recording: Uint8Array;
 beforeAll(async () => {
   // Recognition by the test's own engines below; the service's own worker stays off.
   app = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off", CHUNK_SECONDS: "5" });
-  const phrases = [
-    "The committee met on Monday to discuss the new park.",
-    "Everyone agreed the playground needs more shade.",
-    "The budget will be voted on next week.",
-  ];
-  recording = (await joinedMp3(await Promise.all([...phrases, ...phrases].map((p) => spoken(p))), 1)).bytes;
+  recording = await meetingRecording();
 }, 60_000);
 afterAll(() => app.close());
 
