@@ -15,21 +15,24 @@ type TaskList = components["schemas"]["TaskList"];
 type User = components["schemas"]["User"];
 type Notification = components["schemas"]["Notification"];
 
-/** Loads `load()` again whenever `key` changes or `reload()` is called; an answer to an older load is dropped. */
+/**
+ * Loads `load()` again whenever `key` changes or `reload()` is called; an answer to an older load is dropped. The
+ * older value stays on screen meanwhile (no flicker), marked `stale` until the answer for `key` arrives.
+ */
 function useLoaded<T>(load: () => Promise<T>, key: string) {
-  const [state, setState] = useState<{ value: T | null; problem: string | null }>({ value: null, problem: null });
+  const [state, setState] = useState<{ value: T | null; problem: string | null; key: string | null }>({ value: null, problem: null, key: null });
   const [round, setRound] = useState(0);
   useEffect(() => {
     let current = true;
     load().then(
-      (value) => current && setState({ value, problem: null }),
-      (error: unknown) => current && setState((now) => ({ value: now.value, problem: ApiError.of(error).message })),
+      (value) => current && setState({ value, problem: null, key }),
+      (error: unknown) => current && setState((now) => ({ value: now.value, problem: ApiError.of(error).message, key })),
     );
     return () => {
       current = false;
     };
   }, [key, round]);
-  return { ...state, reload: useCallback(() => setRound((r) => r + 1), []) };
+  return { value: state.value, problem: state.problem, stale: state.key !== key, reload: useCallback(() => setRound((r) => r + 1), []) };
 }
 
 /**
@@ -96,7 +99,9 @@ export function TaskList() {
           <p role="status" class="task-summary">
             {said}
             {said && " "}
-            {list.value && `${list.value.total === 1 ? "1 transcription" : `${list.value.total} transcriptions`}${query.folder ? ` in ${query.folder}` : ""}.`}
+            {list.value &&
+              !list.stale &&
+              `${list.value.total === 1 ? "1 transcription" : `${list.value.total} transcriptions`}${query.folder ? ` in ${query.folder}` : ""}.`}
           </p>
           {list.problem && (
             <p role="alert" class="form-error">
@@ -114,7 +119,7 @@ export function TaskList() {
               }}
             />
           )}
-          {list.value && rows.length === 0 && (
+          {list.value && !list.stale && rows.length === 0 && (
             <p>
               {query.search || query.status !== "all" || query.folder ? "No transcriptions match." : "No transcriptions yet."}{" "}
               <a href="/new">Start a new transcription</a>.
@@ -133,7 +138,7 @@ export function TaskList() {
                   Select all on this page
                 </label>
               </div>
-              <ul class="task-list" aria-label="Transcriptions">
+              <ul class="task-list" aria-label="Transcriptions" aria-busy={list.stale}>
                 {rows.map((task) => (
                   <TaskRow
                     key={task.id}
@@ -150,7 +155,8 @@ export function TaskList() {
               </ul>
             </>
           )}
-          {list.value && <Pagination page={query.page} lastPage={list.value.last_page} hrefFor={(page) => taskListUrl(query, { page })} />}
+          {/* The page of the rows shown, not of the URL: the two differ until the new page's rows arrive. */}
+          {list.value && <Pagination page={list.value.current_page} lastPage={list.value.last_page} hrefFor={(page) => taskListUrl(query, { page })} />}
         </div>
       </div>
     </section>
