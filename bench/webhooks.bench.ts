@@ -1,5 +1,5 @@
 // Webhook delivery latency: `bun bench/webhooks.bench.ts [tasks] [at once]` (defaults 300 tasks, 3 at once;
-// quick mode 40). The real service (`bun src/main.ts`, embedded profile, WEBHOOK_ALLOW_LOOPBACK=true) and a
+// quick mode 40). The real service (`bun src/main.ts`, embedded profile, WEBHOOK_ALLOWED_NETWORKS=127.0.0.1) and a
 // Bun.serve receiver on loopback answering 200; one account with one endpoint subscribed to task.finished.
 // Tasks are created with supplied segments (they finish through the supplied-transcripts worker, no
 // recognition), at most `at once` in flight (the concurrent-task limit is 3). The latency of one message is
@@ -34,7 +34,7 @@ const receiver = Bun.serve({
   },
 });
 
-const service = await startServiceProcess({ WEBHOOK_ALLOW_LOOPBACK: "true", RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: "warn" });
+const service = await startServiceProcess({ WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1", RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: "warn" });
 try {
   const call = async (token: string | null, method: string, path: string, json: unknown) => {
     const response = await fetch(`${service.url}${path}`, {

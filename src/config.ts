@@ -67,8 +67,8 @@ export type Config = {
   paymentWebhookSecret: string | null;
   /** Server-side fetches of remote and video-link media (MEDIA_FETCH_*, YT_DLP_PATH). */
   mediaFetch: { maxBytes: number; timeoutSeconds: number; allowLoopback: boolean; forbiddenAddresses: string[]; ytDlp: string };
-  /** Outgoing webhooks (WEBHOOK_TIMEOUT_SECONDS, WEBHOOK_RETRY_SCHEDULE_SECONDS, WEBHOOK_ALLOW_LOOPBACK). */
-  webhooks: { timeoutMs: number; retryScheduleMs: number[]; allowLoopback: boolean };
+  /** Outgoing webhooks (WEBHOOK_TIMEOUT_SECONDS, WEBHOOK_RETRY_SCHEDULE_SECONDS, WEBHOOK_ALLOWED_NETWORKS). */
+  webhooks: { timeoutMs: number; retryScheduleMs: number[]; allowedNetworks: string[] };
   /** Speech recognition, summaries, chunking and deadlines (src/transcription/config.ts). */
   transcription: TranscriptionConfig;
   /** The lowest level logged (LOG_LEVEL: trace, debug, info, warn, error, fatal, silent). */
@@ -158,8 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: {
       timeoutMs: s.WEBHOOK_TIMEOUT_SECONDS * 1000,
       retryScheduleMs: s.WEBHOOK_RETRY_SCHEDULE_SECONDS.map((seconds) => seconds * 1000),
-      // Tests receive webhooks on 127.0.0.1; never set this in production.
-      allowLoopback: s.WEBHOOK_ALLOW_LOOPBACK,
+      allowedNetworks: s.WEBHOOK_ALLOWED_NETWORKS,
     },
     mediaFetch: {
       maxBytes: s.MEDIA_FETCH_MAX_BYTES,

@@ -4,7 +4,8 @@ import { isIP } from "node:net";
  * Which addresses a server-side fetch may connect to. Everything that is not plainly a public unicast
  * address is refused: private, loopback, link-local (cloud metadata at 169.254.169.254 among them),
  * CGNAT, multicast, broadcast, unspecified, documentation and benchmarking ranges, and the IPv6
- * equivalents, IPv4-mapped and -translated forms included. Loopback can be allowed for tests only.
+ * equivalents, IPv4-mapped and -translated forms included. Loopback can be allowed for tests only; an operator may
+ * name networks that are allowed even so (webhooks to a receiver on the same machine or LAN).
  */
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
 
@@ -14,6 +15,8 @@ export type AddressPolicy = {
   allowLoopback: boolean;
   /** MEDIA_FETCH_FORBIDDEN_ADDRESSES: addresses refused even so, to stand for a private hop in a test. */
   forbiddenAddresses?: readonly string[];
+  /** WEBHOOK_ALLOWED_NETWORKS: addresses and CIDR blocks allowed although not public (an operator's own receivers). */
+  allowedNetworks?: readonly string[];
 };
 
 type Range = { base: bigint; bits: number; prefix: number; reason: string };
@@ -121,6 +124,7 @@ export function checkAddress(address: string, options: Partial<AddressPolicy> = 
   const allowLoopback = options.allowLoopback ?? false;
   if (options.forbiddenAddresses?.some((forbidden) => sameAddress(forbidden, address)))
     return { allowed: false, reason: "forbidden by MEDIA_FETCH_FORBIDDEN_ADDRESSES" };
+  if (options.allowedNetworks?.some((network) => inNetwork(address, network))) return { allowed: true };
   const family = isIP(address.replace(/%.*$/, ""));
   if (family === 4) {
     const value = parseIPv4(address);
@@ -138,16 +142,37 @@ export function checkAddress(address: string, options: Partial<AddressPolicy> = 
   return { allowed: false, reason: "not an IP address" };
 }
 
+/** An address as one number in IPv6's space (IPv4 as ::ffff:a.b.c.d), so that both forms of one address compare equal. */
+function unified(address: string): bigint | null {
+  const family = isIP(address.replace(/%.*$/, ""));
+  if (family === 4) {
+    const v = parseIPv4(address);
+    return v === null ? null : 0xffff00000000n | v;
+  }
+  if (family !== 6) return null;
+  const v = parseIPv6(address);
+  if (v === null) return null;
+  // Every other way of writing an IPv4 address inside IPv6 is the IPv4 address too.
+  const embedded = embeddedIPv4(v);
+  return embedded === null ? v : 0xffff00000000n | embedded;
+}
+
+/** Whether `address` is inside `network`: an address (itself only) or a CIDR block, of either family. */
+export function inNetwork(address: string, network: string): boolean {
+  const [base = "", prefixText] = network.split("/");
+  const family = isIP(base);
+  const value = unified(address);
+  const start = unified(base);
+  if (family === 0 || value === null || start === null) return false;
+  // An IPv4 prefix counts within the last 32 bits of the ::ffff:0:0/96 form.
+  const prefix = prefixText === undefined ? 128 : Number(prefixText) + (family === 4 ? 96 : 0);
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > 128) return false;
+  const shift = BigInt(128 - prefix);
+  return value >> shift === start >> shift;
+}
+
 /** Whether two literals name the same address (`::1` and `0:0::1`, `127.0.0.2` and `::ffff:127.0.0.2`). */
 function sameAddress(a: string, b: string): boolean {
-  const value = (address: string): bigint | null => {
-    const family = isIP(address.replace(/%.*$/, ""));
-    if (family === 4) {
-      const v = parseIPv4(address);
-      return v === null ? null : 0xffff00000000n | v;
-    }
-    return family === 6 ? parseIPv6(address) : null;
-  };
-  const left = value(a);
-  return left !== null && left === value(b);
+  const left = unified(a);
+  return left !== null && left === unified(b);
 }

@@ -1,5 +1,5 @@
 /**
- * Webhooks, after the Standard Webhooks specification (README: Webhooks). Two kinds of stream:
+ * Webhooks, after the Standard Webhooks specification (docs/api.md). Two kinds of stream:
  *
  * - `webhooks-<user id>`: the account's endpoints. One stream per account, because the limit on endpoints
  *   per account is one decision over all of them; it stays short (at most `maxEndpointsPerUser` live ones).

@@ -3,7 +3,7 @@ import type { Idempotency } from "../http/idempotency.ts";
 import type { Webhooks } from "./service.ts";
 import { createdEndpoint, createEndpointBody, deliveryList, endpointParams, endpointView, testResult } from "./schemas.ts";
 
-/** Webhook endpoints (README: Webhooks): register, list, delete, enable again, their deliveries, and a test message. */
+/** Webhook endpoints (docs/api.md): register, list, delete, enable again, their deliveries, and a test message. */
 export function webhookRoutes({ webhooks, authenticated, idempotency }: { webhooks: Webhooks; authenticated: AnyElysia; idempotency: Idempotency }) {
   const detail = (summary: string, description?: string) => ({ tags: ["Webhooks"], security: [{ bearer: [] }], summary, description });
   return new Elysia({ name: "webhook-routes" })

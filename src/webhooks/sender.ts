@@ -4,8 +4,8 @@ import { MediaFetchError, requestVetted, vetUrl, type Resolver } from "../media/
 export type WebhookSettings = {
   /** How long an attempt waits for the receiver's answer (WEBHOOK_TIMEOUT_SECONDS, default 15 s as the spec recommends). */
   timeoutMs: number;
-  /** Tests only (WEBHOOK_ALLOW_LOOPBACK=true): endpoints on 127.0.0.0/8 and ::1. Never any other private range. */
-  allowLoopback: boolean;
+  /** WEBHOOK_ALLOWED_NETWORKS: where endpoints may be although not public (an operator's own receivers). */
+  allowedNetworks: readonly string[];
   /** The delays after the successive failures of a message (WEBHOOK_RETRY_SCHEDULE_SECONDS). */
   retryScheduleMs: readonly number[];
   /** DNS, injectable for tests. */
@@ -26,7 +26,7 @@ export async function postMessage(url: string, headers: Record<string, string>, 
   const seconds = Math.round(settings.timeoutMs / 1000);
   const timer = setTimeout(() => controller.abort(new MediaFetchError(`no answer within ${seconds} s`)), settings.timeoutMs);
   try {
-    const vetted = await vetUrl(url, { allowLoopback: settings.allowLoopback, resolve: settings.resolve });
+    const vetted = await vetUrl(url, { allowLoopback: false, allowedNetworks: settings.allowedNetworks, resolve: settings.resolve });
     const response = await requestVetted(vetted.url, vetted.addresses, controller.signal, { method: "POST", headers, body });
     const durationMs = elapsed();
     // The answer's body means nothing to us: drop it without reading it into memory.

@@ -41,7 +41,7 @@ export class Webhooks {
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
     private readonly delivery: WebhookDelivery,
-    private readonly settings: Pick<WebhookSettings, "allowLoopback" | "resolve">,
+    private readonly settings: Pick<WebhookSettings, "allowedNetworks" | "resolve">,
     private readonly now: () => Date = () => new Date(),
   ) {}
 

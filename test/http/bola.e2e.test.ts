@@ -186,7 +186,7 @@ beforeAll(async () => {
     ...manyLogins,
     ...manyRegistrations,
     MEDIA_FETCH_ALLOW_LOOPBACK: "true",
-    WEBHOOK_ALLOW_LOOPBACK: "true",
+    WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1",
   }));
 
   const accounts = await Promise.all([

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { checkAddress } from "../../src/media/address-policy.ts";
+import { checkAddress, inNetwork } from "../../src/media/address-policy.ts";
 import { MediaFetchError, safeFetch, vetUrl, type Resolver } from "../../src/media/safe-fetch.ts";
 import { mediaTypeOf, responseFileName } from "../../src/media/media-type.ts";
 
@@ -59,6 +59,19 @@ describe("address policy", () => {
     const policy = { allowLoopback: true, forbiddenAddresses: ["127.0.0.66"] };
     for (const address of ["127.0.0.66", "::ffff:127.0.0.66", "::ffff:7f00:42"]) expect(checkAddress(address, policy).allowed).toBe(false);
     expect(checkAddress("127.0.0.1", policy).allowed).toBe(true);
+  });
+
+  test("an operator's allowed networks let exactly those addresses through, in any spelling, and nothing else", () => {
+    const policy = { allowLoopback: false, allowedNetworks: ["127.0.0.1", "192.168.1.0/24", "fd00:1::/32"] };
+    for (const address of ["127.0.0.1", "::ffff:127.0.0.1", "::ffff:7f00:1", "192.168.1.0", "192.168.1.255", "fd00:1:2::3"])
+      expect({ address, allowed: checkAddress(address, policy).allowed }).toEqual({ address, allowed: true });
+    for (const address of ["127.0.0.2", "::1", "192.168.2.1", "192.168.0.255", "10.0.0.1", "169.254.169.254", "fd00:2::1", "0.0.0.0"])
+      expect({ address, allowed: checkAddress(address, policy).allowed }).toEqual({ address, allowed: false });
+    expect(inNetwork("10.1.2.3", "0.0.0.0/0")).toBe(true);
+    expect(inNetwork("2001:db8::1", "0.0.0.0/0")).toBe(false);
+    expect(inNetwork("::1", "::1")).toBe(true);
+    expect(inNetwork("garbage", "127.0.0.1")).toBe(false);
+    expect(inNetwork("127.0.0.1", "127.0.0.1/33")).toBe(false);
   });
 
   test("the test setting lets loopback through, and nothing else", () => {

@@ -13,7 +13,7 @@ import { startWebhookReceiver, verified, type WebhookReceiver } from "../support
 import { manyRequestsPerToken } from "../support/limits.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "scribe-webhooks-"));
-const env = { WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_SCHEDULE_SECONDS: "3,1", ...manyRequestsPerToken };
+const env = { WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1", WEBHOOK_RETRY_SCHEDULE_SECONDS: "3,1", ...manyRequestsPerToken };
 let service: RunningService;
 let flaky: WebhookReceiver;
 let broken: WebhookReceiver;

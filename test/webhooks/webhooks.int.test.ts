@@ -1,5 +1,5 @@
 /**
- * Webhooks in process (embedded adapters, WEBHOOK_ALLOW_LOOPBACK=true, the default retry schedule) with a
+ * Webhooks in process (embedded adapters, WEBHOOK_ALLOWED_NETWORKS=127.0.0.1, the default retry schedule) with a
  * Bun.serve receiver on loopback: every delivery is verified with the standardwebhooks package.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -14,7 +14,7 @@ let app: TestApp;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  app = await startTestApp({ ...scriptPace, WEBHOOK_ALLOW_LOOPBACK: "true" });
+  app = await startTestApp({ ...scriptPace, WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1" });
   receiver = startWebhookReceiver();
 });
 afterAll(async () => {
@@ -63,6 +63,9 @@ describe("registering endpoints", () => {
       "http://[::ffff:10.0.0.1]/x",
       "http://[fd00::1]/x",
       "http://0.0.0.0/x",
+      // Loopback outside WEBHOOK_ALLOWED_NETWORKS (127.0.0.1 only) stays refused.
+      "http://127.0.0.2/hook",
+      "http://[::1]/hook",
       "ftp://example.com/hook",
       "file:///etc/passwd",
       "javascript:alert(1)",

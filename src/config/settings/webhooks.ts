@@ -1,4 +1,4 @@
-import { flag, integer, type Setting } from "../setting.ts";
+import { integer, networks, type Setting } from "../setting.ts";
 
 /** Comma-separated whole seconds, each from 1 to a week: the delays between a message's attempts. */
 function delays(about: { description: string; fallback: readonly number[] }): Setting<number[]> {
@@ -19,7 +19,7 @@ function delays(about: { description: string; fallback: readonly number[] }): Se
   };
 }
 
-/** Outgoing webhooks (README: Webhooks). The default schedule is src/webhooks/schedule.ts's, repeated here so src/config imports nothing of the service. */
+/** Outgoing webhooks (docs/api.md). The default schedule is src/webhooks/schedule.ts's, repeated here so src/config imports nothing of the service. */
 export const webhookSettings = {
   WEBHOOK_TIMEOUT_SECONDS: integer({ group: "webhooks", min: 1, max: 60, fallback: 15, description: "How long an attempt waits for the receiver's answer." }),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: delays({
@@ -27,10 +27,9 @@ export const webhookSettings = {
     description:
       "Seconds before each retry after a failed attempt (±10 %); when they are spent the message is given up and its endpoint disabled. Shorter than 24 h in all only in tests.",
   }),
-  WEBHOOK_ALLOW_LOOPBACK: flag({
+  WEBHOOK_ALLOWED_NETWORKS: networks({
     group: "webhooks",
-    words: ["true", "false"],
-    fallback: false,
-    description: "Tests only, never in production: lets endpoints be on 127.0.0.0/8 and ::1 (no other private range).",
+    description:
+      "Addresses and CIDR blocks (e.g. 127.0.0.1,192.168.1.0/24) that webhook endpoints may be on although not public: your own receivers on this machine or your network. Every other private, loopback and link-local address stays refused.",
   }),
 } as const;
