@@ -97,7 +97,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // Before loadConfig: the reference is for machines with nothing (or something wrong) configured yet.
   if (command.type === "config") {
-    const { code, stdout, stderr } = runConfigCommand(command);
+    const { code, stdout, stderr } = await runConfigCommand(command);
     process.stdout.write(stdout);
     process.stderr.write(stderr);
     return code;

@@ -1,16 +1,17 @@
 import { ConfigError, loadConfig } from "../config.ts";
 import { readSettings, type Env } from "../config/read-settings.ts";
 import { effectiveText, referenceJson, referenceMarkdown, referenceText } from "../config/reference.ts";
+import { problemsOfNamedThings } from "../preflight.ts";
 
 /** `admin config`: the reference as a table, Markdown or JSON, or `--check` of the environment it runs in. */
 export type ConfigCommand = { type: "config"; format: "text" | "markdown" | "json" | "check" };
 
 /**
  * Prints the reference without opening a store or needing a server, so it works on a machine that has
- * nothing configured yet. `--check` validates `env` as start-up does: 0 and the values in effect, or 2
- * and every problem, one per line.
+ * nothing configured yet. `--check` validates `env` as start-up does, and then that every file, folder and
+ * program the settings name is there: 0 and the values in effect, or 2 and every problem, one per line.
  */
-export function runConfigCommand(command: ConfigCommand, env: Env = process.env): { code: number; stdout: string; stderr: string } {
+export async function runConfigCommand(command: ConfigCommand, env: Env = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   switch (command.format) {
     case "text":
       return { code: 0, stdout: referenceText(), stderr: "" };
@@ -18,13 +19,22 @@ export function runConfigCommand(command: ConfigCommand, env: Env = process.env)
       return { code: 0, stdout: referenceMarkdown(), stderr: "" };
     case "json":
       return { code: 0, stdout: referenceJson(), stderr: "" };
-    case "check":
+    case "check": {
+      const refuse = (problems: readonly string[]) => ({
+        code: 2,
+        stdout: "",
+        stderr: problems.map((problem) => `admin: configuration: ${problem}\n`).join(""),
+      });
+      let config: ReturnType<typeof loadConfig>;
       try {
-        loadConfig(env);
+        config = loadConfig(env);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        return { code: 2, stdout: "", stderr: error.problems.map((problem) => `admin: configuration: ${problem}\n`).join("") };
+        return refuse(error.problems);
       }
-      return { code: 0, stdout: effectiveText(readSettings(env)), stderr: "" };
+      const read = readSettings(env);
+      const missing = await problemsOfNamedThings(config, read);
+      return missing.length > 0 ? refuse(missing) : { code: 0, stdout: effectiveText(read), stderr: "" };
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bunBinary, runCli } from "../support/service-process.ts";
@@ -76,6 +76,53 @@ describe("bun run admin config", () => {
       'admin: configuration: PORT must be an integer from 0 to 65535, got "-1"',
       "admin: configuration: unknown setting S3_BUKET (did you mean S3_BUCKET?)",
     ]);
+    expect(existsSync(dataDir)).toBe(false);
+  }, 30_000);
+
+  test("--check fails on every file, folder or program a setting names that is not there, saying which and what to do", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "scribe-named-"));
+    try {
+      const notAModel = join(scratch, "model.bin");
+      writeFileSync(notAModel, "<html>404 Not Found</html>"); // what a wrong download link leaves behind
+      const whisper = await runCli("admin", ["config", "--check"], { ...env, TRANSCRIPTION_ENGINE: "whisper", WHISPER_MODEL: notAModel });
+      expect(whisper.code).toBe(2);
+      expect(whisper.stderr.trim()).toBe(
+        `admin: configuration: WHISPER_MODEL ${notAModel} is not a whisper.cpp ggml model (it does not begin with ggml's magic)`,
+      );
+
+      const gone = await runCli("admin", ["config", "--check"], {
+        ...env,
+        TRANSCRIPTION_ENGINE: "whisper",
+        WHISPER_MODEL: join(scratch, "ggml-base.en.bin"),
+        EXPORT_FONT: join(scratch, "font.ttf"),
+        YT_DLP_PATH: "yt-dlp-not-installed",
+        TRANSCRIPTION_TMPDIR: notAModel,
+      });
+      expect(gone.code).toBe(2);
+      const lines = gone.stderr.trim().split("\n");
+      expect(lines).toHaveLength(4);
+      expect(lines[0]).toBe(
+        "admin: configuration: YT_DLP_PATH yt-dlp-not-installed is not a program on PATH: install yt-dlp (scripts/setup.sh does) for video links",
+      );
+      expect(lines[1]).toStartWith(`admin: configuration: EXPORT_FONT ${join(scratch, "font.ttf")} does not exist: install fonts-wqy-microhei`);
+      expect(lines[2]).toBe(`admin: configuration: TRANSCRIPTION_TMPDIR ${notAModel} is not an existing folder`);
+      expect(lines[3]).toStartWith(`admin: configuration: WHISPER_MODEL ${join(scratch, "ggml-base.en.bin")} does not exist: download a ggml model`);
+
+      const sphinx = await runCli("admin", ["config", "--check"], { ...env, SPHINX_BINARY: "no-such-sphinx", SPHINX_HMM: notAModel, SPHINX_DICT: scratch });
+      expect(sphinx.code).toBe(2);
+      expect(
+        sphinx.stderr
+          .trim()
+          .split("\n")
+          .map((line) => line.split(" ").slice(2, 4).join(" ")),
+      ).toEqual(["SPHINX_BINARY no-such-sphinx", `SPHINX_HMM ${notAModel}`, `SPHINX_DICT ${scratch}`]);
+
+      // A process that does not transcribe needs none of it.
+      const api = await runCli("admin", ["config", "--check"], { ...env, ROLES: "api", SPHINX_BINARY: "no-such-sphinx", EXPORT_FONT: notAModel + ".ttf" });
+      expect(api.code).toBe(0);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
     expect(existsSync(dataDir)).toBe(false);
   }, 30_000);
 
