@@ -3,6 +3,8 @@
 # npm packages, Bun among them (into node_modules/.bin). Safe to run every time: it only acts on gaps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Under `npm start`, stdout is the service's log (one JSON object a line): setup, apt and npm talk on stderr.
+exec 1>&2
 
 # fonts-wqy-microhei and fonts-dejavu-core: the fonts the PDF export embeds (CJK and Hangul; Arabic, Hebrew).
 packages=(ffmpeg pocketsphinx pocketsphinx-en-us nats-server fonts-wqy-microhei fonts-dejavu-core)
@@ -19,6 +21,8 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(espeak-ng)
   # The metrics tests check /metrics with promtool, which Debian ships in the prometheus package.
   packages+=(prometheus)
+  # The docs' log recipe is run as written, with jq.
+  packages+=(jq)
   # The web app's browser tests drive Debian's Chromium (through playwright-core: no browser is downloaded).
   packages+=(chromium)
 fi
@@ -38,7 +42,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
-    echo "setup: warning: missing Debian packages ${missing[*]} (run as root, or install them, to use the features that need them)" >&2
+    echo "setup: warning: missing Debian packages ${missing[*]} (run as root, or install them, to use the features that need them)"
   fi
 fi
 
@@ -49,7 +53,7 @@ if [ ! -x node_modules/.bin/bun ] || [ ! -f node_modules/.package-lock.json ] ||
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-# The README's commands say `bun run admin …`, `bun run events …`: when no Bun is on a person's PATH, link this
+# The docs' commands say `bun run admin …`, `bun run events …`: when no Bun is on a person's PATH, link this
 # project's into /usr/local/bin (as root only; otherwise `npx bun …` runs the same Bun). A person's PATH, not this
 # script's: under `npm start` and `npm test` npm puts node_modules/.bin first, where Bun always is.
 plain_path=$(printf '%s' "$PATH" | tr ':' '\n' | { grep -v 'node_modules/\.bin/\?$' || true; } | paste -sd: -)
@@ -58,6 +62,6 @@ if ! PATH="$plain_path" command -v bun >/dev/null 2>&1; then
     ln -sf "$(readlink -f node_modules/.bin/bun)" /usr/local/bin/bun
     echo "setup: linked Bun into /usr/local/bin/bun (the one in node_modules/.bin)"
   else
-    echo "setup: note: no bun on the PATH; use \`npx bun …\` for the README's \`bun run …\` commands" >&2
+    echo "setup: note: no bun on the PATH; use \`npx bun …\` for the docs' \`bun run …\` commands"
   fi
 fi
