@@ -6116,7 +6116,7 @@ export interface operations {
                     file: string;
                     /** @description Any name, `whisper-1` included: every model runs on the configured engine. */
                     model: string;
-                    /** @description Accepted; the configured engine's language is used (README). */
+                    /** @description Accepted; the configured engine's language is used (docs/api.md). */
                     language?: string;
                     /** @description Accepted and not used: the engines take no prompt. */
                     prompt?: string;

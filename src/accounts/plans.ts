@@ -1,6 +1,6 @@
 /**
  * The plans and what each grants. Spec 2.4 leaves the subscription values open; these are ours
- * (documented in the README and the OpenAPI descriptions).
+ * (documented in docs/api.md and the OpenAPI descriptions).
  */
 export const planKeys = ["free", "payg", "pro", "max"] as const;
 export type PlanKey = (typeof planKeys)[number];

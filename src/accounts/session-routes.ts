@@ -40,7 +40,7 @@ const signInNote =
   "For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token.";
 
 /**
- * The web app's first-party session (README: Web app). Signing in here hands out no token: the secret goes into an
+ * The web app's first-party session (docs/web-app.md). Signing in here hands out no token: the secret goes into an
  * HttpOnly cookie, which the authentication plugin accepts on every API route with its own rate limit
  * (SESSION_RATE_LIMIT_PER_MINUTE), under the login throttle and registration limit of `/api/login` and
  * `/api/register`. Every sign-in is refused unless it comes from our own pages, so another site cannot sign a

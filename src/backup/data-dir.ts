@@ -12,7 +12,7 @@ export const dataFiles = {
 /** The settings that put a port on a server of its own (src/config.ts), whose data these commands cannot reach. */
 export type Profile = { eventStoreUrl: string | null; mongodbUrl: string | null; s3: object | null };
 
-/** Backup and restore are the embedded profile's; a cluster's servers have their own tools (README, "Backup and restore"). */
+/** Backup and restore are the embedded profile's; a cluster's servers have their own tools (docs/operations.md, "Backup and restore"). */
 export function refuseClusterProfile(profile: Profile, action: "back up" | "restore"): void {
   const servers = [
     profile.eventStoreUrl && "EVENTSTORE_URL (EventStoreDB)",
@@ -22,7 +22,7 @@ export function refuseClusterProfile(profile: Profile, action: "back up" | "rest
   if (servers.length === 0) return;
   throw new BackupRefused(
     `cannot ${action} the cluster profile (${servers.join(", ")} set): this command handles the embedded profile's DATA_DIR only; ` +
-      "use the servers' own tools (EventStoreDB's file-copy backup, mongodump, mc mirror), as the README's \"Backup and restore\" says",
+      "use the servers' own tools (EventStoreDB's file-copy backup, mongodump, mc mirror), as docs/operations.md's \"Backup and restore\" says",
   );
 }
 

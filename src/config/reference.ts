@@ -34,7 +34,7 @@ export function referenceText(): string {
 
 const cell = (text: string) => text.replaceAll("|", "\\|");
 
-/** The reference as the README's Markdown table (`npm run config-doc` writes it there); the group is named on its first row. */
+/** The reference as docs/operations.md's Markdown table (`npm run config-doc` writes it there); the group is named on its first row. */
 export function referenceMarkdown(): string {
   const entries = referenceEntries();
   const rows = entries.map((e, i) => {

@@ -27,7 +27,7 @@ export const schemaParts = [
 
 /**
  * Every environment variable Scribe reads, the one list: the configuration is parsed through it,
- * `bun run admin config` prints it and the README's table is generated from it.
+ * `bun run admin config` prints it and docs/operations.md's table is generated from it.
  */
 export const schema = {
   ...serverSettings,

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 
-/** The sections of the reference, in the order `bun run admin config` and the README show them. */
+/** The sections of the reference, in the order `bun run admin config` and docs/operations.md show them. */
 export const groups = [
   "server",
   "event store",

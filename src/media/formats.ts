@@ -1,6 +1,6 @@
 /**
  * The media formats an upload may have (spec 4.3 leaves the list open; this is ours, published in the
- * README and at `GET /api/uploads/formats`). Each extension lists the MIME types that may accompany it;
+ * docs/api.md and at `GET /api/uploads/formats`). Each extension lists the MIME types that may accompany it;
  * the first is the canonical one.
  */
 export const supportedFormats: Readonly<Record<string, readonly string[]>> = {

@@ -83,7 +83,7 @@ export function wordTimes(segment: Segment): VerboseWord[] {
 
 /**
  * `verbose_json`. What the service does not have is given as Whisper's neutral values and documented in
- * the README: no token ids (`tokens` is empty), `temperature` 0, `avg_logprob` 0, `no_speech_prob` 0;
+ * docs/api.md: no token ids (`tokens` is empty), `temperature` 0, `avg_logprob` 0, `no_speech_prob` 0;
  * `seek` is the segment's start in Whisper's 10 ms frames. `compression_ratio` is measured.
  */
 export function verboseJson(facts: TranscriptFacts): VerboseTranscription {

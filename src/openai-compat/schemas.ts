@@ -10,7 +10,7 @@ const granularities = t.Union([granularity, t.Array(granularity, { maxItems: 2 }
 export const transcriptionForm = t.Object({
   file: t.File({ description: "The audio or video, in any format ffmpeg reads; at most OPENAI_COMPAT_FILE_LIMIT_BYTES (25 MiB)." }),
   model: t.String({ minLength: 1, maxLength: 256, description: "Any name, `whisper-1` included: every model runs on the configured engine." }),
-  language: t.Optional(t.String({ maxLength: 64, description: "Accepted; the configured engine's language is used (README)." })),
+  language: t.Optional(t.String({ maxLength: 64, description: "Accepted; the configured engine's language is used (docs/api.md)." })),
   prompt: t.Optional(t.String({ maxLength: 10_000, description: "Accepted and not used: the engines take no prompt." })),
   response_format: t.Optional(
     t.Union(

@@ -4,7 +4,7 @@
  * clustered with k-means, and the number of speakers is the k whose clusters are best separated
  * (silhouette), or one speaker when no split is clearly better.
  *
- * Limits (also in the README): one speaker per segment, so a turn taken without a pause joins the
+ * Limits (also in docs/api.md): one speaker per segment, so a turn taken without a pause joins the
  * segment before it; overlapping speech is given to one speaker; voices alike in pitch and timbre
  * (or one voice on very different microphones) can be merged or split; segments under a second are
  * too short to print reliably and take the nearest speaker found on the longer ones; at most

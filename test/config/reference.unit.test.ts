@@ -1,15 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { readmePath, withReference } from "../../scripts/config-reference.ts";
+import { operationsDocPath, withReference } from "../../scripts/config-reference.ts";
 import { referenceEntries, referenceJson, referenceMarkdown, referenceText } from "../../src/config/reference.ts";
 import { settingNames } from "../../src/config/schema.ts";
 import { groups } from "../../src/config/setting.ts";
 
 describe("the configuration reference", () => {
-  test("the README's table is what `npm run config-doc` makes from the schema (regenerate it when this fails)", () => {
-    const readme = readFileSync(readmePath, "utf8");
-    expect(readme).toContain(referenceMarkdown());
-    expect(withReference(readme)).toBe(readme);
+  test("docs/operations.md's table is what `npm run config-doc` makes from the schema (regenerate it when this fails)", () => {
+    const page = readFileSync(operationsDocPath, "utf8");
+    expect(page).toContain(referenceMarkdown());
+    expect(withReference(page)).toBe(page);
   });
 
   test("lists every setting once, grouped in the reference's order", () => {

@@ -2,7 +2,7 @@
  * The analyst's side of the log, as an analyst uses it: `bun run events` (a separate process on the
  * server's DATA_DIR) after a workflow that leaves every kind of sensitive field in the log, checked
  * against the event catalogue with a JSON Schema validator, and `--flat` loaded into DuckDB with the
- * README's queries, run as written.
+ * queries of docs/analysts.md, run as written.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -112,12 +112,12 @@ describe("the event catalogue", () => {
 });
 
 describe("--flat in DuckDB", () => {
-  test("loads into typed columns, and the README's analyst queries run as written", async () => {
+  test("loads into typed columns, and the analyst queries of docs/analysts.md run as written", async () => {
     const { code, stdout } = await runCli("events", ["--flat"], env);
     expect(code).toBe(0);
     for (const line of lines(stdout)) expect(Object.keys(line).length).toBe(22);
-    const readme = readFileSync(join(root, "README.md"), "utf8");
-    const block = readme.split("<!-- analyst-queries: the suite runs this block as written -->")[1]!.split("```sql\n")[1]!.split("```")[0]!;
+    const page = readFileSync(join(root, "docs", "analysts.md"), "utf8");
+    const block = page.split("<!-- analyst-queries: the suite runs this block as written -->")[1]!.split("```sql\n")[1]!.split("```")[0]!;
     const statements = block
       .split(";")
       .map((s) =>
@@ -128,24 +128,25 @@ describe("--flat in DuckDB", () => {
           .trim(),
       )
       .filter(Boolean);
-    expect(statements.length).toBe(4);
+    expect(statements.length).toBe(5);
     const dir = mkdtempSync(join(tmpdir(), "scribe-duckdb-"));
     const cwd = process.cwd();
     writeFileSync(join(dir, "events.ndjson"), stdout);
     const db = await DuckDBInstance.create(":memory:");
     const connection = await db.connect();
     try {
-      process.chdir(dir); // the README reads 'events.ndjson' from where the analyst is
+      process.chdir(dir); // the queries read 'events.ndjson' from where the analyst is
       const results = [];
       for (const statement of statements) results.push((await connection.runAndReadAll(statement)).getRowObjectsJson());
       const columns = (await connection.runAndReadAll("DESCRIBE events")).getRowObjectsJson();
       const typeOf = Object.fromEntries(columns.map((c) => [c.column_name, c.column_type]));
       expect(typeOf).toMatchObject({ position: "BIGINT", time: "TIMESTAMP", user_id: "BIGINT", task_id: "BIGINT", seconds: "BIGINT", actor_system: "VARCHAR" });
-      const [, states, timeToFinish, usage] = results;
+      const [, states, timeToFinish, usage, sources] = results;
       expect(states!.map((r) => r.task_status)).toEqual(expect.arrayContaining(["pending", "finished", "failed"]));
       expect(Number(timeToFinish![0]!.finished_tasks)).toBeGreaterThanOrEqual(1);
       expect(Number(timeToFinish![0]!.median_seconds)).toBeGreaterThanOrEqual(0);
       expect(usage).toContainEqual(expect.objectContaining({ user_id: String(people.id), seconds_charged: String(charged), charges: "1" }));
+      expect(sources).toContainEqual(expect.objectContaining({ disk: "objstore" }));
       const finished = (
         await connection.runAndReadAll(`SELECT actor_system FROM events WHERE type = 'TaskFinished' AND task_id = ${finishedTask}`)
       ).getRowObjectsJson();

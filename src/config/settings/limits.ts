@@ -1,6 +1,6 @@
 import { integer } from "../setting.ts";
 
-/** What one request may carry, and how much heavy work runs at once (README: Errors). */
+/** What one request may carry, and how much heavy work runs at once (docs/api.md). */
 export const limitSettings = {
   BODY_LIMIT_BYTES: integer({
     group: "request limits",

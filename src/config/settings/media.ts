@@ -1,6 +1,6 @@
 import { addresses, flag, integer, text } from "../setting.ts";
 
-/** Server-side fetches of remote and video-link media (README: Uploads and media). */
+/** Server-side fetches of remote and video-link media (docs/api.md). */
 export const mediaFetchSettings = {
   MEDIA_FETCH_MAX_BYTES: integer({
     group: "media fetching",
@@ -24,7 +24,7 @@ export const mediaFetchSettings = {
   YT_DLP_PATH: text({ group: "media fetching", kind: "program", fallback: "yt-dlp", description: "yt-dlp's program, for video links." }),
 } as const;
 
-/** PDF and docx rendering (README: Exports). */
+/** PDF and docx rendering (docs/api.md). */
 export const exportSettings = {
   EXPORT_FONT: text({
     group: "exports",

@@ -2,7 +2,7 @@ import { flag, integer, oneOf, optionalText, secret } from "../setting.ts";
 
 export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
-/** Logs and metrics (README: For analysts and operators). */
+/** Logs and metrics (docs/operations.md). */
 export const observabilitySettings = {
   LOG_LEVEL: oneOf({ group: "observability", values: logLevels, fallback: "info", description: "The lowest level logged." }),
   METRICS: flag({

@@ -2,7 +2,7 @@ import { integer } from "../setting.ts";
 
 const group = "OpenAI-compatible endpoint";
 
-/** `POST /v1/audio/transcriptions` (README: OpenAI-compatible endpoint). */
+/** `POST /v1/audio/transcriptions` (docs/api.md). */
 export const openAiCompatSettings = {
   OPENAI_COMPAT_WAIT_SECONDS: integer({
     group,

@@ -6,7 +6,7 @@ const sphinxModel = "/usr/share/pocketsphinx/model/en-us";
 const cores = Math.max(1, cpus().length);
 const group = "transcription";
 
-/** The recognition pipeline and its engines (README: Transcription). */
+/** The recognition pipeline and its engines (docs/api.md, docs/operations.md). */
 export const transcriptionSettings = {
   TRANSCRIPTION_WORKER: flag({
     group,

@@ -18,7 +18,7 @@ type WhisperContext = {
  * runs one chunk at a time with WHISPER_THREADS threads (a whisper.cpp context is not reentrant).
  * Whisper times phrases, not words: words get a share of their phrase's time (wordsOfPhrase).
  *
- * UNTESTED HERE: no whisper model can be fetched on our build machines; see README.
+ * UNTESTED HERE: no whisper model can be fetched on our build machines; see README.md, "A better engine".
  */
 export class WhisperEngine implements SpeechEngine {
   readonly name = "whisper";

@@ -3,7 +3,7 @@
  * (a field this app does not know, or an older server without them, reads as nothing to say), and in words.
  */
 
-/** The stages the stream names while a task is in progress (README, "Live progress"). */
+/** The stages the stream names while a task is in progress (docs/api.md). */
 export type Stage = "queued" | "fetching" | "preparing" | "recognising" | "summarising";
 const stages: readonly string[] = ["queued", "fetching", "preparing", "recognising", "summarising"] satisfies Stage[];
 
