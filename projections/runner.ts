@@ -19,6 +19,8 @@ type Running = {
   paused: boolean;
   /** Whether an event is being applied now: a wait on this projection is not stalled then. */
   applying: boolean;
+  /** When its subscription first failed since it last applied an event (null while it runs). */
+  failingSince: number | null;
 };
 
 /** How often a projection busy with one event says so in its saved checkpoint (beatWhileApplying). */
@@ -56,6 +58,17 @@ export class ProjectionRunner {
     return this.running.size > 0;
   }
 
+  /**
+   * The projections that should run here but do not: failing (resubscribing with back-off) for longer than
+   * `graceMs`, or missing after start. For readiness: a runner that cannot fold the log must be seen.
+   */
+  notRunning(graceMs = 5_000, now = Date.now()): { name: string; failingForMs: number }[] {
+    if (!this.active) return [];
+    return [...this.running]
+      .filter(([, running]) => running.failingSince !== null && now - running.failingSince > graceMs)
+      .map(([name, running]) => ({ name, failingForMs: now - (running.failingSince ?? now) }));
+  }
+
   /** How far each projection running here has folded the log (live, ahead of its saved checkpoint). */
   positions(): Map<string, number> {
     return new Map([...this.running].map(([name, running]) => [name, running.processed]));
@@ -82,6 +95,7 @@ export class ProjectionRunner {
         retry: null,
         paused: false,
         applying: false,
+        failingSince: null,
       };
       this.subscribe(running);
       this.running.set(projection.name, running);
@@ -113,18 +127,25 @@ export class ProjectionRunner {
       }
       running.processed = event.position;
       running.failures = 0;
+      running.failingSince = null;
       this.scheduleCheckpoint(running);
       this.wakeWaiters();
     });
     running.subscription = subscription;
     subscription.done.catch((error: unknown) => {
-      if (this.running.get(projection.name) !== running || running.paused || !this.mayWrite()) return;
+      // Stopped on purpose (stop, or a swap that subscribes again itself): nothing to do.
+      if (this.running.get(projection.name) !== running || running.paused) return;
       running.failures++;
+      running.failingSince ??= Date.now();
       const delay = backoffMs(running.failures);
-      log.error({ projection: projection.name, position: running.processed, retryInMs: delay, err: error }, "projection failed; subscribing again");
+      // Not the writer for a moment (the lease renewed late after a stall): the leadership either renews it, and
+      // the next try goes on, or resigns and stops this runner. Never a silent stop while the lease is held.
+      const fields = { projection: projection.name, position: running.processed, retryInMs: delay, err: error };
+      if (this.mayWrite()) log.error(fields, "projection failed; subscribing again");
+      else log.warn(fields, "projection paused: this process may not write now; trying again");
       running.retry = setTimeout(() => {
         running.retry = null;
-        if (this.running.get(projection.name) === running) this.subscribe(running);
+        if (this.running.get(projection.name) === running && !running.paused) this.subscribe(running);
       }, delay);
     });
   }

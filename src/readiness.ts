@@ -3,17 +3,35 @@ import type { Config, Role } from "./config.ts";
 import type { Adapters } from "./adapters.ts";
 import type { Dependency } from "./health/readiness.ts";
 
+/** The projection writer as readiness sees it: whether this process holds its lease, and what of it is not running. */
+export type ProjectionsState = { writerHere(): boolean; notRunning(): { name: string; failingForMs: number }[]; holder(): Promise<string | null> };
+
 /**
- * What this process depends on, for `GET /api/ready`: the four ports for every role, and for a process
- * that transcribes, ffmpeg and its speech engine. Each check is the cheapest real use of the dependency.
+ * What this process depends on, for `GET /api/ready`, by the roles it plays and only what they use: every role
+ * the event store, the read models and the blobs; the workers the bus (the relay and the workers use it, the API
+ * does not, so a bus outage leaves the API ready), ffmpeg and the speech engine when it transcribes; the
+ * projections role its projections, running here or in the process that holds their lease. Each check is the
+ * cheapest real use of the dependency.
  */
-export function dependenciesOf(config: Config, adapters: Adapters, roles: ReadonlySet<Role>): Dependency[] {
+export function dependenciesOf(config: Config, adapters: Adapters, roles: ReadonlySet<Role>, projections?: ProjectionsState): Dependency[] {
   const dependencies: Dependency[] = [
     { name: "event store", check: async () => void (await adapters.eventStore.readAll({ limit: 1 })) },
     { name: "read models", check: async () => void (await adapters.documents.collection("checkpoints").findOne({ _id: "readiness" })) },
-    { name: "bus", check: () => adapters.bus.ping() },
     { name: "blobs", check: async () => void (await adapters.blobs.head("readiness/probe")) },
   ];
+  if (roles.has("workers")) dependencies.push({ name: "bus", check: () => adapters.bus.ping() });
+  if (roles.has("projections") && projections) {
+    dependencies.push({
+      name: "projections",
+      check: async () => {
+        if (projections.writerHere()) {
+          const stopped = projections.notRunning();
+          const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+          needs(stopped.length === 0, `not running: ${stopped.map((p) => `${p.name} (failing for ${seconds(p.failingForMs)})`).join(", ")}`);
+        } else needs((await projections.holder()) !== null, "no process holds the projections lease");
+      },
+    });
+  }
   if (roles.has("workers") && config.transcription.worker) {
     dependencies.push({
       name: "ffmpeg",

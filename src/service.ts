@@ -1,4 +1,4 @@
-import { dependenciesOf } from "./readiness.ts";
+import { dependenciesOf, type ProjectionsState } from "./readiness.ts";
 import { readyRoutes } from "./health/ready-routes.ts";
 import { openApiOptions } from "./openapi.ts";
 import type { AnyElysia } from "elysia";
@@ -67,6 +67,7 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   // Shared by the API's large bodies and the workers' large summaries: in the embedded profile they take memory from one process.
   const heavyWork = new Semaphore(config.heavyWorkAtOnce);
   const leaderships: Leadership[] = [];
+  let projectionsLeadership: Leadership | null = null;
   const lease = (name: string, start: () => Promise<LeasedWork>) => {
     const leadership = holdLeadership(leases, name, start, { ttlMs: config.leaseTtlMs });
     leaderships.push(leadership);
@@ -80,10 +81,10 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   let waitForProjections: WaitForProjections = fromCheckpoints;
   if (roles.has("projections")) {
     // One writer for the read models among all the processes that run this role: the lease holder.
-    const leadership = lease("projections", async () => {
+    const leadership: Leadership = (projectionsLeadership = lease("projections", async () => {
       await runner.start();
       return runner;
-    });
+    }));
     const runner = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections, () => leadership.isHeld(), {
       transcripts: adapters.transcripts,
     });
@@ -135,7 +136,12 @@ export async function startService(config: Config, adapters: Adapters): Promise<
 
   const metrics = instrumentService(config, adapters, { requestObservers, jobObservers, workers: () => workers, projections: () => projections, checkpoints });
   // Every role answers health, readiness and metrics on its port; the api role serves the API beside them.
-  const operations: AnyElysia[] = [readyRoutes(dependenciesOf(config, adapters, roles))];
+  const [runnerHere, writerLease] = [projections as ProjectionRunner | null, projectionsLeadership as Leadership | null];
+  const projectionsState: ProjectionsState | undefined =
+    runnerHere && writerLease
+      ? { writerHere: () => writerLease.isHeld(), notRunning: () => runnerHere.notRunning(), holder: () => leases.holderOf("projections") }
+      : undefined;
+  const operations: AnyElysia[] = [readyRoutes(dependenciesOf(config, adapters, roles, projectionsState))];
   if (metrics) operations.push(metrics.routes);
   let app: AnyElysia;
   if (!roles.has("api")) app = createOperationsApp(operations, requestObservers);

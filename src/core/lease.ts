@@ -139,9 +139,17 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
     if (work && !held()) return resign(ok ? "lease renewed too late" : "lease lost");
     if (ok && !work) {
       log(`${name}: lease taken by ${leases.holder}`);
+      // Starting may take long (a projection rebuilt from the whole log): the lease is renewed meanwhile, as
+      // the ticks that would renew it wait for this one.
+      const renewing = setInterval(() => void renewWhileStarting(), intervalMs);
       try {
         const started = await start();
+        clearInterval(renewing);
         if (stopped) return void (await started.stop());
+        if (!held()) {
+          log(`${name}: lease lost while starting; stopping`);
+          return void (await started.stop().catch((error: unknown) => leaseLog.error({ lease: name, err: error }, `${name}: stop failed`)));
+        }
         work = started;
         started.done?.catch((error: unknown) => {
           // The work ended by itself (its store or bus failed): the next tick, still holding the lease, starts it again.
@@ -149,10 +157,21 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
           if (work === started) work = null;
         });
       } catch (error) {
+        clearInterval(renewing);
         leaseLog.error({ lease: name, err: error }, `${name}: could not start`);
         renewedAt = 0;
         await leases.release(name).catch(() => undefined);
       }
+    }
+  };
+
+  const renewWhileStarting = async () => {
+    const sentAt = Date.now();
+    try {
+      if (await leases.acquire(name, options.ttlMs)) renewedAt = Math.max(renewedAt, sentAt);
+      else renewedAt = 0;
+    } catch (error) {
+      leaseLog.warn({ lease: name, err: error }, `${name}: lease store unreachable`);
     }
   };
 

@@ -152,3 +152,38 @@ test("work that fails by itself while the lease is held is started again (a rela
     await leadership.stop();
   }
 });
+
+test("a start that takes longer than the lease (a projection rebuilt from the whole log) renews it meanwhile: no one else takes it", async () => {
+  const [a, b] = twoProcesses("long-start");
+  let started = false;
+  let stopped = false;
+  const leaderA = holdLeadership(
+    new Leases(a, "A"),
+    "projections",
+    async () => {
+      await Bun.sleep(900); // three lease lifetimes
+      started = true;
+      return { stop: async () => void (stopped = true) };
+    },
+    { ttlMs: 300, log: () => undefined },
+  );
+  await until(async () => (await new Leases(b, "B").holderOf("projections")) === "A");
+  let takenByB = false;
+  const leaderB = holdLeadership(
+    new Leases(b, "B"),
+    "projections",
+    async () => {
+      takenByB = true;
+      return { stop: async () => undefined };
+    },
+    { ttlMs: 300, log: () => undefined },
+  );
+  try {
+    await until(() => started, 3000);
+    await Bun.sleep(200);
+    expect({ takenByB, stopped, heldByA: leaderA.isHeld() }).toEqual({ takenByB: false, stopped: false, heldByA: true });
+  } finally {
+    await leaderA.stop();
+    await leaderB.stop();
+  }
+});

@@ -1,6 +1,7 @@
 /**
- * Readiness against a real dependency going away: the service on NATS (cluster bus), nats-server killed
- * → `/api/ready` is 503 naming the bus within 5 s; nats-server back → 200 again, without a restart.
+ * Readiness against a real dependency going away, per role: an API process and a workers process on NATS (the
+ * cluster's bus), nats-server killed → the workers' `/api/ready` is 503 naming the bus within 5 s while the API,
+ * which does not use the bus, stays ready; nats-server back → 200 again, without a restart.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
@@ -8,12 +9,17 @@ import { startNatsServer, type NatsServer } from "../support/nats-server.ts";
 
 let nats: NatsServer;
 let service: RunningService;
+let api: RunningService;
 beforeAll(async () => {
   nats = await startNatsServer();
-  service = await startServiceProcess({ NATS_URL: nats.url, ROLES: "api" });
+  [service, api] = await Promise.all([
+    startServiceProcess({ NATS_URL: nats.url, ROLES: "workers" }),
+    startServiceProcess({ NATS_URL: nats.url, ROLES: "api" }),
+  ]);
 }, 60_000);
 afterAll(async () => {
   await service?.stop();
+  await api?.stop();
   await nats?.stop();
 });
 
@@ -33,13 +39,16 @@ async function becomes(status: number, withinMs: number): Promise<{ status: numb
   }
 }
 
-test("the bus going away makes it 503 within 5 s, and it is ready again once the bus is back", async () => {
+test("the bus going away makes a workers process 503 within 5 s, not the API; ready again once the bus is back", async () => {
   expect((await ready()).status).toBe(200);
   await nats.kill();
   const down = await becomes(503, 5_000);
   expect(down.status).toBe(503);
   expect(down.afterMs).toBeLessThan(5_000);
   expect(down.body.dependencies.filter((d) => !d.ok).map((d) => d.name)).toEqual(["bus"]);
+  const apiReady = await fetch(`${api.url}/api/ready`);
+  expect(apiReady.status).toBe(200);
+  expect(((await apiReady.json()) as Ready).dependencies.map((d) => d.name)).not.toContain("bus");
   await nats.restart();
   const up = await becomes(200, 15_000);
   expect(up.status).toBe(200);

@@ -20,7 +20,7 @@ test("GET /api/ready is public and lists every dependency of this process with i
   const { status, body } = await ready();
   expect(status).toBe(200);
   expect(body.status).toBe("ready");
-  expect(body.dependencies.map((d) => d.name)).toEqual(["event store", "read models", "bus", "blobs", "ffmpeg", "speech engine (sphinx)"]);
+  expect(body.dependencies.map((d) => d.name)).toEqual(["event store", "read models", "blobs", "bus", "projections", "ffmpeg", "speech engine (sphinx)"]);
   for (const dependency of body.dependencies) {
     expect(dependency.ok).toBe(true);
     expect(dependency.latency_ms).toBeGreaterThanOrEqual(0);

@@ -69,6 +69,31 @@ describe("projection runner", () => {
     }
   }, 15_000);
 
+  test("a runner that may not write for a moment (its lease renewed late after a stall) goes on once it may again", async () => {
+    const { store, db } = fresh();
+    let mayWrite = true;
+    const runner = new ProjectionRunner(store, db, [counterProjection], () => mayWrite);
+    try {
+      await runner.start();
+      await store.append("counter-s", [opened()], { expectedRevision: "no_stream" });
+      await runner.waitFor((await store.readStream("counter-s")).at(-1)!.position);
+      // The stall: an event arrives while the lease is not trusted; the subscription fails on it.
+      mayWrite = false;
+      await store.append("counter-s", [incremented(2)], { expectedRevision: 0 });
+      for (let i = 0; i < 100 && runner.notRunning(0).length === 0; i++) await Bun.sleep(10);
+      expect(runner.notRunning(0).map((p) => p.name)).toEqual(["counters"]);
+      expect(runner.notRunning(60_000)).toEqual([]); // within the grace readiness allows
+      // The lease is renewed: the runner folds what it missed and what comes after, without a restart.
+      mayWrite = true;
+      const { position } = await store.append("counter-s", [incremented(3)], { expectedRevision: 1 });
+      await runner.waitFor(position, null, 10_000);
+      expect(await db.collection<CounterView>("counters").findOne({ _id: "counter-s" })).toMatchObject({ value: 5, increments: 2 });
+      expect(runner.notRunning(0)).toEqual([]);
+    } finally {
+      await runner.stop();
+    }
+  }, 15_000);
+
   test("resumes from its checkpoint and is idempotent when events arrive again", async () => {
     const { store, db } = fresh();
     const first = new ProjectionRunner(store, db, [counterProjection]);
