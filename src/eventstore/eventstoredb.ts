@@ -16,6 +16,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from "@eventstore/db-client";
 import type { EventMetadata, NewEvent, RecordedEvent } from "../core/event.ts";
+import { skipForeignEvent } from "../core/foreign-events.ts";
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -67,7 +68,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   private async positionOf(streamName: string, revision: number): Promise<number> {
     for await (const resolved of this.client.readStream(streamName, { fromRevision: BigInt(revision), maxCount: 1 })) {
-      if (resolved.event) return toRecorded(resolved.event).position;
+      if (resolved.event) return resolved.event.position ? Number(resolved.event.position.commit) : -1;
     }
     throw new Error(`append to ${streamName}: revision ${revision} not found after append`);
   }
@@ -81,7 +82,10 @@ export class EventStoreDbEventStore implements EventStore {
         direction: FORWARDS,
         ...(options?.maxCount !== undefined && { maxCount: options.maxCount }),
       });
-      for await (const resolved of read) if (resolved.event) events.push(toRecorded(resolved.event));
+      for await (const resolved of read) {
+        const event = resolved.event && toRecordedOrSkip(resolved.event);
+        if (event) events.push(event);
+      }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
       throw error;
@@ -107,7 +111,8 @@ export class EventStoreDbEventStore implements EventStore {
         // Reading from a position includes the event at it; `after` and page cursors are exclusive.
         if (typeof cursor === "object" && !isAfter(event.position, cursor)) continue;
         if (event.type.startsWith("$") || events.length >= limit) continue;
-        events.push(toRecorded(event));
+        const recorded = toRecordedOrSkip(event);
+        if (recorded) events.push(recorded);
       }
       if (seen < READ_ALL_PAGE || events.length >= limit || !last) return events;
       cursor = last;
@@ -126,7 +131,9 @@ export class EventStoreDbEventStore implements EventStore {
         for await (const resolved of stream) {
           const event = resolved.event;
           if (!event || event.type.startsWith("$")) continue;
-          yield toRecorded(event);
+          // Another application's event that is not JSON is skipped (and counted), not a halt at its position.
+          const recorded = toRecordedOrSkip(event);
+          if (recorded) yield recorded;
         }
       }
       return {
@@ -159,8 +166,19 @@ function isAfter(p: Position, q: Position): boolean {
   return p.commit > q.commit || (p.commit === q.commit && p.prepare > q.prepare);
 }
 
-function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
-  const data: unknown = event.isJson ? event.data : JSON.parse(Buffer.from(event.data).toString("utf8"));
+/** An event of $all as this application's, or null (skipped with a warning) when it is not JSON: another application's. */
+export function toRecordedOrSkip(event: EsdbRecordedEvent): RecordedEvent | null {
+  if (event.isJson) return toRecorded(event, event.data);
+  try {
+    return toRecorded(event, JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(event.data as Uint8Array)));
+  } catch (error) {
+    const position = event.position ? Number(event.position.commit) : -1;
+    skipForeignEvent({ streamName: event.streamId, type: event.type, position }, error instanceof Error ? error.message : String(error));
+    return null;
+  }
+}
+
+function toRecorded(event: EsdbRecordedEvent, data: unknown): RecordedEvent {
   return {
     id: event.id,
     type: event.type,

@@ -2,6 +2,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client
 import type { RequestObserver } from "../http/request-observer.ts";
 import { jobOutcomes, type JobObserver } from "../core/worker.ts";
 import type { AppendObserver } from "../core/append-observers.ts";
+import { foreignEventsSkipped } from "../core/foreign-events.ts";
 
 /** Seconds: from a cached read (~1 ms) to a large upload's part (tens of seconds). */
 const requestBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -45,6 +46,17 @@ export class ServiceMetrics {
     help: "Events this process appended to the event store, by type.",
     labelNames: ["type"] as const,
     registers: [this.registry],
+  });
+
+  // Counted where the event store skips them (src/core/foreign-events.ts); read when scraped.
+  private readonly foreignEvents = new Counter({
+    name: "scribe_foreign_events_skipped_total",
+    help: "Events in the log this application cannot read (another application's, not JSON), skipped by the relay and projections.",
+    registers: [this.registry],
+    collect() {
+      this.reset();
+      this.inc(foreignEventsSkipped());
+    },
   });
 
   constructor() {
