@@ -34,6 +34,7 @@ export function toMongoFilter(filter: Filter): MongoDocument {
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
 const INDEX_NOT_FOUND = 27;
+const NAMESPACE_EXISTS = 48;
 
 export class MongoDocumentStore implements DocumentStore {
   private readonly client: MongoClient;
@@ -49,8 +50,22 @@ export class MongoDocumentStore implements DocumentStore {
     return new MongoBackedCollection<T>(name, this.db.collection<MongoDocument>(name));
   }
 
-  /** renameCollection with dropTarget is one atomic catalogue change on a replica set; indexes move with it. */
+  /**
+   * renameCollection with dropTarget is one atomic catalogue change on a replica set; indexes move with it. A
+   * source nobody wrote to does not exist on MongoDB, and renaming it fails: every source is made first, so a read
+   * model with no documents (webhook deliveries where none was ever sent) swaps in empty, and no pair is swapped
+   * before all can be.
+   */
   async replaceCollections(pairs: readonly { target: string; source: string }[]): Promise<void> {
+    const existing = new Set((await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
+    for (const { source } of pairs) {
+      if (existing.has(source)) continue;
+      try {
+        await this.db.createCollection(source);
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+      }
+    }
     for (const { target, source } of pairs) await this.db.renameCollection(source, target, { dropTarget: true });
   }
 

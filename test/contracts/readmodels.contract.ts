@@ -77,6 +77,24 @@ export function documentStoreContract(adapterName: string, open: OpenDocumentSto
         }
       });
 
+      test("a source that never got a document (a read model with nothing in it yet) empties the target, with the other pairs swapped too", async () => {
+        const db = opened();
+        const [empty, full] = [`swap_${run}_${++count}`, `swap_${run}_${++count}`];
+        try {
+          await db.collection(empty).insertOne({ _id: "stale" });
+          await db.collection(`${full}__rebuild`).insertOne({ _id: "rebuilt" });
+          // `${empty}__rebuild` was never written to: on MongoDB it does not exist at all.
+          await db.replaceCollections([
+            { target: empty, source: `${empty}__rebuild` },
+            { target: full, source: `${full}__rebuild` },
+          ]);
+          expect(await db.collection(empty).countDocuments()).toBe(0);
+          expect(await db.collection(full).find({})).toEqual([{ _id: "rebuilt" }]);
+        } finally {
+          for (const name of [empty, full, `${empty}__rebuild`, `${full}__rebuild`]) await db.dropCollection(name);
+        }
+      });
+
       test("works when the target does not exist yet, and dropping twice is harmless", async () => {
         const db = opened();
         const target = `swap_${run}_${++count}`;
