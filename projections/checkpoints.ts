@@ -27,6 +27,13 @@ export class Checkpoints {
     return { position: saved?.position ?? 0, version: saved?.version ?? 1, beat: saved?.beat ?? 0 };
   }
 
+  /** The entries of several checkpoints in one read (absent ones read as position 0). */
+  async entries(names: readonly string[]): Promise<Map<string, { position: number; beat: number }>> {
+    const saved = await this.collection.find({ _id: { $in: names } });
+    const byName = new Map(saved.map((doc) => [doc._id, { position: doc.position, beat: doc.beat ?? 0 }]));
+    return new Map(names.map((name) => [name, byName.get(name) ?? { position: 0, beat: 0 }]));
+  }
+
   async save(name: string, position: number, version = 1, beat = 0): Promise<void> {
     await this.collection.replaceOne({ _id: name }, { _id: name, position, version, ...(beat > 0 ? { beat } : {}) }, { upsert: true });
   }

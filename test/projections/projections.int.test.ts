@@ -234,6 +234,27 @@ describe("projection runner", () => {
       await expect(wait(6)).rejects.toThrow("projection counters did not reach position 6: no progress for 150 ms");
     });
 
+    test("elsewhere, a hundred waiting requests share one watcher: one read of the checkpoints per poll, not one each", async () => {
+      const { db } = fresh();
+      const checkpoints = new Checkpoints(db);
+      let reads = 0;
+      const entries = checkpoints.entries.bind(checkpoints);
+      checkpoints.entries = (names) => (reads++, entries(names));
+      const wait = waitForCheckpoints(checkpoints, ["counters", "other"], { stallMs: 5_000, capMs: 5_000 });
+      const waiting = Array.from({ length: 100 }, (_, i) => wait(1 + (i % 3)));
+      await Bun.sleep(200);
+      const readsWhileWaiting = reads;
+      // 200 ms at one read per 10 ms poll: about 20, where a poll per request made about 2,000 (2 names each).
+      expect(readsWhileWaiting).toBeLessThan(60);
+      await checkpoints.save(checkpointId("counters"), 3, 1);
+      await checkpoints.save(checkpointId("other"), 3, 1);
+      await Promise.all(waiting);
+      await Bun.sleep(50);
+      const afterAll = reads;
+      await Bun.sleep(100);
+      expect(reads).toBe(afterAll); // nobody waits: nothing is read
+    });
+
     test("elsewhere, an event that takes longer than the stall period to apply is waited for: the checkpoint beats meanwhile", async () => {
       const { store, db } = fresh();
       const runner = new ProjectionRunner(store, db, [slowBy(2.5 * WORKING_BEAT_MS)]);
