@@ -3,6 +3,15 @@ import type { Config, Role } from "./config.ts";
 import type { Adapters } from "./adapters.ts";
 import type { Dependency } from "./health/readiness.ts";
 
+/** The stores every role uses: what a worker asks after a failure, to tell an outage from a message it cannot handle. */
+export function storeDependencies(adapters: Adapters): Dependency[] {
+  return [
+    { name: "event store", check: async () => void (await adapters.eventStore.readAll({ limit: 1 })) },
+    { name: "read models", check: async () => void (await adapters.documents.collection("checkpoints").findOne({ _id: "readiness" })) },
+    { name: "blobs", check: async () => void (await adapters.blobs.head("readiness/probe")) },
+  ];
+}
+
 /** The projection writer as readiness sees it: whether this process holds its lease, and what of it is not running. */
 export type ProjectionsState = { writerHere(): boolean; notRunning(): { name: string; failingForMs: number }[]; holder(): Promise<string | null> };
 
@@ -14,11 +23,7 @@ export type ProjectionsState = { writerHere(): boolean; notRunning(): { name: st
  * cheapest real use of the dependency.
  */
 export function dependenciesOf(config: Config, adapters: Adapters, roles: ReadonlySet<Role>, projections?: ProjectionsState): Dependency[] {
-  const dependencies: Dependency[] = [
-    { name: "event store", check: async () => void (await adapters.eventStore.readAll({ limit: 1 })) },
-    { name: "read models", check: async () => void (await adapters.documents.collection("checkpoints").findOne({ _id: "readiness" })) },
-    { name: "blobs", check: async () => void (await adapters.blobs.head("readiness/probe")) },
-  ];
+  const dependencies: Dependency[] = storeDependencies(adapters);
   if (roles.has("workers")) dependencies.push({ name: "bus", check: () => adapters.bus.ping() });
   if (roles.has("projections") && projections) {
     dependencies.push({

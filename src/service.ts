@@ -1,4 +1,5 @@
-import { dependenciesOf, type ProjectionsState } from "./readiness.ts";
+import { dependenciesOf, storeDependencies, type ProjectionsState } from "./readiness.ts";
+import { checkDependencies } from "./health/readiness.ts";
 import { readyRoutes } from "./health/ready-routes.ts";
 import { openApiOptions } from "./openapi.ts";
 import type { AnyElysia } from "elysia";
@@ -47,7 +48,8 @@ export type Service = {
  * Starts the roles this process plays. Order matters: workers subscribe before the relay publishes,
  * so the in-process bus never publishes into the void.
  */
-export async function startService(config: Config, adapters: Adapters): Promise<Service> {
+/** `now`: the accounts' clock (tokens' and sessions' lifetimes), for tests that let time pass. */
+export async function startService(config: Config, adapters: Adapters, options: { now?: () => Date } = {}): Promise<Service> {
   const roles = new Set(config.roles);
   const checkpoints = new Checkpoints(adapters.documents);
   let projections: ProjectionRunner | null = null;
@@ -111,8 +113,11 @@ export async function startService(config: Config, adapters: Adapters): Promise<
       transcription: config.transcription,
       heavyWork,
     });
+    // After a failure a worker asks its stores: one that does not answer makes it an outage to wait out, not the message's fault.
+    const stores = storeDependencies(adapters);
+    const dependenciesDown = async () => (await checkDependencies(stores)).filter((report) => !report.ok).map((report) => report.name);
     for (const worker of workers) {
-      consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency, jobObservers));
+      consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency, jobObservers, dependenciesDown));
     }
     // One relay among all the worker processes: the lease holder publishes, the others stand by.
     const relayLeadership: Leadership = lease("relay", async () => {
@@ -148,7 +153,9 @@ export async function startService(config: Config, adapters: Adapters): Promise<
   else {
     const features: AnyElysia[] = [...operations];
     if (adapters.blobs.serveSignedRequest) features.push(storageRoutes(adapters.blobs.serveSignedRequest.bind(adapters.blobs)));
-    const accounts = accountsModule(config, adapters, waitForProjections);
+    const accounts = accountsModule(config, adapters, waitForProjections, options.now);
+    // Before the first request: tokens issued before they had a lifetime count theirs from now (token-lifetimes.ts).
+    await accounts.accounts.tokenLifetimes.start();
     const web = webFeatures(config, accounts);
     features.push(...accounts.routes, ...taskFeatures(config, adapters, waitForProjections, accounts.authenticated, web.page));
     const built = await web.ready;

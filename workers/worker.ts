@@ -7,50 +7,102 @@ import { logger, withLogContext } from "../src/logging/logger.ts";
 
 const log = logger("worker");
 
+/** The names of this process's own dependencies (event store, read models, blobs) that do not answer now. */
+export type DependenciesDown = () => Promise<string[]>;
+
+/** How long a message waits between tries while a dependency is down: doubling from 250 ms to 1 min. */
+export const outageRetryMs = (attempt: number) => Math.min(250 * 2 ** attempt, 60_000);
+
+/**
+ * Handles each delivery of the worker's subject. A failure is first told apart: when one of the process's own
+ * dependencies is down (an event-store restart, a read-model failover), the failure is not the message's fault:
+ * it is kept (heartbeats go on) and tried again with back-off until the dependency answers, without spending a
+ * delivery, so an outage of any length loses no work. Only a failure while every dependency answers counts
+ * against the message's deliveries.
+ */
 export async function startWorker(
   bus: Bus,
   store: EventStore,
   worker: Worker,
   defaultConcurrency: number,
   observers: readonly JobObserver[] = [],
+  dependenciesDown: DependenciesDown = async () => [],
 ): Promise<Consumer> {
   const ackWaitMs = worker.ackWaitMs ?? 30_000;
-  return bus.consume({ durable: worker.name, subject: worker.subject, concurrency: worker.concurrency ?? defaultConcurrency, ackWaitMs }, async (message) => {
-    // Long jobs keep telling the bus they are alive, so the message is not redelivered meanwhile.
-    const heartbeat = setInterval(() => message.inProgress(), Math.max(1000, ackWaitMs / 3));
-    const startedAt = performance.now();
-    let event: RecordedEvent | null = null;
-    const observe = (outcome: JobOutcome, error?: unknown) => {
-      const observation: JobObservation = {
-        worker: worker.name,
-        outcome,
-        durationSeconds: (performance.now() - startedAt) / 1000,
-        event,
-        deliveryCount: message.deliveryCount,
-        error,
+  // Stopping ends the waits for a dependency: the message goes back to the bus for another process (or the next start).
+  const stopping = new AbortController();
+  const consumer = await bus.consume(
+    { durable: worker.name, subject: worker.subject, concurrency: worker.concurrency ?? defaultConcurrency, ackWaitMs },
+    async (message) => {
+      // Long jobs keep telling the bus they are alive, so the message is not redelivered meanwhile.
+      const heartbeat = setInterval(() => message.inProgress(), Math.max(1000, ackWaitMs / 3));
+      const startedAt = performance.now();
+      let event: RecordedEvent | null = null;
+      const observe = (outcome: JobOutcome, error?: unknown) => {
+        const observation: JobObservation = {
+          worker: worker.name,
+          outcome,
+          durationSeconds: (performance.now() - startedAt) / 1000,
+          event,
+          deliveryCount: message.deliveryCount,
+          error,
+        };
+        for (const observer of observers) observer(observation);
       };
-      for (const observer of observers) observer(observation);
-    };
-    try {
-      const reference = decodeReference(message.data);
-      event = await loadReferenced(store, reference);
-      if (!event) {
-        log.warn(
-          { worker: worker.name, eventType: reference.type, eventId: reference.id, stream: reference.streamName, revision: reference.revision },
-          "event not in the log; delivery skipped",
+      try {
+        const reference = decodeReference(message.data);
+        event = await whileDown(() => loadReferenced(store, reference), dependenciesDown, stopping.signal, {
+          worker: worker.name,
+          stream: reference.streamName,
+        });
+        if (!event) {
+          log.warn(
+            { worker: worker.name, eventType: reference.type, eventId: reference.id, stream: reference.streamName, revision: reference.revision },
+            "event not in the log; delivery skipped",
+          );
+          observe("skipped");
+          return;
+        }
+        // Every line logged while the worker handles the event carries its worker and correlation id (see withLogContext).
+        const handled = event;
+        await whileDown(
+          () => withLogContext({ worker: worker.name, correlationId: handled.metadata.correlationId }, () => worker.handle(handled, message)),
+          dependenciesDown,
+          stopping.signal,
+          { worker: worker.name, eventType: handled.type, eventId: handled.id, stream: handled.streamName },
         );
-        observe("skipped");
-        return;
+        observe("done");
+      } catch (error) {
+        observe("failed", error);
+        throw error;
+      } finally {
+        clearInterval(heartbeat);
       }
-      // Every line logged while the worker handles the event carries its worker and correlation id (see withLogContext).
-      const handled = event;
-      await withLogContext({ worker: worker.name, correlationId: handled.metadata.correlationId }, () => worker.handle(handled, message));
-      observe("done");
+    },
+  );
+  return {
+    stop: async () => {
+      stopping.abort();
+      await consumer.stop();
+    },
+  };
+}
+
+/** Runs `work`, trying again with back-off for as long as a failure comes with a dependency down. */
+async function whileDown<T>(work: () => Promise<T>, dependenciesDown: DependenciesDown, stopping: AbortSignal, about: Record<string, unknown>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
     } catch (error) {
-      observe("failed", error);
-      throw error;
-    } finally {
-      clearInterval(heartbeat);
+      if (stopping.aborted) throw error;
+      const down = await dependenciesDown().catch(() => ["dependencies"]);
+      if (down.length === 0) throw error;
+      const retryInMs = outageRetryMs(attempt);
+      log.warn({ ...about, down, retryInMs, err: error }, "a dependency is down; the message is kept and tried again");
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, retryInMs);
+        stopping.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      });
     }
-  });
+  }
 }

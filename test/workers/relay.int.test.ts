@@ -109,6 +109,50 @@ describe("worker base", () => {
     await bus.close();
   });
 
+  test("an outage of its stores longer than all of a message's deliveries loses no work: the message is kept until they answer", async () => {
+    const { store, checkpoints } = fresh();
+    const bus = new InProcessBus();
+    // The event store "restarts" for 3.5 s: every handler read fails, and the readiness probe says so. Five deliveries
+    // with their back-off take about 3 s, so a message counting those failures would have been given up.
+    let downUntil = 0;
+    const down = () => Date.now() < downUntil;
+    const worker = counterWorker(store, {
+      gate: async () => {
+        if (down()) throw new Error("event store unreachable");
+      },
+    });
+    const consumer = await startWorker(bus, store, worker, 2, [], async () => (down() ? ["event store"] : []));
+    const relay = await startRelay({ store, bus, checkpoints });
+    downUntil = Date.now() + 3_500;
+    for (let i = 0; i < 3; i++) await store.append(`counter-o${i}`, [opened()], { expectedRevision: "no_stream" });
+    await until(async () => (await store.readAll()).filter((e) => e.type === "CounterIncremented").length === 3, 15_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(downUntil);
+    await relay.stop();
+    await consumer.stop();
+    await bus.close();
+  }, 30_000);
+
+  test("a worker waiting out an outage stops when asked: the message goes back to the bus", async () => {
+    const { store, checkpoints } = fresh();
+    const bus = new InProcessBus();
+    let tries = 0;
+    const worker = counterWorker(store, {
+      gate: async () => {
+        tries++;
+        throw new Error("read models unreachable");
+      },
+    });
+    const consumer = await startWorker(bus, store, worker, 1, [], async () => ["read models"]);
+    const relay = await startRelay({ store, bus, checkpoints });
+    await store.append("counter-stop", [opened()], { expectedRevision: "no_stream" });
+    await until(() => tries >= 1);
+    const started = Date.now();
+    await relay.stop();
+    await consumer.stop();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await bus.close();
+  });
+
   test("concurrency is bounded", async () => {
     const { store, checkpoints } = fresh();
     const bus = new InProcessBus();
