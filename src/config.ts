@@ -56,6 +56,8 @@ export type Config = {
   sessionRateLimitPerMinute: number;
   /** How long a web app session lasts from sign-in (SESSION_DAYS). */
   sessionLifetimeMs: number;
+  /** How long an access token lasts after its last recorded use (TOKEN_TTL_DAYS); API keys do not expire. */
+  tokenLifetimeMs: number;
   /** How long `POST /v1/audio/transcriptions` waits for its task before answering with the task's id (OPENAI_COMPAT_WAIT_SECONDS). */
   openAiCompatWaitMs: number;
   loginAttemptsPerMinute: number;
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: s.RATE_LIMIT_PER_MINUTE,
     sessionRateLimitPerMinute: s.SESSION_RATE_LIMIT_PER_MINUTE,
     sessionLifetimeMs: s.SESSION_DAYS * 24 * 60 * 60 * 1000,
+    tokenLifetimeMs: s.TOKEN_TTL_DAYS * 24 * 60 * 60 * 1000,
     openAiCompatWaitMs: s.OPENAI_COMPAT_WAIT_SECONDS * 1000,
     loginAttemptsPerMinute: s.LOGIN_ATTEMPTS_PER_MINUTE,
     registrationsPerMinute: s.REGISTRATIONS_PER_MINUTE,

@@ -5,6 +5,7 @@ import { taskEventTypes, type TaskEvent } from "./tasks/events.ts";
 import { folderEventTypes, type FolderEvent } from "./folders/decider.ts";
 import { uploadEventTypes, type UploadEvent } from "./uploads/events.ts";
 import type { SequenceEvent } from "./core/sequence.ts";
+import type { TokenLifetimeEvent } from "./accounts/token-lifetimes.ts";
 import { webhookEndpointEventTypes, webhookMessageEventTypes, type WebhookEndpointEvent, type WebhookMessageEvent } from "./webhooks/events.ts";
 import type { EventMetadata } from "./core/event.ts";
 
@@ -21,6 +22,7 @@ export type StoredEvent =
   | UploadEvent
   | ClaimEvent
   | SequenceEvent
+  | TokenLifetimeEvent
   | WebhookEndpointEvent
   | WebhookMessageEvent;
 
@@ -63,6 +65,11 @@ export const eventStreams: Record<string, { stream: string; description: string;
     stream: "webhookmessage-<message id>",
     description: "One webhook message to one endpoint: scheduled, then each attempt, until delivered, given up or cancelled.",
     types: webhookMessageEventTypes,
+  },
+  tokens: {
+    stream: "tokens-lifetime",
+    description: "One event: when access tokens got a lifetime (TOKEN_TTL_DAYS); tokens issued before count theirs from then.",
+    types: ["TokenLifetimesStarted"],
   },
   sequence: {
     stream: "sequence-<name>",

@@ -44,8 +44,9 @@ export type AccountsModule = {
 };
 
 /** Accounts, the authentication every other feature uses, limits and routes, with notifications and checkout. */
-export function accountsModule(config: Config, adapters: Adapters, waitFor: WaitForProjections): AccountsModule {
-  const accounts = new Accounts(adapters.eventStore, adapters.documents, waitFor, { sessionLifetimeMs: config.sessionLifetimeMs });
+export function accountsModule(config: Config, adapters: Adapters, waitFor: WaitForProjections, now?: () => Date): AccountsModule {
+  const { sessionLifetimeMs, tokenLifetimeMs } = config;
+  const accounts = new Accounts(adapters.eventStore, adapters.documents, waitFor, { sessionLifetimeMs, tokenLifetimeMs, now });
   // The web app's session cookie is checked against the address each request came to (and PUBLIC_URL).
   const site = ownSite(requestOrigins(config), config.publicUrl);
   const authenticated = authentication(accounts, {

@@ -5,7 +5,7 @@ import type { Accounts, Authentication, Caller } from "./service.ts";
 import { retryAfterInWords, type RateLimiter } from "./rate-limiter.ts";
 import type { UserDocument } from "./users-projection.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { requestContext } from "../http/correlation.ts";
+import { correlationIdOf, requestContext } from "../http/correlation.ts";
 import { bearerSecret } from "../http/bearer.ts";
 import { refuseCrossSite, type OwnSite } from "../http/cross-site.ts";
 import type { RequestContext } from "../http/request-origin.ts";
@@ -24,8 +24,9 @@ const sessionEnded = "You are not signed in, or your session has ended. Please s
 
 /**
  * Every route that uses this plugin needs a live credential (401): `Authorization: Bearer` with a token or API key
- * (API clients), or else the web app's session cookie (src/accounts/session-cookie.ts). An API key only works while
- * the account's plan has API access (403). A cookie-authenticated request that changes something must come from our
+ * (API clients), or else the web app's session cookie (src/accounts/session-cookie.ts). A token dies TOKEN_TTL_DAYS
+ * after its last use (src/accounts/token-lifetimes.ts). An API key only works while the account's plan has API
+ * access (403). A cookie-authenticated request that changes something must come from our
  * own pages (403, src/http/cross-site.ts): a header is never sent by another site's page, a cookie is.
  * Each token or key gets RATE_LIMIT_PER_MINUTE requests a minute, each session SESSION_RATE_LIMIT_PER_MINUTE
  * (429 with Retry-After). It runs before body validation, so an anonymous request learns it must authenticate
@@ -36,7 +37,7 @@ export function authentication(accounts: Accounts, { tokens, sessions, site }: A
   async function callerOf(context: RequestContext, authorization: string | undefined): Promise<Authentication> {
     if (authorization !== undefined) {
       const secret = bearerSecret(authorization);
-      const found = secret === null ? null : await accounts.authenticate(secret, "bearer");
+      const found = secret === null ? null : await accounts.authenticate(secret, "bearer", correlationIdOf(context.request));
       if (!found) throw new UnauthenticatedError();
       return found;
     }
@@ -59,7 +60,7 @@ export function authentication(accounts: Accounts, { tokens, sessions, site }: A
     }): Promise<{
       caller: Caller;
       user: UserDocument;
-      metadata: EventMetadata /** A session's end; null for tokens and keys. */;
+      metadata: EventMetadata /** A session's end, or a token's unless used again; null for API keys. */;
       expiresAt: string | null;
     }> => {
       const { caller, user, expiresAt } = await callerOf({ request, server }, headers.authorization);

@@ -11,15 +11,18 @@ type CredentialFields = {
   name: string | null;
   prefix: string | null;
   createdAt: string;
-  /** A session's end (ISO time); tokens and keys live until revoked (absent). */
+  /** A session's end (ISO time); keys live until revoked, tokens until TOKEN_TTL_DAYS after `usedAt` (both absent). */
   expiresAt?: string;
+  /** A token's last recorded use (AccessTokenUsed), from which its lifetime counts; absent until the first one. */
+  usedAt?: string;
 };
 
 /**
  * The `credentials` read model: one document per live access token, API key or web app session, keyed by
  * its id (`token:<id>`, `api_key:<id>`, `session:<id>`) so that issuing and revoking fold into the same
  * document, position guarded like every other read model. Revoking (signing out) deletes it; an expired
- * session stays until then, and authentication refuses it by its `expiresAt`.
+ * session or token stays until then, and authentication refuses it (a session by its `expiresAt`, a token by
+ * its `usedAt` or `createdAt` and TOKEN_TTL_DAYS, src/accounts/token-lifetimes.ts).
  */
 export type CredentialDocument = ProjectedDocument & CredentialFields;
 
@@ -28,6 +31,7 @@ const documentId = (recorded: RecordedEvent): string | null => {
   switch (event.type) {
     case "AccessTokenIssued":
     case "AccessTokenRevoked":
+    case "AccessTokenUsed":
       return `token:${event.data.tokenId}`;
     case "ApiKeyCreated":
     case "ApiKeyRevoked":
@@ -49,6 +53,9 @@ function evolve(current: CredentialFields | null, recorded: RecordedEvent): Cred
       const { tokenHash, tokenId, issuedAt } = event.data;
       return { hash: tokenHash, userId, kind: "token", credentialId: tokenId, name: null, prefix: null, createdAt: issuedAt };
     }
+    case "AccessTokenUsed":
+      // A use recorded after the token was revoked (the two raced) brings nothing back.
+      return current === null ? null : { ...current, usedAt: event.data.usedAt };
     case "ApiKeyCreated": {
       const { keyHash, keyId, name, prefix, createdAt } = event.data;
       return { hash: keyHash, userId, kind: "api_key", credentialId: keyId, name, prefix, createdAt };
@@ -69,9 +76,10 @@ function evolve(current: CredentialFields | null, recorded: RecordedEvent): Cred
 export const credentialsProjection: Projection = {
   name: "credentials",
   // 2: keyed by credential id with a position, the hash a field (was: keyed by hash, no position).
-  version: 2,
+  // 3: a token's last recorded use (`usedAt`).
+  version: 3,
   collections: ["credentials"],
-  eventTypes: ["AccessTokenIssued", "AccessTokenRevoked", "ApiKeyCreated", "ApiKeyRevoked", "SessionStarted", "SessionEnded"],
+  eventTypes: ["AccessTokenIssued", "AccessTokenRevoked", "AccessTokenUsed", "ApiKeyCreated", "ApiKeyRevoked", "SessionStarted", "SessionEnded"],
   async setup(db) {
     await db.collection("credentials").createIndex({ hash: 1 }, { unique: true });
     await db.collection("credentials").createIndex({ userId: 1, kind: 1 });

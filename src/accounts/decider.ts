@@ -20,6 +20,7 @@ export type UserCommand =
     }
   | { type: "IssueAccessToken"; tokenId: string; tokenHash: string; method: "password" | "social"; now: string }
   | { type: "RevokeAccessToken"; tokenId: string; now: string }
+  | { type: "RecordTokenUse"; tokenId: string; now: string }
   | { type: "StartSession"; sessionId: string; sessionHash: string; expiresAt: string; method: "password" | "social"; now: string }
   | { type: "EndSession"; sessionId: string; now: string }
   | { type: "UpdateProfile"; name?: string; email?: string; now: string }
@@ -101,6 +102,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
     switch (event.type) {
       case "AccessTokenIssued":
       case "AccessTokenRevoked":
+      case "AccessTokenUsed":
       case "SessionStarted":
       case "SessionEnded":
         return state;
@@ -148,6 +150,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case "RevokeAccessToken":
         registered(state);
         return [{ type: "AccessTokenRevoked", data: { tokenId: command.tokenId, revokedAt: command.now } }];
+      // The caller has just authenticated with the token, so it is live (tokens are not folded, as above).
+      case "RecordTokenUse":
+        registered(state);
+        return [{ type: "AccessTokenUsed", data: { tokenId: command.tokenId, usedAt: command.now } }];
       // Sessions are not folded either, for the same reason: the caller ends the session it signed in with.
       case "StartSession": {
         registered(state);

@@ -14,6 +14,11 @@ export type UserEvent =
   | { type: "AccessTokenIssued"; data: { tokenId: string; tokenHash: string; method: "registration" | "password" | "social"; issuedAt: string } }
   | { type: "AccessTokenRevoked"; data: { tokenId: string; revokedAt: string } }
   /**
+   * The token was used: its lifetime (TOKEN_TTL_DAYS) counts from here. Recorded at most once a day per token
+   * (src/accounts/token-lifetimes.ts), not on every request, so its end is derived from events and survives a replay.
+   */
+  | { type: "AccessTokenUsed"; data: { tokenId: string; usedAt: string } }
+  /**
    * A sign-in to the web app: a session whose secret travels only in an HttpOnly cookie (never to script),
    * valid until `expiresAt`. Kept apart from access tokens so that each has its own rate limit.
    */
@@ -43,6 +48,7 @@ export const userEventTypes: readonly UserEventType[] = [
   "UserRegistered",
   "AccessTokenIssued",
   "AccessTokenRevoked",
+  "AccessTokenUsed",
   "SessionStarted",
   "SessionEnded",
   "ProfileUpdated",

@@ -15,10 +15,14 @@ import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
 import { userStream, type Identity } from "./events.ts";
 import type { registerBody } from "./schemas.ts";
 import { hashPassword, hashSecret, newAccessToken, newApiKey, newSessionSecret, verifyPassword } from "./secrets.ts";
+import { TokenLifetimes } from "./token-lifetimes.ts";
+import { logger } from "../logging/logger.ts";
 
 export type Caller = { userId: number; kind: "token" | "api_key" | "session"; credentialId: string };
-/** `expiresAt`: a session's end; null for tokens and keys, which live until revoked. */
+/** `expiresAt`: a session's end, or a token's unless it is used again (TOKEN_TTL_DAYS); null for API keys, which live until revoked. */
 export type Authentication = { caller: Caller; user: UserDocument; expiresAt: string | null };
+/** What authenticating keeps per secret: when a token's lifetime counts from is worked out on each request. */
+type KnownCredential = Authentication & { createdAt: string; usedAt: string | undefined };
 export type PublicUser = { id: number; name: string; email: string };
 export type TokenResponse = { token: string; user: PublicUser };
 
@@ -34,6 +38,10 @@ export type SecretSource = "bearer" | "cookie";
 
 /** How long a web app session lasts from sign-in by default (SESSION_DAYS). */
 export const defaultSessionLifetimeMs = 30 * 24 * 60 * 60 * 1000;
+/** How long an access token lasts after its last use by default (TOKEN_TTL_DAYS). */
+export const defaultTokenLifetimeMs = 30 * 24 * 60 * 60 * 1000;
+
+const log = logger("accounts");
 
 const emailTaken = "The email has already been taken.";
 
@@ -54,18 +62,20 @@ export type Registration = Pick<typeof registerBody.static, "name" | "email"> & 
  * the read models show it, so a token works on the very next request.
  */
 export class Accounts {
-  private readonly authentications: StampedCache<Authentication>;
+  private readonly authentications: StampedCache<KnownCredential>;
   private readonly now: () => Date;
   private readonly sessionLifetimeMs: number;
+  readonly tokenLifetimes: TokenLifetimes;
 
   constructor(
     private readonly store: EventStore,
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
-    options: { now?: () => Date; sessionLifetimeMs?: number } = {},
+    options: { now?: () => Date; sessionLifetimeMs?: number; tokenLifetimeMs?: number } = {},
   ) {
     this.now = options.now ?? (() => new Date());
     this.sessionLifetimeMs = options.sessionLifetimeMs ?? defaultSessionLifetimeMs;
+    this.tokenLifetimes = new TokenLifetimes(store, options.tokenLifetimeMs ?? defaultTokenLifetimeMs, this.now);
     this.authentications = new StampedCache(db, ["credentials", "users"], 10_000);
   }
 
@@ -177,9 +187,9 @@ export class Accounts {
    * Who sent this secret: null when it is unknown, revoked, expired, or came the wrong way (a session's secret
    * only in its cookie, a token or key only in `Authorization: Bearer`, so neither borrows the other's rate
    * limit). Every authenticated request asks, so the lookup is kept while the credentials and users read models
-   * stay as they were; expiry is checked on every request.
+   * stay as they were; expiry is checked on every request. `correlationId`: the request's, for a token's use.
    */
-  async authenticate(secret: string, source: SecretSource = "bearer"): Promise<Authentication | null> {
+  async authenticate(secret: string, source: SecretSource = "bearer", correlationId: string = crypto.randomUUID()): Promise<Authentication | null> {
     const hash = hashSecret(secret);
     const found = await this.authentications.get(hash, async () => {
       const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ hash });
@@ -190,11 +200,42 @@ export class Accounts {
         caller: { userId: credential.userId, kind: credential.kind, credentialId: credential.credentialId },
         user,
         expiresAt: credential.expiresAt ?? null,
+        createdAt: credential.createdAt,
+        usedAt: credential.usedAt,
       };
     });
     if (!found || (found.caller.kind === "session") !== (source === "cookie")) return null;
-    if (found.expiresAt !== null && Date.parse(found.expiresAt) <= this.now().getTime()) return null;
-    return found;
+    const { caller, user, expiresAt } = found;
+    const now = this.now().getTime();
+    if (caller.kind === "token") return this.liveToken(found, now, correlationId);
+    if (expiresAt !== null && Date.parse(expiresAt) <= now) return null;
+    return { caller, user, expiresAt };
+  }
+
+  /** A token within TOKEN_TTL_DAYS of its last recorded use; this use is recorded when the last is a day old. */
+  private async liveToken({ caller, user, createdAt, usedAt }: KnownCredential, now: number, correlationId: string): Promise<Authentication | null> {
+    const lifetimes = this.tokenLifetimes;
+    let from = await lifetimes.countsFrom(caller.credentialId, createdAt, usedAt);
+    if (now >= from + lifetimes.lifetimeMs) return null;
+    if (lifetimes.claimUse(caller.credentialId, from, now)) {
+      await this.recordTokenUse(caller, now, correlationId);
+      from = now;
+    }
+    return { caller, user, expiresAt: new Date(from + lifetimes.lifetimeMs).toISOString() };
+  }
+
+  /** Appends AccessTokenUsed; the request does not wait for the read models, and a failure only means a later request records it. */
+  private async recordTokenUse(caller: Caller, now: number, correlationId: string): Promise<void> {
+    const tokenId = caller.credentialId;
+    try {
+      const command: UserCommand = { type: "RecordTokenUse", tokenId, now: new Date(now).toISOString() };
+      await handle(this.store, userStream(caller.userId), userDecider, (state) => userDecider.decide(command, state), {
+        metadata: byUser(caller.userId, correlationId),
+      });
+    } catch (error) {
+      this.tokenLifetimes.forget(tokenId);
+      log.warn({ err: error, tokenId }, "could not record an access token's use; the next request tries again");
+    }
   }
 
   async createApiKey(userId: number, name: string, correlationId: string) {

@@ -21,7 +21,68 @@ export const builtinNames = [
   "toLocaleString",
   "__defineGetter__",
   "__lookupGetter__",
+  "__defineSetter__",
+  "__lookupSetter__",
 ];
+
+/**
+ * A key no operation defines and no object answers to: what a built-in name must be answered like. A field the
+ * schema does not define is dropped from a body, never refused (docs/api.md, Errors), whatever its name; the
+ * exception is `__proto__`, refused anywhere in a JSON body.
+ */
+export const unknownKey = "zz_unknown";
+
+/** The built-in names that are ordinary unknown keys (all but `__proto__`). */
+export const ignoredBuiltinNames = builtinNames.filter((name) => name !== "__proto__");
+
+/**
+ * Pairs of JSON texts that must be answered alike: each built-in name against `unknownKey`, alone, beside a field
+ * of the schema (`fieldNames[0]`) and inside one, and after `valid` (a body the operation accepts, when known).
+ */
+export function builtinKeyPairs(fieldNames: readonly string[], valid: string | null): [string, string][] {
+  const pairs: [string, string][] = [];
+  const [field] = fieldNames;
+  const withKey = (key: string) => {
+    const cases = [objectText([[key, "1"]]), objectText([[key, '{"x":1}']])];
+    if (field !== undefined)
+      cases.push(
+        objectText([
+          [field, "true"],
+          [key, "[]"],
+        ]),
+        objectText([[field, objectText([[key, "1"]])]]),
+      );
+    if (valid !== null) cases.push(`${valid.slice(0, -1)}${valid.length > 2 ? "," : ""}${JSON.stringify(key)}:1}`);
+    return cases;
+  };
+  for (const name of ignoredBuiltinNames) {
+    const unknown = withKey(unknownKey);
+    for (const [i, text] of withKey(name).entries()) pairs.push([text, unknown[i]!]);
+  }
+  return pairs;
+}
+
+/**
+ * Pairs that must be answered alike: a field given twice, and once with its last value (JSON.parse keeps the last,
+ * docs/api.md). The last value is null, which few fields take, so that neither request creates anything.
+ */
+export function duplicateKeyPairs(fieldNames: readonly string[]): [string, string][] {
+  return fieldNames.map((name) => [
+    objectText([
+      [name, '"a"'],
+      [name, "null"],
+    ]),
+    objectText([[name, "null"]]),
+  ]);
+}
+
+/** The fields a 422 refuses as unknown ("not allowed"): none may be, but a `__proto__` key. */
+export function refusedUnknownFields(errors: Record<string, unknown>): string[] {
+  return Object.entries(errors)
+    .filter(([, messages]) => Array.isArray(messages) && messages.some((m) => String(m).endsWith("field is not allowed.")))
+    .map(([field]) => field)
+    .filter((field) => !field.split(".").includes("__proto__"));
+}
 
 /** A body as sent: JSON text, or raw bytes. */
 export type RawBody = string | Uint8Array;

@@ -33,9 +33,10 @@ export type TestApp = {
 
 /**
  * The whole service in this process on embedded adapters in a temp DATA_DIR: the same composition
- * root as `npm start`, reached through `app.handle` without opening a port.
+ * root as `npm start`, reached through `app.handle` without opening a port. `now`: the accounts' clock, for
+ * tests of tokens' and sessions' lifetimes that let days pass.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { now?: () => Date } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "scribe-app-"));
   // A newcomer's settings: the spec's limits and no PUBLIC_URL (test/support/limits.ts names the opt-ins).
   const config = loadConfig({
@@ -46,7 +47,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   configureLogging({ level: config.logLevel });
   const adapters = await openAdapters(config);
-  const service = await startService(config, adapters);
+  const service = await startService(config, adapters, options);
   const app = service.app!;
   let counter = 0;
 
