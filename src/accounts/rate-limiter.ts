@@ -57,6 +57,18 @@ export class RateLimiter {
     return { allowed: true, retryAfterSeconds, remaining };
   }
 
+  /**
+   * The seconds until this window ends when `key` is known here to have spent it, else null (unsure: `hit` decides).
+   * It counts nothing and asks no store: a check a request can afford before its body is read.
+   */
+  knownSpent(key: string): number | null {
+    const now = this.now();
+    const lease = this.leases.get(key);
+    if (lease === undefined || lease.windowStart !== Math.floor(now / 60_000) * 60_000) return null;
+    if (lease.unused > 0 || lease.reservedByAll < this.limitPerMinute) return null;
+    return Math.max(1, Math.ceil((lease.windowStart + 60_000 - now) / 1000));
+  }
+
   /** Old windows are useless: drop them now and then, here and in the store. */
   private async sweep(now: number): Promise<void> {
     if (now - this.lastSweep < 60_000) return;

@@ -4,7 +4,7 @@ import type { Accounts, SignedIn, TokenResponse } from "./service.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import type { SocialLogin } from "./social-login.ts";
 import { loginBody, registerBody, socialLoginBody, tokenResponse } from "./schemas.ts";
-import { registrationOf, socialLoginFor, throttleLogin, throttleRegistration } from "./sign-in-rules.ts";
+import { registrationOf, registrationsSpentEarly, socialLoginFor, throttleLogin, throttleRegistration } from "./sign-in-rules.ts";
 
 const asToken = ({ secret, user }: SignedIn): TokenResponse => ({ token: secret, user });
 
@@ -21,39 +21,40 @@ export type AuthRoutesDependencies = {
 export function authRoutes({ accounts, loginLimiter, registrationLimiter, socialLogin, authenticated }: AuthRoutesDependencies) {
   const tags = ["Auth"];
   const publicRoutes = new Elysia({ name: "auth-public" })
+    .use(registrationsSpentEarly(registrationLimiter, "/api/register"))
     .post(
       "/api/register",
-      async ({ body, request, set, server }) => {
-        await throttleRegistration(registrationLimiter, { request, server });
+      async ({ body, request, set }) => {
         const response = await accounts.register(registrationOf(body), correlationIdOf(request));
         set.status = 201;
         return asToken(response);
       },
       {
+        transform: ({ request, server }) => throttleRegistration(registrationLimiter, { request, server }),
         body: registerBody,
         response: { 201: tokenResponse },
         detail: {
           tags,
           summary: "Create an account",
           description:
-            "201 with a token. 422 when a field is invalid, the email is taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE registrations from one client address (default 5).",
+            "201 with a token, which lasts TOKEN_TTL_DAYS (default 30) after its last use, then 401. 422 when a field is invalid, the email is taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE attempts a minute from one client address (default 5): every attempt counts, refused ones included, and the limit is checked before the body is validated.",
         },
       },
     )
     .post(
       "/api/login",
       async ({ body, request }) => {
-        await throttleLogin(loginLimiter, body.email);
         return asToken(await accounts.login(body.email, body.password, correlationIdOf(request)));
       },
       {
+        transform: ({ body, request, server }) => throttleLogin(loginLimiter, body, { request, server }),
         body: loginBody,
         response: { 200: tokenResponse },
         detail: {
           tags,
           summary: "Log in with email and password",
           description:
-            "401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE (5) attempts per minute per email, with Retry-After.",
+            "200 with a new token, which lasts TOKEN_TTL_DAYS (default 30) after its last use (each request moves its end on), then 401. 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE (5) attempts per minute per email, with Retry-After; every attempt counts, 422s included, checked before the body is validated, and a body without a usable email (missing, not a string, over 255 characters) counts toward its client address instead.",
         },
       },
     )
@@ -68,7 +69,8 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
         detail: {
           tags,
           summary: "Log in through the identity provider",
-          description: "Exchanges an OAuth 2.0 / OpenID Connect authorization code with the configured issuer; creates the account on first login.",
+          description:
+            "Exchanges an OAuth 2.0 / OpenID Connect authorization code with the configured issuer; creates the account on first login. The token lasts TOKEN_TTL_DAYS (default 30) after its last use, like a password login's.",
         },
       },
     );

@@ -1,7 +1,12 @@
 import { nameText } from "../http/names.ts";
+import { longestEmail } from "../http/formats.ts";
 import { t } from "elysia";
 
-const email = t.String({ format: "email", maxLength: 255, error: "The email field must be a valid email address of at most 255 characters." });
+const email = t.String({
+  format: "email",
+  maxLength: longestEmail,
+  error: `The email field must be a valid email address of at most ${longestEmail} characters.`,
+});
 const name = nameText({ minLength: 1, maxLength: 255 });
 
 export const registerBody = t.Object({
@@ -11,7 +16,7 @@ export const registerBody = t.Object({
   password_confirmation: t.String({ maxLength: 255, description: "Must equal password." }),
 });
 
-export const loginBody = t.Object({ email: t.String({ minLength: 1, maxLength: 255 }), password: t.String({ minLength: 1, maxLength: 255 }) });
+export const loginBody = t.Object({ email: t.String({ minLength: 1, maxLength: longestEmail }), password: t.String({ minLength: 1, maxLength: 255 }) });
 
 export const socialLoginBody = t.Object({
   provider: t.String({ minLength: 1, maxLength: 64, description: "Only `idp` is supported." }),
@@ -19,7 +24,9 @@ export const socialLoginBody = t.Object({
 });
 
 export const tokenResponse = t.Object({
-  token: t.String({ description: "Opaque bearer token; send it as `Authorization: Bearer <token>`." }),
+  token: t.String({
+    description: "Opaque bearer token; send it as `Authorization: Bearer <token>`. It lasts TOKEN_TTL_DAYS (default 30) after its last use, then 401.",
+  }),
   user: t.Object({ id: t.Integer(), name: t.String(), email: t.String() }),
 });
 

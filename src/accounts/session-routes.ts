@@ -7,7 +7,7 @@ import type { RateLimiter } from "./rate-limiter.ts";
 import { loginBody, registerBody, sessionResponse, socialLoginBody } from "./schemas.ts";
 import type { Accounts, Caller, SignedIn } from "./service.ts";
 import { clearedSessionCookies, sessionCookieName, sessionCookies } from "./session-cookie.ts";
-import { registrationOf, socialLoginFor, throttleLogin, throttleRegistration } from "./sign-in-rules.ts";
+import { registrationOf, registrationsSpentEarly, socialLoginFor, throttleLogin, throttleRegistration } from "./sign-in-rules.ts";
 import type { SocialLogin } from "./social-login.ts";
 
 export type SessionRoutesDependencies = {
@@ -50,21 +50,24 @@ export function sessionRoutes({ accounts, loginLimiter, registrationLimiter, soc
   const ownPage = (context: RequestContext) => refuseCrossSite(context.request, site.origins(context));
 
   const signIn = new Elysia({ name: "session-sign-in" })
+    .use(registrationsSpentEarly(registrationLimiter, "/api/session/register"))
     .post(
       "/api/session",
       async ({ body, request, server, set }) => {
-        ownPage({ request, server });
-        await throttleLogin(loginLimiter, body.email);
         const signedIn = await accounts.login(body.email, body.password, correlationIdOf(request), "session");
         return started(signedIn, set.headers as Headers, site.secure({ request, server }));
       },
       {
+        transform: async ({ body, request, server }) => {
+          ownPage({ request, server });
+          await throttleLogin(loginLimiter, body, { request, server });
+        },
         body: loginBody,
         response: { 200: sessionResponse },
         detail: {
           tags,
           summary: "Sign in to the web app with email and password",
-          description: `${signInNote} 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE attempts a minute per email, counted together with POST /api/login.`,
+          description: `${signInNote} 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE attempts a minute per email, counted together with POST /api/login and as it counts them.`,
           security: [],
         },
       },
@@ -72,19 +75,21 @@ export function sessionRoutes({ accounts, loginLimiter, registrationLimiter, soc
     .post(
       "/api/session/register",
       async ({ body, request, server, set }) => {
-        ownPage({ request, server });
-        await throttleRegistration(registrationLimiter, { request, server });
         const signedIn = await accounts.register(registrationOf(body), correlationIdOf(request), "session");
         set.status = 201;
         return started(signedIn, set.headers as Headers, site.secure({ request, server }));
       },
       {
+        transform: async ({ request, server }) => {
+          ownPage({ request, server });
+          await throttleRegistration(registrationLimiter, { request, server });
+        },
         body: registerBody,
         response: { 201: sessionResponse },
         detail: {
           tags,
           summary: "Create an account and sign in to the web app",
-          description: `${signInNote} 422 as for POST /api/register; 429 past REGISTRATIONS_PER_MINUTE registrations from one client address, counted together with it.`,
+          description: `${signInNote} 422 as for POST /api/register; 429 past REGISTRATIONS_PER_MINUTE attempts a minute from one client address, counted together with it and as it counts them.`,
           security: [],
         },
       },

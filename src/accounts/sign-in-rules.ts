@@ -1,4 +1,6 @@
+import { Elysia } from "elysia";
 import { TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
+import { longestEmail } from "../http/formats.ts";
 import type { RequestContext } from "../http/request-origin.ts";
 import { normalizeEmail } from "./claims.ts";
 import { retryAfterInWords, type RateLimiter } from "./rate-limiter.ts";
@@ -9,24 +11,56 @@ import type { SocialLogin } from "./social-login.ts";
 /**
  * What signing in and registering share, whether they hand out a token (`/api/login`, `/api/register`) or a web
  * app session (`/api/session`): one login throttle per email and one registration limit per address for both.
+ * The routes run both before the body is validated (Elysia's `transform`), so a refused attempt counts like any
+ * other and, once the limit is spent, a hostile body costs a 429 rather than its validation.
  */
 
-/** Every attempt counts, right or wrong, so guessing is capped at LOGIN_ATTEMPTS_PER_MINUTE per email. */
-export async function throttleLogin(limiter: RateLimiter, email: string): Promise<void> {
-  const rate = await limiter.hit(`login:${normalizeEmail(email)}`);
+/** The address a request came from, as the throttles count it (`app.handle` in tests has none). */
+const addressOf = ({ request, server }: RequestContext) => server?.requestIP(request)?.address ?? "in-process";
+
+/**
+ * What a login attempt counts under: the email it names, as the spec asks; a body without a usable one (missing,
+ * not a string, empty or over 255 characters) under its address instead, so those attempts are limited too and no
+ * hostile value becomes a key in the store.
+ */
+export function loginThrottleKey(body: unknown, context: RequestContext): string {
+  const email = body !== null && typeof body === "object" && Object.hasOwn(body, "email") ? (body as { email: unknown }).email : undefined;
+  if (typeof email === "string" && email.length > 0 && email.length <= longestEmail) return `login:${normalizeEmail(email)}`;
+  return `login-from:${addressOf(context)}`;
+}
+
+/** Every attempt counts, right, wrong or malformed, so guessing is capped at LOGIN_ATTEMPTS_PER_MINUTE per email. */
+export async function throttleLogin(limiter: RateLimiter, body: unknown, context: RequestContext): Promise<void> {
+  const rate = await limiter.hit(loginThrottleKey(body, context));
   if (!rate.allowed)
     throw new TooManyRequestsError(`Too many login attempts. Try again in ${retryAfterInWords(rate.retryAfterSeconds)}.`, rate.retryAfterSeconds);
 }
 
-/** Each address gets REGISTRATIONS_PER_MINUTE accounts a minute: every account comes with a free allowance. */
-export async function throttleRegistration(limiter: RateLimiter, { request, server }: RequestContext): Promise<void> {
-  const rate = await limiter.hit(`register:${server?.requestIP(request)?.address ?? "in-process"}`);
-  if (!rate.allowed) {
-    throw new TooManyRequestsError(
-      `Too many accounts registered from your address. Try again in ${retryAfterInWords(rate.retryAfterSeconds)}.`,
-      rate.retryAfterSeconds,
-    );
-  }
+const registrationKey = (context: RequestContext) => `register:${addressOf(context)}`;
+const tooManyRegistrations = (retryAfterSeconds: number) =>
+  new TooManyRequestsError(`Too many registration attempts from your address. Try again in ${retryAfterInWords(retryAfterSeconds)}.`, retryAfterSeconds);
+
+/**
+ * Each address gets REGISTRATIONS_PER_MINUTE attempts a minute, refused ones included: every account comes with a
+ * free allowance, and a refused one costs the server its validation.
+ */
+export async function throttleRegistration(limiter: RateLimiter, context: RequestContext): Promise<void> {
+  const rate = await limiter.hit(registrationKey(context));
+  if (!rate.allowed) throw tooManyRegistrations(rate.retryAfterSeconds);
+}
+
+/**
+ * Once this process knows an address has spent its registrations for the minute, a registration to `path` from it
+ * is 429 before its body is read: a client sending 1 MiB registrations as fast as it can then costs next to nothing.
+ * (Not counted: it was refused before it could be an attempt. Elysia runs every `onRequest` hook for every request,
+ * so the hook looks at nothing but the method and path until they match.)
+ */
+export function registrationsSpentEarly(limiter: RateLimiter, path: string) {
+  return new Elysia({ name: `registrations-spent-early:${path}` }).onRequest(({ request, server }) => {
+    if (request.method !== "POST" || new URL(request.url, "http://localhost").pathname !== path) return;
+    const retryAfter = limiter.knownSpent(registrationKey({ request, server }));
+    if (retryAfter !== null) throw tooManyRegistrations(retryAfter);
+  });
 }
 
 /** The registration a valid body asks for; a confirmation that differs is a 422 on `password`. */

@@ -1,5 +1,5 @@
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
-import { nameProblem, namePattern } from "./names.ts";
+import { isNamePattern, nameProblem } from "./names.ts";
 
 /** Turns a JSON-pointer path into the field name clients sent: `/segments/0/start` → `segments.0.start`. */
 export function fieldName(path: string, fallback: string): string {
@@ -53,7 +53,7 @@ export function messageFor(error: ValueError, field: string): string {
       if (schema.format === "numeric") return `The ${name} field must be a number.`;
       return `The ${name} field must be a valid ${String(schema.format).replaceAll("-", " ")}.`;
     case ValueErrorType.StringPattern:
-      if (schema.pattern === namePattern) return nameProblem(name);
+      if (isNamePattern(schema.pattern)) return nameProblem(name);
       return `The ${name} field format is invalid.`;
     case ValueErrorType.Union:
     case ValueErrorType.Literal:

@@ -4,7 +4,7 @@ import { isValidBlobKey, type BlobStore } from "../blobs/port.ts";
 import { serveBlob } from "../blobs/serve.ts";
 import { contentRange, fileResponse, jsonResponse } from "../http/openapi/responses.ts";
 import type { Tasks } from "./service.ts";
-import { taskParams } from "./schemas.ts";
+import { signedAudioQuery, taskParams } from "./schemas.ts";
 import { ownsMediaKey } from "../media/ownership.ts";
 import type { TaskDocument } from "./tasks-projection.ts";
 import { audioUrlLifetimeSeconds, signAudioQuery, verifyAudioQuery } from "./audio-url.ts";
@@ -107,7 +107,7 @@ export function audioRoutes({ tasks, blobs, authenticated, urlKey, originOf }: A
     },
     {
       params: taskParams,
-      query: t.Object({ user: t.Optional(t.String()), expires: t.Optional(t.String()), signature: t.Optional(t.String()) }),
+      query: signedAudioQuery,
       detail: {
         responses: { ...fileResponses, 403: jsonResponse("The URL is forged, altered or expired.", { $ref: "#/components/schemas/Error" }) },
         tags: ["Tasks"],

@@ -54,6 +54,16 @@ export const listQuery = t.Object({
 // not found: 404, like any other such id. Not an integer at all is 422 on `id`.
 export const taskParams = t.Object({ id: t.Integer({ description: "Task id" }) });
 
+/**
+ * The query of a signed audio URL (`/audio/signed`, the share page's `/audio`): ours are a few dozen characters,
+ * so a far longer value is refused (422) before any signature is computed over it.
+ */
+export const signedAudioQuery = t.Object({
+  user: t.Optional(t.String({ maxLength: 64 })),
+  expires: t.Optional(t.String({ maxLength: 64 })),
+  signature: t.Optional(t.String({ maxLength: 256 })),
+});
+
 export const updateTaskBody = t.Object({
   name: t.Optional(nameText({ minLength: 1, maxLength: 255 })),
   folder: t.Optional(t.Nullable(nameText({ minLength: 1, maxLength: 255 }))),

@@ -54,6 +54,21 @@ describe("RateLimiter", () => {
     expect(allowed).toBeGreaterThanOrEqual(20_000 - 20);
   });
 
+  test("given a key that spent its window, then knownSpent says so without counting, and only until the window ends", async () => {
+    let now = clock();
+    const store = newStore();
+    const limiter = new RateLimiter(store, 2, () => now);
+    expect(limiter.knownSpent("token")).toBeNull();
+    await limiter.hit("token");
+    expect(limiter.knownSpent("token")).toBeNull();
+    await limiter.hit("token");
+    expect(limiter.knownSpent("token")).toBe(30);
+    expect(limiter.knownSpent("token")).toBe(30);
+    expect(await counted(store)).toEqual([2]);
+    now += 60_000;
+    expect(limiter.knownSpent("token")).toBeNull();
+  });
+
   test("given keys of other windows, when a new minute starts, then it counts from zero again", async () => {
     let now = clock();
     const limiter = new RateLimiter(newStore(), 2, () => now);

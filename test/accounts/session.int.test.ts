@@ -425,7 +425,9 @@ describe("hostile input to the session routes", () => {
         body: new Uint8Array([0x7b, 0x22, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
         headers: { ...own, "content-type": "application/json" },
       });
-      expect(badBytes.status).toBe(400);
+      // Bytes that are not UTF-8: a 422 naming the body, like every other bad encoding.
+      expect(badBytes.status).toBe(422);
+      expect(Object.keys(((await badBytes.json()) as ErrorBody).errors ?? {})).toEqual(["body"]);
     });
   }
 });

@@ -24,12 +24,25 @@ export const accountSettings = {
     fallback: 30,
     description: "How long a web app sign-in lasts; then the session cookie is refused and the app asks to sign in again.",
   }),
-  LOGIN_ATTEMPTS_PER_MINUTE: integer({ group: "accounts and billing", ...perMinute, fallback: 5, description: "Login attempts a minute per email address." }),
+  TOKEN_TTL_DAYS: integer({
+    group: "accounts and billing",
+    min: 1,
+    max: 3650,
+    fallback: 30,
+    description:
+      "How long an access token (`scr_…`, from POST /api/login or /api/register) lasts after its last use; then it is refused (401). Each use moves the end on (recorded at most once a day), unlike SESSION_DAYS, which counts from sign-in. API keys last until revoked.",
+  }),
+  LOGIN_ATTEMPTS_PER_MINUTE: integer({
+    group: "accounts and billing",
+    ...perMinute,
+    fallback: 5,
+    description: "Login attempts a minute per email address (per client address for a body without a usable email).",
+  }),
   REGISTRATIONS_PER_MINUTE: integer({
     group: "accounts and billing",
     ...perMinute,
     fallback: 5,
-    description: "Accounts one client address may register a minute.",
+    description: "Registration attempts one client address may make a minute, refused ones included.",
   }),
   IDP_ISSUER: url({
     group: "accounts and billing",
