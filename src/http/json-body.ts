@@ -1,4 +1,5 @@
 import { ValidationFailedError } from "../core/errors.ts";
+import { refuseIllFormedText } from "./text-encoding.ts";
 
 /**
  * A JSON request body parsed so that no key of the client's reaches or breaks an object's prototype.
@@ -14,6 +15,7 @@ import { ValidationFailedError } from "../core/errors.ts";
  */
 export function parseJsonBody(text: string): unknown {
   const value = JSON.parse(text) as unknown;
+  refuseIllFormedText(text, value);
   // Most bodies cannot hold either key, spelled out or escaped (`\u005f_proto__`): they skip the walk.
   if (!mayHoldGuardedKey.test(text)) return value;
   const refused: [string, string[]][] = [];

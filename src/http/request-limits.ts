@@ -3,6 +3,8 @@ import { errorJson } from "./error-handler.ts";
 import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
 import { keepRawBody } from "./raw-body.ts";
 import { parseJsonBody } from "./json-body.ts";
+import { JsonBodyThreads } from "./json-body-threads.ts";
+import { routePlans, type RouteBody } from "./body-plans.ts";
 import { isOpenAiPath, openAiErrorJson } from "./openai-errors.ts";
 import { holdHeavyWork, holdsHeavyWork, markReadWhole, moveHeavyWork } from "./heavy-work-slots.ts";
 import { carryRequestContext } from "./correlation.ts";
@@ -34,6 +36,8 @@ export const defaultRequestLimits: RequestLimits = {
 
 /** Every other JSON body is small: its largest array is a bulk request's 1,000 ids. */
 const ordinaryShape = { arrayItems: 1000, values: 20_000 };
+/** No body has an object of more than a dozen members, or more than a few dozen names (json-shape.ts: why they are bounded). */
+const nameLimits = { objectMembers: 1000, memberNames: 1000 };
 /** A transcript's largest array is its 100,000 segments (or one segment's 100,000 tokens). */
 const transcriptArrayItems = 100_000;
 
@@ -52,7 +56,7 @@ const transcriptRoute = (method: string, path: string) =>
  * Content-Length before a byte is read, or while it streams. A body without a length (chunked, as the
  * official OpenAI SDK sends a file stream) is accepted and counted as it arrives: a JSON one like any other,
  * a form read up to its limit and handed to Elysia's form parser as a copy of known length (413 as soon as
- * the limit is passed, nothing kept beyond it). A JSON body is read once, as it arrives: it must be UTF-8 (400), and its shape within
+ * the limit is passed, nothing kept beyond it). A JSON body is read once, as it arrives: it must be UTF-8 (422, `body`), and its shape within
  * json-shape.ts's bounds (422, answered as soon as the text breaks one, unread rest and all); only then
  * is it parsed, once, and handed to validation. Deep JSON made validation recurse for seconds (a 60 KB
  * body kept the server busy 7.8 s), unbounded bodies took gigabytes, and 24 MiB of `[0,0,...]` 3.4 s.
@@ -61,8 +65,19 @@ const transcriptRoute = (method: string, path: string) =>
  * for their whole request, waiting in line for it: each costs hundreds of megabytes while it is parsed,
  * validated and stored, and four at once took 2.7 GB. A streamed body takes its slot when it passes the
  * ordinary limit.
+ *
+ * What JSON.parse pays for most is member names, each new one and each new order of them: 12 MB of one object
+ * of a million members held the event loop 650 ms, and 17 MB of objects of 19 members in new orders of 1,000
+ * names 120 ms to 1.1 s. Here those names are bounded as the text arrives (json-shape.ts), and a large body
+ * that has a name its route's schema does not know (`routes`: the app's, looked up on first use) is parsed on
+ * a thread (json-body-threads.ts), which gives back only what the schema reads. A large body that names only
+ * what the schema does parses at about 1 ms per MB here (a 24 MiB transcript in 15 ms), and is not worth a
+ * thread's memory: parsed there too, the thread's heap came on top of this one's (four clients sending maximal
+ * transcripts for 3 s: 715 MiB at the peak instead of 524).
  */
-export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
+export function requestLimits(limits: RequestLimits, heavyWork: Semaphore, routes: () => readonly RouteBody[] = () => []) {
+  const bodyThreads = new JsonBodyThreads();
+  const planOf = routePlans(routes);
   const limitOf = (method: string, path: string) =>
     transcriptRoute(method, path)
       ? limits.transcriptBodyBytes
@@ -73,8 +88,8 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
           : limits.bodyBytes;
   const shapeOf = (method: string, path: string): JsonShapeLimits =>
     transcriptRoute(method, path)
-      ? { depth: limits.jsonDepth, arrayItems: transcriptArrayItems, values: limits.transcriptJsonValues }
-      : { depth: limits.jsonDepth, ...ordinaryShape };
+      ? { depth: limits.jsonDepth, arrayItems: transcriptArrayItems, ...nameLimits, values: limits.transcriptJsonValues }
+      : { depth: limits.jsonDepth, ...nameLimits, ...ordinaryShape };
   const tooLarge = (limit: number) => `The request body is too large: this endpoint takes at most ${limit} bytes.`;
 
   return new Elysia({ name: "request-limits" })
@@ -90,6 +105,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
       const declared = Number(request.headers.get("content-length") ?? NaN);
       // The OpenAI-compatible routes answer in OpenAI's error shape (openai-errors.ts).
       const refuse = (status: number, message: string) => (isOpenAiPath(path) ? openAiErrorJson(status, message) : errorJson(status, { message }));
+      // The rest is Bun's to read and drop after the answer: see `refuseUnread` below.
       if (declared > limit) return refuse(413, tooLarge(limit));
       if (declared > limits.bodyBytes) holdHeavyWork(request, await heavyWork.acquire());
     })
@@ -104,10 +120,19 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
       const passedOrdinaryLimit = async (bytes: number) => {
         if (streamed && bytes > limits.bodyBytes && !holdsHeavyWork(request)) holdHeavyWork(request, await heavyWork.acquire());
       };
+      // A refusal before the body is read whole reaches the client: the reader is let go, and Bun reads and drops
+      // the rest of the body after the answer, keeping the connection (bounded by a Content-Length; a chunked
+      // body for as long as the client sends it). Never `Connection: close` on such an answer: Bun then closes
+      // with the rest unread, the kernel resets the connection, and a client still sending lost the answer
+      // (measured: 12 MB sent chunked to a 1 MiB route, nothing came back). test/http/early-refusals.e2e.test.ts.
+      const refuseUnread = async (reader: { cancel(): Promise<void> }, error: DomainError): Promise<never> => {
+        await reader.cancel().catch(() => undefined);
+        throw error;
+      };
       if (!contentType.includes("json")) {
         if (!streamed) return; // bounded by its Content-Length in onRequest
         const body = await readUpTo(request, limit);
-        if (body === null) throw new DomainError(413, tooLarge(limit));
+        if (!(body instanceof Uint8Array)) return refuseUnread(body.reader, new DomainError(413, tooLarge(limit)));
         await passedOrdinaryLimit(body.byteLength);
         // Elysia's own parser (forms: files, repeated fields) reads `context.request`: it gets a copy of known length.
         const sized = new Request(request.url, { method: request.method, headers: request.headers, body });
@@ -122,17 +147,14 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
       const parts: string[] = [];
       let bytes = 0;
       // Thrown from the parser, these reach the error handler as a ParseError's cause (see error-handler.ts).
-      const reject = async (error: DomainError): Promise<never> => {
-        await reader.cancel().catch(() => undefined);
-        throw error;
-      };
+      const reject = (error: DomainError): Promise<never> => refuseUnread(reader, error);
       for (;;) {
         const { value, done } = await reader.read();
         let text: string;
         try {
           text = decoder.decode(done ? undefined : value, { stream: !done });
         } catch {
-          return reject(new DomainError(400, "The request body is not valid UTF-8."));
+          return reject(new ValidationFailedError({ body: ["The request body is not valid UTF-8."] }));
         }
         if (!done) bytes += value.byteLength;
         if (bytes > limit) return reject(new DomainError(413, tooLarge(limit)));
@@ -142,17 +164,22 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore) {
         parts.push(text);
         if (done) break;
       }
+      if (bytes > limits.bodyBytes) {
+        markReadWhole(request);
+        // A member its route's schema does not name: parsed on a thread, which gives back only what the schema reads.
+        const route = planOf(request.method, path);
+        if (route?.names && [...scanner.memberNames].some((name) => !route.names!.has(name))) return bodyThreads.parse(parts, route.plan);
+      }
       const text = parts.length === 1 ? parts[0]! : parts.join("");
-      if (bytes > limits.bodyBytes) markReadWhole(request);
-      else keepRawBody(request, text);
+      if (bytes <= limits.bodyBytes) keepRawBody(request, text);
       // Empty: left to Elysia's own parser, which finds no body (an optional body stays absent, a required one is 400).
       if (text.trim() === "") return undefined;
       return parseJsonBody(text);
     });
 }
 
-/** The whole body of a request, or null as soon as it passes `limit` bytes (the rest is not read). */
-async function readUpTo(request: Request, limit: number): Promise<Uint8Array | null> {
+/** The whole body of a request, or, as soon as it passes `limit` bytes, its reader with the rest unread (to let go). */
+async function readUpTo(request: Request, limit: number): Promise<Uint8Array | { reader: { cancel(): Promise<void> } }> {
   const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
@@ -161,8 +188,7 @@ async function readUpTo(request: Request, limit: number): Promise<Uint8Array | n
     if (done) break;
     bytes += value.byteLength;
     if (bytes > limit) {
-      await reader.cancel().catch(() => undefined);
-      return null;
+      return { reader };
     }
     chunks.push(value);
   }

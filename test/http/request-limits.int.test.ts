@@ -74,21 +74,30 @@ describe("request bodies are bounded before anything parses them", () => {
     expect(((await response.json()) as { message: string }).message).toBe("The request body has more than 2000000 values.");
   });
 
-  test("a body that is not UTF-8 is 400 in the error shape", async () => {
+  test("a body that is not UTF-8 is 422 naming the body", async () => {
     const user = await app.register();
     const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
     const response = await app.request("POST", "/api/folders", { token: user.token, body: bytes, headers: { "content-type": "application/json" } });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ message: "The request body is not valid UTF-8." });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({ message: "The request body is not valid UTF-8.", errors: { body: ["The request body is not valid UTF-8."] } });
   });
 
   test("the shape scan skips strings and escapes, and follows text split anywhere", () => {
-    const limits = { depth: 3, arrayItems: 3, values: 100 };
+    const limits = { depth: 3, arrayItems: 3, objectMembers: 4, memberNames: 6, values: 100 };
     expect(new JsonShapeScanner(limits).feed('{"a":[1,{"b":"[[[[\\"[[,,,,"}]}')).toBeNull();
     expect(new JsonShapeScanner(limits).feed(deep(4))?.rule).toBe("depth");
     expect(new JsonShapeScanner(limits).feed("[1,2,3]")).toBeNull();
     expect(new JsonShapeScanner(limits).feed("[1,2,3,4]")?.rule).toBe("arrayItems");
     expect(new JsonShapeScanner(limits).feed('{"a":1,"b":2,"c":3,"d":4}')).toBeNull(); // members are not items
+    expect(new JsonShapeScanner(limits).feed('{"a":1,"b":2,"c":3,"d":4,"e":5}')?.rule).toBe("objectMembers");
+    expect(new JsonShapeScanner(limits).feed('[{"a":1,"b":2,"c":3,"d":4},{"e":5}]')).toBeNull(); // counted per object
+    // Different names in the whole body, however they are split: values, array items and repeats are not names.
+    expect(new JsonShapeScanner(limits).feed('[{"a":"x","b":["y","z"]},{"a":{"c":1,"d":"e:f,g"}},{"e":1,"f":2}]')).toBeNull();
+    expect(new JsonShapeScanner(limits).feed('[{"a":1,"b":2},{"c":3,"d":4},{"e":5,"f":6,"g":7}]')?.rule).toBe("memberNames");
+    const names = new JsonShapeScanner(limits);
+    const pieces = ['[{"a', 'a":1,"b\\"', '":2,"c"', ':3},{"d":4,"', "e", '":5,"f":6,"aa":7}]'];
+    expect(pieces.map((piece) => names.feed(piece)?.rule ?? null)).toEqual([null, null, null, null, null, null]);
+    expect(names.feed(',{"g":1}')?.rule).toBe("memberNames");
     const split = new JsonShapeScanner(limits);
     for (const piece of ['["a\\', '"b",', '"[c",3', ",4]"]) {
       const violation = split.feed(piece);
@@ -228,6 +237,6 @@ describe("registration is throttled per client address", () => {
     expect(responses.map((r) => r.status).sort()).toEqual([201, 201, 201, 429, 429, 429]);
     const refused = responses.find((r) => r.status === 429)!;
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await refused.json()) as { message: string }).message).toContain("Too many accounts registered from your address");
+    expect(((await refused.json()) as { message: string }).message).toContain("Too many registration attempts from your address");
   });
 });

@@ -1,0 +1,146 @@
+/**
+ * What of a JSON body its route's schema can use, as plain data a thread can take (json-body-threads.ts): the
+ * member names of each object, what each array holds. Validation (Elysia's `normalize`) drops a member no
+ * schema names before it checks the rest, so a thread that drops it first changes no answer, and the main
+ * thread gets back the few members it will read instead of, say, a million it would have parsed for nothing.
+ */
+export type BodyPlan = {
+  /** Keep everything here as it is (a schema that is no plain object, array or scalar). */
+  any?: true;
+  /** An object: the members its schema names. */
+  members?: Record<string, BodyPlan>;
+  /** An object that keeps its other members too (a record, or `additionalProperties` a schema or true). */
+  keepOthers?: true;
+  /** An array: what each item may be. */
+  items?: BodyPlan;
+};
+
+const anything: BodyPlan = { any: true };
+/** A scalar: an object or array here is wrong whatever it holds. */
+const scalar: BodyPlan = {};
+
+type Schema = {
+  anyOf?: unknown[];
+  oneOf?: unknown[];
+  allOf?: unknown[];
+  type?: unknown;
+  properties?: Record<string, unknown>;
+  additionalProperties?: unknown;
+  patternProperties?: unknown;
+  items?: unknown;
+  const?: unknown;
+};
+
+const scalarTypes = new Set(["string", "number", "integer", "boolean", "null"]);
+
+/** The plan of a TypeBox (JSON Schema) body schema; anything it does not know is kept whole. */
+export function planOf(value: unknown): BodyPlan {
+  if (typeof value !== "object" || value === null) return anything;
+  const schema = value as Schema;
+  const branches = schema.anyOf ?? schema.oneOf ?? schema.allOf;
+  if (Array.isArray(branches)) return branches.map(planOf).reduce(merge, scalar);
+  if (schema.type === "object" && schema.properties && schema.patternProperties === undefined) {
+    const members: Record<string, BodyPlan> = Object.create(null);
+    for (const [name, member] of Object.entries(schema.properties)) members[name] = planOf(member);
+    // Left out or `false` (which Elysia sets on a route's schema when it first compiles it), the others are dropped
+    // by Elysia's `normalize` before the check; a schema (a record's values) or `true` keeps them.
+    const dropsOthers = schema.additionalProperties === undefined || schema.additionalProperties === false;
+    return dropsOthers ? { members } : { members, keepOthers: true };
+  }
+  if (schema.type === "array" && typeof schema.items === "object" && schema.items !== null && !Array.isArray(schema.items)) {
+    return { items: planOf(schema.items) };
+  }
+  if ((typeof schema.type === "string" && scalarTypes.has(schema.type)) || "const" in schema) return scalar;
+  return anything;
+}
+
+/** What either plan keeps (a union's branches, a nullable array). */
+function merge(a: BodyPlan, b: BodyPlan): BodyPlan {
+  if (a.any || b.any) return anything;
+  const merged: BodyPlan = {};
+  if (a.members || b.members) {
+    const members: Record<string, BodyPlan> = Object.create(null);
+    for (const [name, plan] of Object.entries(a.members ?? {})) members[name] = plan;
+    for (const [name, plan] of Object.entries(b.members ?? {})) members[name] = Object.hasOwn(members, name) ? merge(members[name]!, plan) : plan;
+    merged.members = members;
+    if (a.keepOthers || b.keepOthers) merged.keepOthers = true;
+  }
+  if (a.items || b.items) merged.items = a.items && b.items ? merge(a.items, b.items) : (a.items ?? b.items);
+  return merged;
+}
+
+/**
+ * `value` with what `plan` cannot use taken out: members no schema names, and the contents of an object or
+ * array where only a scalar fits (it is refused all the same, by type). Builds new containers and leaves
+ * `value` as it was.
+ */
+export function prune(value: unknown, plan: BodyPlan): unknown {
+  if (typeof value !== "object" || value === null || plan.any) return value;
+  if (Array.isArray(value)) {
+    if (!plan.items) return [];
+    const items = plan.items;
+    return value.map((item) => prune(item, items));
+  }
+  if (!plan.members) return {};
+  // No prototype: a member named `__proto__` (refused before this, json-body.ts) could not set one anyway.
+  const kept: Record<string, unknown> = Object.create(null);
+  for (const [name, member] of Object.entries(value)) {
+    if (Object.hasOwn(plan.members, name)) kept[name] = prune(member, plan.members[name]!);
+    else if (plan.keepOthers) kept[name] = member;
+  }
+  return kept;
+}
+
+/**
+ * Every member name the plan keeps, at any depth; null when it keeps members it does not name (a record, an
+ * object that keeps its other members, a schema it does not know). A body that uses no other name has nothing
+ * for `prune` to take out.
+ */
+export function namesOf(plan: BodyPlan): Set<string> | null {
+  const names = new Set<string>();
+  const visit = (at: BodyPlan): boolean => {
+    if (at.any || at.keepOthers) return false;
+    for (const [name, member] of Object.entries(at.members ?? {})) {
+      names.add(name);
+      if (!visit(member)) return false;
+    }
+    return at.items ? visit(at.items) : true;
+  };
+  return visit(plan) ? names : null;
+}
+
+/** What a route's schema reads of a body: its plan, and the names in it (`namesOf`). */
+export type RoutePlan = { plan: BodyPlan; names: Set<string> | null };
+
+/** A route as Elysia lists it (`app.routes`): the method, the path pattern (`/api/tasks/:id`) and the body schema. */
+export type RouteBody = { method: string; path: string; hooks?: { body?: unknown } };
+
+/**
+ * The plan of the route a request reaches, or null (no such route, or no body schema: the body is kept whole).
+ * Built once, on first use, from the routes as they are then; a path without parameters wins, as in Elysia's router.
+ */
+export function routePlans(routes: () => readonly RouteBody[]): (method: string, path: string) => RoutePlan | null {
+  let table: ({ method: string; pattern: RegExp; params: number } & RoutePlan)[] | null = null;
+  const build = () =>
+    routes()
+      .filter((route) => route.hooks?.body !== undefined)
+      .map((route) => ({
+        method: route.method.toUpperCase(),
+        pattern: new RegExp(
+          `^${route.path
+            .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+            .replace(/:[^/]+/g, "[^/]+")
+            .replace(/\*/g, ".*")}$`,
+        ),
+        params: (route.path.match(/:|\*/g) ?? []).length,
+        ...withNames(planOf(route.hooks!.body)),
+      }))
+      .sort((a, b) => a.params - b.params);
+  return (method, path) => {
+    table ??= build();
+    const route = table.find((candidate) => (candidate.method === method || candidate.method === "ALL") && candidate.pattern.test(path));
+    return route ? { plan: route.plan, names: route.names } : null;
+  };
+}
+
+const withNames = (plan: BodyPlan): RoutePlan => ({ plan, names: namesOf(plan) });
