@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from "./config.ts";
 import { openAdapters } from "./adapters.ts";
 import { startService } from "./service.ts";
+import { serverOptions } from "./http/server-options.ts";
 import { configureLogging, logger } from "./logging/logger.ts";
 import { settingNames, settingOf } from "./config/schema.ts";
 
@@ -20,8 +21,7 @@ async function main(): Promise<void> {
   // The secret that signs storage URLs may have just been made under DATA_DIR.
   configureLogging({ level: config.logLevel, secrets: [...secrets, adapters.secret] });
   const service = await startService(config, adapters);
-  // Parts stream to disk, but Bun still caps request bodies: allow a whole 2 GiB file plus slack.
-  const server = service.app.listen({ port: config.port, maxRequestBodySize: 2 ** 31 + 2 ** 20 }).server;
+  const server = service.app.listen(serverOptions(config.port)).server;
 
   log.info({ roles: config.roles, adapters: adapters.describe(), dataDir: config.dataDir }, `scribe: roles ${config.roles.join(", ")}`);
   const serves = config.roles.includes("api") ? "API docs at /swagger" : "health, readiness and metrics";

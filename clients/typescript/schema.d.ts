@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description 201 with a token. 422 when a field is invalid, the email is taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE registrations from one client address (default 5).
+         * @description 201 with a token, which lasts TOKEN_TTL_DAYS (default 30) after its last use, then 401. 422 when a field is invalid, the email is taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE attempts a minute from one client address (default 5): every attempt counts, refused ones included, and the limit is checked before the body is validated.
          */
         post: operations["postRegister"];
         delete?: never;
@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with email and password
-         * @description 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE (5) attempts per minute per email, with Retry-After.
+         * @description 200 with a new token, which lasts TOKEN_TTL_DAYS (default 30) after its last use (each request moves its end on), then 401. 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE (5) attempts per minute per email, with Retry-After; every attempt counts, 422s included, checked before the body is validated, and a body without a usable email (missing, not a string, over 255 characters) counts toward its client address instead.
          */
         post: operations["postLogin"];
         delete?: never;
@@ -92,7 +92,7 @@ export interface paths {
         put?: never;
         /**
          * Log in through the identity provider
-         * @description Exchanges an OAuth 2.0 / OpenID Connect authorization code with the configured issuer; creates the account on first login.
+         * @description Exchanges an OAuth 2.0 / OpenID Connect authorization code with the configured issuer; creates the account on first login. The token lasts TOKEN_TTL_DAYS (default 30) after its last use, like a password login's.
          */
         post: operations["postAuthSocialLogin"];
         delete?: never;
@@ -136,7 +136,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the web app with email and password
-         * @description For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token. 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE attempts a minute per email, counted together with POST /api/login.
+         * @description For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token. 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE attempts a minute per email, counted together with POST /api/login and as it counts them.
          */
         post: operations["postSession"];
         /**
@@ -160,7 +160,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account and sign in to the web app
-         * @description For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token. 422 as for POST /api/register; 429 past REGISTRATIONS_PER_MINUTE registrations from one client address, counted together with it.
+         * @description For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token. 422 as for POST /api/register; 429 past REGISTRATIONS_PER_MINUTE attempts a minute from one client address, counted together with it and as it counts them.
          */
         post: operations["postSessionRegister"];
         delete?: never;
@@ -1135,7 +1135,7 @@ export interface components {
             tokens?: string[] | null;
         };
         TokenResponse: {
-            /** @description Opaque bearer token; send it as `Authorization: Bearer <token>`. */
+            /** @description Opaque bearer token; send it as `Authorization: Bearer <token>`. It lasts TOKEN_TTL_DAYS (default 30) after its last use, then 401. */
             token: string;
             user: {
                 id: number;
@@ -1654,7 +1654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1739,7 +1739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,7 +1804,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1864,7 +1864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,7 +1929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,7 +2005,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2236,7 +2236,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2313,7 +2313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2386,6 +2386,10 @@ export interface operations {
             /** @description The image: an uploaded one, or the generated initials (SVG). */
             200: {
                 headers: {
+                    /** @description `default-src 'none'; sandbox`: opened directly, the image runs nothing. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `attachment` on the SVG: opened directly, it is saved, not shown. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2445,7 +2449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"][];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2520,7 +2524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2602,7 +2606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2680,7 +2684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Notification"][];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2733,7 +2737,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2795,7 +2799,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutOptions"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2873,7 +2877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3027,7 +3031,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3121,7 +3125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3226,7 +3230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3324,7 +3328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3407,7 +3411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3484,7 +3488,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3602,7 +3606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3708,7 +3712,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3800,7 +3804,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3874,7 +3878,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4126,7 +4130,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4195,7 +4199,7 @@ export interface operations {
                     "application/json": components["schemas"]["FolderList"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4267,7 +4271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4358,7 +4362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4454,7 +4458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4575,7 +4579,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4653,7 +4657,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadFormats"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4726,7 +4730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4824,7 +4828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4944,7 +4948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5060,7 +5064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5165,7 +5169,7 @@ export interface operations {
                     "video/*": string;
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5251,7 +5255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5431,7 +5435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5498,7 +5502,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5579,7 +5583,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5648,7 +5652,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"][];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5722,7 +5726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5813,7 +5817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5893,7 +5897,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5973,7 +5977,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"][];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6044,7 +6048,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6156,7 +6160,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6243,7 +6247,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIModelList"];
                 };
             };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired or revoked. */
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -19,6 +19,17 @@ export type UserRoutesDependencies = {
   authenticated: AnyElysia;
 };
 
+/**
+ * What every avatar is served with. An `<img>` never runs an SVG's scripts, but an SVG opened as a page would, on
+ * this origin: the policy sandboxes whatever is opened and allows it nothing. The initials are the only SVG
+ * meant to be served (uploads of SVG are refused, avatars.ts, and only the four raster names are looked up); they,
+ * and a stored file of any other type, go as an attachment besides: saved, not shown, when opened directly (an
+ * `<img>` ignores that).
+ */
+const imageHeaders = { "content-security-policy": "default-src 'none'; sandbox", "x-content-type-options": "nosniff" };
+const attachmentHeaders = { ...imageHeaders, "content-disposition": "attachment" };
+const rasterTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
 /** GET and PUT /api/user (spec 4.5), and the public avatar images their URLs point at. */
 export function userRoutes({ accounts, profiles, blobs, publicUrl, queueOf, authenticated }: UserRoutesDependencies) {
   const tags = ["User"];
@@ -50,17 +61,19 @@ export function userRoutes({ accounts, profiles, blobs, publicUrl, queueOf, auth
       if (params.file === "default.svg") {
         const user = await accounts.findById(Number(params.userId));
         if (!user) throw new NotFoundError();
-        return new Response(initialsAvatar(user.name, user.id), { headers: { "content-type": "image/svg+xml", "cache-control": "no-cache" } });
+        return new Response(initialsAvatar(user.name, user.id), {
+          headers: { ...attachmentHeaders, "content-type": "image/svg+xml", "cache-control": "no-cache" },
+        });
       }
       if (!/^[0-9a-f-]{36}\.(png|jpg|gif|webp)$/.test(params.file)) throw new NotFoundError();
       const blob = await blobs.get(`avatars/${params.userId}/${params.file}`);
       if (!blob) throw new NotFoundError();
       return new Response(blob.body, {
         headers: {
+          ...(rasterTypes.has(blob.contentType) ? imageHeaders : attachmentHeaders),
           "content-type": blob.contentType,
           "content-length": String(blob.size),
           "cache-control": "public, max-age=31536000, immutable",
-          "x-content-type-options": "nosniff",
         },
       });
     },
@@ -70,13 +83,14 @@ export function userRoutes({ accounts, profiles, blobs, publicUrl, queueOf, auth
         tags,
         summary: "Avatar image (public)",
         responses: {
-          200: fileResponse("The image: an uploaded one, or the generated initials (SVG).", [
-            "image/png",
-            "image/jpeg",
-            "image/gif",
-            "image/webp",
-            "image/svg+xml",
-          ]),
+          200: fileResponse(
+            "The image: an uploaded one, or the generated initials (SVG).",
+            ["image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"],
+            {
+              "Content-Security-Policy": { description: "`default-src 'none'; sandbox`: opened directly, the image runs nothing.", schema: { type: "string" } },
+              "Content-Disposition": { description: "`attachment` on the SVG: opened directly, it is saved, not shown.", schema: { type: "string" } },
+            },
+          ),
         },
       },
     },

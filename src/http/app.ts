@@ -1,12 +1,14 @@
 import { Elysia, type AnyElysia } from "elysia";
-import { swagger } from "@elysiajs/swagger";
 import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "../health/routes.ts";
 import { defaultRequestLimits, requestLimits, type RequestLimits } from "./request-limits.ts";
 import { Semaphore } from "../core/semaphore.ts";
 import { buildOpenApi, type OpenApiOptions, type RouteShape } from "./openapi/document.ts";
 import { requestObserver, type RequestObserver } from "./request-observer.ts";
-import { apiReferenceRoutes, apiReferenceScriptPath, offlineScalarConfig } from "./api-reference.ts";
+import { credentialFirst } from "./credential-first.ts";
+import { apiReferenceRoutes } from "./api-reference.ts";
+import { guardAnswers } from "./last-resort.ts";
+import { queryEncoding } from "./text-encoding.ts";
 
 /**
  * The HTTP API: the error mapping, OpenAPI (`/swagger`, JSON at `/swagger/json`, generated from the same
@@ -38,32 +40,19 @@ export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOption
   let app: AnyElysia = new Elysia({ encodeSchema: false })
     // First, so that every route (health and the 413s of the limits included) is observed, and timed from its first hook.
     .use(requestObserver(observers))
-    .use(requestLimits(limits, heavyWork))
+    // Before the limits: an anonymous big body is refused before it is read or waits for a heavy-work slot.
+    .use(credentialFirst(limits.bodyBytes))
+    // The routes, for what a large body's route reads of it (request-limits.ts): looked up once they are all there.
+    .use(requestLimits(limits, heavyWork, () => app.routes))
+    .use(queryEncoding)
     .use(errorHandler)
-    .use(
-      swagger({
-        path: "/swagger",
-        // The plugin's own document (OpenAPI 3.0 as Elysia sees the routes) stays out of the way; the page at
-        // /swagger shows ours, built from the same routes by buildOpenApi.
-        specPath: "/swagger/elysia.json",
-        // The page's script from the pinned package, served by us (api-reference.ts): no CDN, no `@latest`.
-        scalarCDN: apiReferenceScriptPath,
-        scalarConfig: { ...offlineScalarConfig, spec: { url: "/swagger/json" } },
-        documentation: {
-          info: {
-            title: "Scribe transcription API",
-            version: "0.1.0",
-            description: "Timed transcripts, summaries and mind maps from audio and video. Errors are JSON with `message`; 422 adds `errors` keyed by field.",
-          },
-          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "Access token or API key" } } },
-        },
-      }),
-    )
-    .use(apiReferenceRoutes)
+    // The API reference at /swagger, showing the document at /swagger/json (ours: buildOpenApi, below).
+    .use(apiReferenceRoutes({ title: openApi.info.title, documentUrl: "/swagger/json", serverUrls: openApi.servers.map((server) => server.url) }))
     .use(healthRoutes);
   for (const feature of features) app = app.use(feature);
   let document: unknown = null;
   // Built on the first request, when every route is registered; the routes do not change after.
   app = app.get("/swagger/json", () => (document ??= buildOpenApi(app.routes as RouteShape[], openApi)), { detail: { hide: true } });
-  return app;
+  // Around everything: no throw reaches Bun, and every page gets its security headers (last-resort.ts).
+  return guardAnswers(app, observers);
 }

@@ -3,6 +3,7 @@ import { DomainError, TooManyRequestsError, ValidationFailedError } from "../cor
 import { EventTooLargeError } from "../eventstore/event-size.ts";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { fieldName, messageFor } from "./validation-messages.ts";
+import { decodePathOf } from "./decode-path.ts";
 import { releaseHeavyWork } from "./heavy-work-slots.ts";
 import { correlationIdOf } from "./correlation.ts";
 import { logger } from "../logging/logger.ts";
@@ -67,9 +68,15 @@ export function validationResponse(error: Readonly<ValidationError>): Response {
   // `__proto__` found Object's own member (`errors.constructor ??= []` kept the function, and threw).
   const errors = new Map<string, string[]>();
   const required = new Set<string>();
+  // A bound checked while decoding a query's, path's or form's text: its issues' paths start at the field.
+  const at = decodePathOf(error) ?? "";
   for (const issue of issuesOf(error)) {
     if (!("path" in issue)) continue;
-    const field = fieldName(issue.path, error.type);
+    // A field the schema does not define is dropped from a valid body (Elysia's normalize), so it is never an
+    // error: naming it only when something else failed refused `{"x":1}` beside a missing field, not beside a
+    // valid one, and made a built-in name (`toString`) look ignored where other unknown keys were refused.
+    if (issue.type === ValueErrorType.ObjectAdditionalProperties) continue;
+    const field = fieldName(at + issue.path, error.type);
     let list = errors.get(field);
     if (!list) errors.set(field, (list = []));
     // A missing field also fails its type check; only "required" helps the client.
@@ -79,7 +86,10 @@ export function validationResponse(error: Readonly<ValidationError>): Response {
     if (!list.includes(message)) list.push(message);
     if (issue.type === ValueErrorType.ObjectRequiredProperty) required.add(field);
   }
-  if (errors.size === 0) errors.set(error.type, [`The ${error.type} is invalid.`]);
+  if (errors.size === 0) {
+    const field = fieldName(at, error.type);
+    errors.set(field, [`The ${field} is invalid.`]);
+  }
   const messages = [...errors.values()].flat();
   const more = messages.length - 1;
   const message = more > 0 ? `${messages[0]} (and ${more} more error${more > 1 ? "s" : ""})` : messages[0]!;

@@ -2,6 +2,7 @@ import { Elysia, type AnyElysia } from "elysia";
 import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "../health/routes.ts";
 import { requestObserver, type RequestObserver } from "./request-observer.ts";
+import { guardAnswers } from "./last-resort.ts";
 
 /**
  * What a process without the api role serves on its port: health, readiness and metrics, for compose's
@@ -10,5 +11,5 @@ import { requestObserver, type RequestObserver } from "./request-observer.ts";
 export function createOperationsApp(features: AnyElysia[], observers: readonly RequestObserver[]): AnyElysia {
   let app: AnyElysia = new Elysia().use(requestObserver(observers)).use(errorHandler).use(healthRoutes);
   for (const feature of features) app = app.use(feature);
-  return app;
+  return guardAnswers(app, observers);
 }

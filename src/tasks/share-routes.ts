@@ -8,7 +8,7 @@ import { audioUrlLifetimeSeconds, signShareAudioQuery, verifyShareAudioQuery } f
 import type { TaskDocument } from "./tasks-projection.ts";
 import type { Tasks } from "./service.ts";
 import { plainSharePage, shareArticle, shareHead, type Shared } from "./share-page.ts";
-import { taskParams } from "./schemas.ts";
+import { signedAudioQuery, taskParams } from "./schemas.ts";
 import { htmlResponse, type PageContent } from "../http/html.ts";
 import type { OriginOf } from "../http/request-origin.ts";
 
@@ -127,7 +127,10 @@ export function shareRoutes({
       // Drawn afresh each time (edits, a share removed): no validator to keep, nothing for a cache to hold on to.
       if (app) return app(request, { ...shareHead(shared), body: shareArticle(shared) });
       return htmlResponse(plainSharePage(shared), request, {
-        headers: { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'", "cache-control": "no-cache" },
+        headers: {
+          "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+          "cache-control": "no-cache",
+        },
       });
     },
     {
@@ -196,7 +199,7 @@ export function shareRoutes({
     },
     {
       params: taskParams,
-      query: t.Object({ expires: t.Optional(t.String()), signature: t.Optional(t.String()) }),
+      query: t.Omit(signedAudioQuery, ["user"]),
       detail: {
         responses: {
           ...fileResponses,

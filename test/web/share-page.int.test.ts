@@ -104,7 +104,7 @@ describe("/share/tasks/{id} by Accept", () => {
 
   test("fetched with no Accept at all (curl, a crawler), the script-free page says the same", async () => {
     const response = await page(id);
-    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'");
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
     const html = await response.text();
     expect(html).not.toContain("<script");
     expect(html).toContain("<title>Stand-up · Scribe</title>");

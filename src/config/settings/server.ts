@@ -44,6 +44,7 @@ export const serverSettings = {
   }),
   NODE_ENV: optionalText({
     group: "server",
-    description: "Read by Bun, not by Scribe: production (the image's) never answers with a development error page.",
+    description:
+      "Read by Bun and Elysia, not by Scribe (`npm start` and the image set production). No value makes Scribe answer with a development error page.",
   }),
 } as const;
