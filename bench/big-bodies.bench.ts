@@ -15,13 +15,13 @@
 // /proc/<pid>/status, sampled every 50 ms, through the load and 2 s after it); answers by status.
 // Goals: /api/health p99 <= 10 ms under million-key bodies (2 clients); peak RSS <= 512 MiB with 4 clients
 // (million-key and maximal valid bodies).
-import { startServiceProcess, bunBinary } from "../test/support/service-process.ts";
+import { startServiceProcess } from "../test/support/service-process.ts";
 import { defaultRequestLimits } from "../src/http/request-limits.ts";
 import { memoryOf, mib, RssSampler } from "./support/rss.ts";
+import { startHealthProber } from "./support/start-health-prober.ts";
 import { percentile } from "./support/stats.ts";
 import { figure, type Goal } from "./support/figures.ts";
 import { argument, numberArgument } from "./support/quick.ts";
-import { join } from "node:path";
 
 const seconds = numberArgument(0, 20, 3);
 const shapes = argument(1, "million-key,maximal,names", "million-key,maximal,names").split(",");
@@ -78,15 +78,10 @@ type Phase = {
   statuses: string;
 };
 
-function startProber(url: string) {
-  const child = Bun.spawn([bunBinary, join(import.meta.dir, "support", "health-prober.ts"), url, "2"], { stdout: "pipe", stderr: "inherit" });
-  return async (): Promise<{ latencies: number[]; failures: string[] }> => {
-    child.kill("SIGTERM");
-    const out = await new Response(child.stdout).text();
-    await child.exited;
-    return JSON.parse(out.trim().split("\n").at(-1)!);
-  };
-}
+const startProber = (url: string) => {
+  const prober = startHealthProber(url);
+  return () => prober.stop();
+};
 
 async function phase(shape: string, body: Uint8Array, clients: number): Promise<Phase> {
   const service = await startServiceProcess(env);

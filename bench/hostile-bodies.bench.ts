@@ -19,14 +19,14 @@
 //    Reported: the service process's RSS before (baseline) and its peak (VmHWM and VmRSS from
 //    /proc/<pid>/status, sampled every 50 ms, through the load and 3 s after it), and requests completed.
 //    Goal: peak <= 512 MiB.
-import { startServiceProcess, bunBinary, type RunningService } from "../test/support/service-process.ts";
+import { startServiceProcess, type RunningService } from "../test/support/service-process.ts";
 import { defaultRequestLimits } from "../src/http/request-limits.ts";
 import { rawRequest, type RawAnswer } from "./support/raw-http.ts";
 import { memoryOf, mib, RssSampler } from "./support/rss.ts";
+import { startHealthProber } from "./support/start-health-prober.ts";
 import { percentile } from "./support/stats.ts";
 import { figure } from "./support/figures.ts";
 import { numberArgument } from "./support/quick.ts";
-import { join } from "node:path";
 
 const rounds = numberArgument(0, 3, 1);
 const memorySeconds = numberArgument(1, 20, 3);
@@ -204,17 +204,7 @@ function summarize(samples: number[]) {
   return { n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(...samples) };
 }
 
-function startProber(url: string): { stop(): Promise<{ latencies: number[]; failures: string[] }> } {
-  const child = Bun.spawn([bunBinary, join(import.meta.dir, "support", "health-prober.ts"), url, "2"], { stdout: "pipe", stderr: "inherit" });
-  return {
-    async stop() {
-      child.kill("SIGTERM");
-      const out = await new Response(child.stdout).text();
-      await child.exited;
-      return JSON.parse(out.trim().split("\n").at(-1)!);
-    },
-  };
-}
+const startProber = (url: string) => startHealthProber(url);
 
 // ---- 1 and 2: hostile bodies, with health probes alongside -----------------------------------------
 

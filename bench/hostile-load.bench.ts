@@ -23,6 +23,7 @@
 import { bunBinary, startServiceProcess, type RunningService } from "../test/support/service-process.ts";
 import { defaultRequestLimits } from "../src/http/request-limits.ts";
 import { rawRequest } from "./support/raw-http.ts";
+import { startHealthProber } from "./support/start-health-prober.ts";
 import { percentile } from "./support/stats.ts";
 import { figure } from "./support/figures.ts";
 import { numberArgument, quick } from "./support/quick.ts";
@@ -128,17 +129,7 @@ async function register(service: RunningService, name: string): Promise<string> 
   return ((await response.json()) as { token: string }).token;
 }
 
-function startProber(url: string): { stop(): Promise<{ latencies: number[]; failures: string[] }> } {
-  const child = Bun.spawn([bunBinary, join(import.meta.dir, "support", "health-prober.ts"), url, "2"], { stdout: "pipe", stderr: "inherit" });
-  return {
-    async stop() {
-      child.kill("SIGTERM");
-      const out = await new Response(child.stdout).text();
-      await child.exited;
-      return JSON.parse(out.trim().split("\n").at(-1)!);
-    },
-  };
-}
+const startProber = (url: string) => startHealthProber(url);
 
 type Answer = { status: number; ms: number; error: string | null };
 type Run = { answers: Answer[]; bodies: Record<number, string>; health: { latencies: number[]; failures: string[] }; minutes: Set<number> };
