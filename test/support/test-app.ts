@@ -36,7 +36,13 @@ export type TestApp = {
  * root as `npm start`, reached through `app.handle` without opening a port. `now`: the accounts' clock, for
  * tests of tokens' and sessions' lifetimes that let days pass.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { now?: () => Date } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: {
+    now?: () => Date /** The adapters as the service gets them: behind a fault switch (faulty-ports.ts). */;
+    adapters?: (opened: Adapters) => Adapters;
+  } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "scribe-app-"));
   // A newcomer's settings: the spec's limits and no PUBLIC_URL (test/support/limits.ts names the opt-ins).
   const config = loadConfig({
@@ -46,8 +52,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     DATA_DIR: dataDir,
   });
   configureLogging({ level: config.logLevel });
-  const adapters = await openAdapters(config);
-  const service = await startService(config, adapters, options);
+  const opened = await openAdapters(config);
+  const adapters = options.adapters?.(opened) ?? opened;
+  const service = await startService(config, adapters, { now: options.now });
   const app = service.app!;
   let counter = 0;
 
