@@ -57,8 +57,8 @@ export async function catchUpReadModels(
     if (Date.now() > deadline) throw new Error(`the read models did not reach log position ${target} within ${timeoutMs} ms`);
     await Bun.sleep(20);
   }
-  await leases.whileHeld("projections", leaseMs, async () => {
-    const runner = new ProjectionRunner(store, db, projections, () => true, context);
+  await leases.whileHeld("projections", leaseMs, async (lease) => {
+    const runner = new ProjectionRunner(store, db, projections, () => lease.isHeld(), context);
     try {
       await runner.start();
       await runner.waitFor(target, null, Math.max(1, deadline - Date.now()));

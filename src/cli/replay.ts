@@ -47,8 +47,8 @@ async function main(): Promise<number> {
     const started = performance.now();
     if (await leases.acquire("projections", config.leaseTtlMs)) {
       // No server writes the read models: this process is their writer until it is done.
-      const results = await leases.whileHeld("projections", config.leaseTtlMs, () =>
-        new ProjectionRunner(store, documents, allProjections, () => true, context).rebuild(chosen.map((p) => p.name)),
+      const results = await leases.whileHeld("projections", config.leaseTtlMs, (lease) =>
+        new ProjectionRunner(store, documents, allProjections, () => lease.isHeld(), context).rebuild(chosen.map((p) => p.name)),
       );
       for (const { name, events } of results) console.log(`replayed ${name}: ${events} events`);
     } else {

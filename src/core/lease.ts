@@ -62,20 +62,53 @@ export class Leases {
   /**
    * Runs `work` under lease `name`, which the caller has just acquired: renews it every third of `ttlMs`
    * meanwhile and gives it up after. For a one-off holder (a CLI); a role that keeps a lease uses holdLeadership.
+   * When a renewal finds another holder, or none succeeds for 2/3 of the lease, the lease is lost: `isHeld` turns
+   * false (for the work's writes to check) and this rejects with LeaseLostError at once, so the CLI stops rather
+   * than write beside the process that took over.
    */
-  async whileHeld<R>(name: string, ttlMs: number, work: () => Promise<R>): Promise<R> {
-    const renew = setInterval(() => void this.acquire(name, ttlMs).catch(() => undefined), Math.max(50, ttlMs / 3));
+  async whileHeld<R>(name: string, ttlMs: number, work: (lease: { isHeld(): boolean }) => Promise<R>): Promise<R> {
+    let renewedAt = Date.now();
+    let lost: string | null = null;
+    let refuse: (error: Error) => void = () => undefined;
+    const lostLease = new Promise<never>((_, reject) => (refuse = reject));
+    lostLease.catch(() => undefined);
+    const loseIt = (why: string) => {
+      if (lost !== null) return;
+      lost = why;
+      refuse(new LeaseLostError(name, why));
+    };
+    const isHeld = () => lost === null && Date.now() - renewedAt < (ttlMs * 2) / 3;
+    const renew = setInterval(
+      () => {
+        const sentAt = Date.now();
+        this.acquire(name, ttlMs).then(
+          (ok) => (ok ? (renewedAt = Math.max(renewedAt, sentAt)) : loseIt("another process holds it now")),
+          () => {
+            if (Date.now() - renewedAt >= (ttlMs * 2) / 3) loseIt("it could not be renewed in time");
+          },
+        );
+      },
+      Math.max(50, ttlMs / 3),
+    );
     try {
-      return await work();
+      return await Promise.race([work({ isHeld }), lostLease]);
     } finally {
       clearInterval(renew);
-      await this.release(name);
+      if (lost === null) await this.release(name);
     }
   }
 
   async holderOf(name: string): Promise<string | null> {
     const lease = await this.leases.findOne({ _id: name });
     return lease && lease.expiresAt >= this.now() ? lease.holder : null;
+  }
+}
+
+/** A one-off holder (a CLI) lost its lease while working: it must stop, since another process may write now. */
+export class LeaseLostError extends Error {
+  constructor(name: string, why: string) {
+    super(`lost the ${name} lease (${why}); stopping`);
+    this.name = "LeaseLostError";
   }
 }
 

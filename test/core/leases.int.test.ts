@@ -187,3 +187,22 @@ test("a start that takes longer than the lease (a projection rebuilt from the wh
     await leaderB.stop();
   }
 });
+
+test("a one-off holder (a CLI) that loses its lease to another process stops at once, instead of writing beside it", async () => {
+  const [a, b] = twoProcesses("cli-lost");
+  const cli = new Leases(a, "cli");
+  expect(await cli.acquire("projections", 300)).toBe(true);
+  let heldAtTheEnd = true;
+  const started = Date.now();
+  const working = cli.whileHeld("projections", 300, async (lease) => {
+    // Work that would go on for 10 s; meanwhile another holder takes the lease (an operator forced it, say).
+    await b.collection("leases").updateOne({ _id: "projections" }, { $set: { holder: "server", expiresAt: Date.now() + 60_000 } });
+    for (let i = 0; i < 200 && lease.isHeld(); i++) await Bun.sleep(50);
+    heldAtTheEnd = lease.isHeld();
+  });
+  await expect(working).rejects.toThrow("lost the projections lease (another process holds it now); stopping");
+  expect(Date.now() - started).toBeLessThan(2_000);
+  await until(() => !heldAtTheEnd);
+  // The lease stays the other holder's: the CLI did not release what is no longer its own.
+  expect(await new Leases(b, "x").holderOf("projections")).toBe("server");
+});
