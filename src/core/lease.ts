@@ -18,6 +18,33 @@ function diedOnThisHost(holder: string): boolean {
 }
 
 /**
+ * When this process last renewed a lease, counted from when the renewal was sent (a late answer is not a fresh
+ * lease), and whether that is recent enough to trust: for two thirds of the lease, so a holder that was paused or
+ * cut off stops before the lease can have passed to another process.
+ */
+class RenewalClock {
+  private renewedAt = 0;
+  constructor(private readonly ttlMs: number) {}
+
+  renewed(sentAt: number): void {
+    this.renewedAt = Math.max(this.renewedAt, sentAt);
+  }
+
+  lost(): void {
+    this.renewedAt = 0;
+  }
+
+  /** Whether the lease was ever renewed since it was last lost. */
+  get ever(): boolean {
+    return this.renewedAt > 0;
+  }
+
+  get trusted(): boolean {
+    return this.renewedAt > 0 && Date.now() - this.renewedAt < (this.ttlMs * 2) / 3;
+  }
+}
+
+/**
  * Time-bound exclusive roles across processes (the relay, the projection writer, each timed job),
  * kept in the read-model store's `leases` collection, whose single-document updates are atomic on
  * both adapters. A holder renews well before expiry; a holder that dies is replaced once its lease
@@ -67,7 +94,8 @@ export class Leases {
    * than write beside the process that took over.
    */
   async whileHeld<R>(name: string, ttlMs: number, work: (lease: { isHeld(): boolean }) => Promise<R>): Promise<R> {
-    let renewedAt = Date.now();
+    const clock = new RenewalClock(ttlMs);
+    clock.renewed(Date.now());
     let lost: string | null = null;
     let refuse: (error: Error) => void = () => undefined;
     const lostLease = new Promise<never>((_, reject) => (refuse = reject));
@@ -77,14 +105,14 @@ export class Leases {
       lost = why;
       refuse(new LeaseLostError(name, why));
     };
-    const isHeld = () => lost === null && Date.now() - renewedAt < (ttlMs * 2) / 3;
+    const isHeld = () => lost === null && clock.trusted;
     const renew = setInterval(
       () => {
         const sentAt = Date.now();
         this.acquire(name, ttlMs).then(
-          (ok) => (ok ? (renewedAt = Math.max(renewedAt, sentAt)) : loseIt("another process holds it now")),
+          (ok) => (ok ? clock.renewed(sentAt) : loseIt("another process holds it now")),
           () => {
-            if (Date.now() - renewedAt >= (ttlMs * 2) / 3) loseIt("it could not be renewed in time");
+            if (!clock.trusted) loseIt("it could not be renewed in time");
           },
         );
       },
@@ -138,13 +166,13 @@ export type LeadershipOptions = {
 export function holdLeadership(leases: Leases, name: string, start: () => Promise<LeasedWork>, options: LeadershipOptions): Leadership {
   const intervalMs = options.intervalMs ?? Math.max(50, Math.floor(options.ttlMs / 3));
   const log = options.log ?? ((message: string) => leaseLog.info({ lease: name }, message));
-  let renewedAt = 0;
+  const clock = new RenewalClock(options.ttlMs);
   let work: LeasedWork | null = null;
   let stopped = false;
   let busy: Promise<void> = Promise.resolve();
   // By the lease's own record, not by whether the work is running yet: work that is starting (a relay
   // catching up) asks this before its first write.
-  const held = () => renewedAt > 0 && Date.now() - renewedAt < (options.ttlMs * 2) / 3;
+  const held = () => clock.trusted;
 
   const resign = async (why: string | null) => {
     const running = work;
@@ -162,13 +190,13 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
     try {
       ok = await leases.acquire(name, options.ttlMs);
       // Another process holds it: whatever we had is gone.
-      if (!ok) renewedAt = 0;
+      if (!ok) clock.lost();
     } catch (error) {
       // Unknown: the lease stays ours by our clock until 2/3 of it have passed (see held).
       leaseLog.warn({ lease: name, err: error }, `${name}: lease store unreachable`);
     }
     if (stopped) return;
-    if (ok) renewedAt = attemptAt;
+    if (ok) clock.renewed(attemptAt);
     if (work && !held()) return resign(ok ? "lease renewed too late" : "lease lost");
     if (ok && !work) {
       log(`${name}: lease taken by ${leases.holder}`);
@@ -192,7 +220,7 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
       } catch (error) {
         clearInterval(renewing);
         leaseLog.error({ lease: name, err: error }, `${name}: could not start`);
-        renewedAt = 0;
+        clock.lost();
         await leases.release(name).catch(() => undefined);
       }
     }
@@ -201,8 +229,8 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
   const renewWhileStarting = async () => {
     const sentAt = Date.now();
     try {
-      if (await leases.acquire(name, options.ttlMs)) renewedAt = Math.max(renewedAt, sentAt);
-      else renewedAt = 0;
+      if (await leases.acquire(name, options.ttlMs)) clock.renewed(sentAt);
+      else clock.lost();
     } catch (error) {
       leaseLog.warn({ lease: name, err: error }, `${name}: lease store unreachable`);
     }
@@ -218,8 +246,8 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
       stopped = true;
       clearInterval(timer);
       await busy;
-      const hadLease = renewedAt > 0;
-      renewedAt = 0;
+      const hadLease = clock.ever;
+      clock.lost();
       await resign(null);
       if (hadLease) await leases.release(name).catch(() => undefined);
     },

@@ -68,7 +68,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   private async positionOf(streamName: string, revision: number): Promise<number> {
     for await (const resolved of this.client.readStream(streamName, { fromRevision: BigInt(revision), maxCount: 1 })) {
-      if (resolved.event) return resolved.event.position ? Number(resolved.event.position.commit) : -1;
+      if (resolved.event) return logPosition(resolved.event);
     }
     throw new Error(`append to ${streamName}: revision ${revision} not found after append`);
   }
@@ -166,14 +166,18 @@ function isAfter(p: Position, q: Position): boolean {
   return p.commit > q.commit || (p.commit === q.commit && p.prepare > q.prepare);
 }
 
+/** An event's position in the log. Servers before 22.6 leave positions off stream reads: -1 says "unknown" rather than inventing one. */
+function logPosition(event: EsdbRecordedEvent): number {
+  return event.position ? Number(event.position.commit) : -1;
+}
+
 /** An event of $all as this application's, or null (skipped with a warning) when it is not JSON: another application's. */
 export function toRecordedOrSkip(event: EsdbRecordedEvent): RecordedEvent | null {
   if (event.isJson) return toRecorded(event, event.data);
   try {
     return toRecorded(event, JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(event.data as Uint8Array)));
   } catch (error) {
-    const position = event.position ? Number(event.position.commit) : -1;
-    skipForeignEvent({ streamName: event.streamId, type: event.type, position }, error instanceof Error ? error.message : String(error));
+    skipForeignEvent({ streamName: event.streamId, type: event.type, position: logPosition(event) }, error instanceof Error ? error.message : String(error));
     return null;
   }
 }
@@ -186,8 +190,7 @@ function toRecorded(event: EsdbRecordedEvent, data: unknown): RecordedEvent {
     metadata: toMetadata(event.metadata),
     streamName: event.streamId,
     revision: Number(event.revision),
-    // Servers before 22.6 leave positions off stream reads; -1 says "unknown" rather than inventing one.
-    position: event.position ? Number(event.position.commit) : -1,
+    position: logPosition(event),
     time: event.created.toISOString(),
   };
 }

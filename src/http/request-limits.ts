@@ -50,6 +50,10 @@ const formBytes = 64 * 1024;
 const openAiFileRoute = (method: string, path: string) => method === "POST" && path === "/v1/audio/transcriptions";
 const transcriptRoute = (method: string, path: string) =>
   (method === "POST" && path === "/api/tasks") || (method === "PATCH" && /^\/api\/tasks\/[^/]+$/.test(path) && !path.endsWith("/bulk"));
+const avatarRoute = (method: string, path: string) => method === "PUT" && path === "/api/user";
+
+/** The routes that take a body over the ordinary limit: transcripts, `PUT /api/user` (an avatar) and OpenAI's file uploads. */
+export const takesLargeBody = (method: string, path: string) => transcriptRoute(method, path) || avatarRoute(method, path) || openAiFileRoute(method, path);
 
 /**
  * Bounds every request body before anything parses it. Over its route's byte limit is 413: by
@@ -81,7 +85,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore, route
   const limitOf = (method: string, path: string) =>
     transcriptRoute(method, path)
       ? limits.transcriptBodyBytes
-      : method === "PUT" && path === "/api/user"
+      : avatarRoute(method, path)
         ? Math.max(limits.bodyBytes, avatarBytes)
         : openAiFileRoute(method, path)
           ? Math.max(limits.bodyBytes, limits.openAiFileBytes + formBytes)

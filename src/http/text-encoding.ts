@@ -12,26 +12,26 @@ import { ValidationFailedError } from "../core/errors.ts";
 /** A field as messages name it (validation-messages.ts): `per_page` is "per page". */
 const label = (field: string) => field.replaceAll("_", " ");
 
-/** A percent-decoded query part is UTF-8. A `%` not followed by two hex digits is taken literally, as WHATWG URLs take it. */
+/**
+ * A `%` not followed by two hex digits taken literally, as WHATWG URLs take it ("100%"): decodeURIComponent
+ * refuses a stray `%`, and what is left for it to refuse is then the bytes.
+ */
+const strayPercentsEscaped = (part: string) => part.replace(/%(?![0-9a-fA-F]{2})/g, "%25");
+
+/** A percent-decoded query part is UTF-8. */
 function isUtf8Escaped(part: string): boolean {
   try {
-    decodeURIComponent(part);
+    decodeURIComponent(strayPercentsEscaped(part));
     return true;
   } catch {
-    // decodeURIComponent also refuses a stray `%` ("100%"): escape those, and what is left to refuse is the bytes.
-    try {
-      decodeURIComponent(part.replace(/%(?![0-9a-fA-F]{2})/g, "%25"));
-      return true;
-    } catch {
-      return false;
-    }
+    return false;
   }
 }
 
 /** The field a query names (`search`), or `query` when its name itself is not UTF-8. */
 function queryField(rawKey: string): string {
   if (!isUtf8Escaped(rawKey)) return "query";
-  return decodeURIComponent(rawKey.replace(/%(?![0-9a-fA-F]{2})/g, "%25").replaceAll("+", " "));
+  return decodeURIComponent(strayPercentsEscaped(rawKey).replaceAll("+", " "));
 }
 
 /** The first query parameter of `url` whose name or value is not UTF-8 once percent-decoded, or null. Linear in the URL. */
