@@ -28,7 +28,8 @@ import { idempotency, type Idempotency } from "./http/idempotency.ts";
 import { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { OpenAiTranscriptions, openAiRoutes, servedLanguage, servedModels } from "./openai-compat/index.ts";
 import { webApp, type WebApp } from "./web/index.ts";
-import { requestOrigins } from "./http/request-origin.ts";
+import { requestOrigins, type RequestContext } from "./http/request-origin.ts";
+import { countSignInsRefusedBySize } from "./accounts/sign-in-rules.ts";
 
 /**
  * The API's half of the composition root: each capability's services built from the adapters and
@@ -41,6 +42,8 @@ export type AccountsModule = {
   routes: AnyElysia[];
   /** The configured identity provider (IDP_ISSUER), whose login the web app starts; null without one. */
   idp: OidcClient | null;
+  /** Counts a sign-in refused for its size before its route's own throttle could (sign-in-rules.ts). */
+  countRefusedBySize: (context: RequestContext) => Promise<void>;
 };
 
 /** Accounts, the authentication every other feature uses, limits and routes, with notifications and checkout. */
@@ -73,7 +76,8 @@ export function accountsModule(config: Config, adapters: Adapters, waitFor: Wait
     notificationRoutes({ notifications: new Notifications(adapters.eventStore, adapters.documents, waitFor), authenticated }),
     ...billingFeatures(config, adapters, accounts, authenticated),
   ];
-  return { accounts, authenticated, routes, idp };
+  const countRefusedBySize = countSignInsRefusedBySize({ login: loginLimiter, registration: registrationLimiter });
+  return { accounts, authenticated, routes, idp, countRefusedBySize };
 }
 
 /** The browser app (src/web): it uses the API like any client; only the start of the IdP's login is served for it. */

@@ -161,7 +161,13 @@ export async function startService(config: Config, adapters: Adapters, options: 
     const built = await web.ready;
     logger("web").info({ ms: built.ms, files: built.assets.size }, "web app built");
     features.push(web.routes);
-    app = createHttpApp(features, { limits: config.requestLimits, heavyWork, openApi: openApiOptions(config), observers: requestObservers });
+    app = createHttpApp(features, {
+      limits: config.requestLimits,
+      heavyWork,
+      openApi: openApiOptions(config),
+      observers: requestObservers,
+      beforeSizeRefusal: accounts.countRefusedBySize,
+    });
     idempotencyCleanup = startIdempotencyCleanupJob(new IdempotencyKeys(adapters.documents), adapters.documents);
   }
 

@@ -63,6 +63,20 @@ export function registrationsSpentEarly(limiter: RateLimiter, path: string) {
   });
 }
 
+/**
+ * A sign-in or registration refused by its size (413, before its body is read) is an attempt like any other: it
+ * counts toward its address's registrations, or toward its address's logins (there is no email to count it under),
+ * and is 429 instead once those are spent. For request-limits.ts, which refuses before the routes' hooks run.
+ */
+export function countSignInsRefusedBySize(limiters: { login: RateLimiter; registration: RateLimiter }) {
+  return async (context: RequestContext): Promise<void> => {
+    if (context.request.method !== "POST") return;
+    const path = new URL(context.request.url, "http://localhost").pathname;
+    if (path === "/api/register" || path === "/api/session/register") await throttleRegistration(limiters.registration, context);
+    else if (path === "/api/login" || path === "/api/session") await throttleLogin(limiters.login, undefined, context);
+  };
+}
+
 /** The registration a valid body asks for; a confirmation that differs is a 422 on `password`. */
 export function registrationOf(body: typeof registerBody.static): Registration {
   if (body.password !== body.password_confirmation) {

@@ -1,7 +1,7 @@
 import { Elysia, type AnyElysia } from "elysia";
 import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "../health/routes.ts";
-import { defaultRequestLimits, requestLimits, type RequestLimits } from "./request-limits.ts";
+import { defaultRequestLimits, requestLimits, type BeforeSizeRefusal, type RequestLimits } from "./request-limits.ts";
 import { Semaphore } from "../core/semaphore.ts";
 import { buildOpenApi, type OpenApiOptions, type RouteShape } from "./openapi/document.ts";
 import { requestObserver, type RequestObserver } from "./request-observer.ts";
@@ -30,10 +30,12 @@ export type HttpAppOptions = {
   openApi?: OpenApiOptions;
   /** Told about every answered request (the log line, the HTTP metrics). */
   observers?: readonly RequestObserver[];
+  /** Runs before a body is refused for its size (413), and may answer otherwise by throwing (request-limits.ts). */
+  beforeSizeRefusal?: BeforeSizeRefusal;
 };
 
 export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOptions = {}): AnyElysia {
-  const { limits = defaultRequestLimits, heavyWork = new Semaphore(1), openApi = bareOpenApiOptions, observers = [] } = options;
+  const { limits = defaultRequestLimits, heavyWork = new Semaphore(1), openApi = bareOpenApiOptions, observers = [], beforeSizeRefusal } = options;
   // Responses are still checked against their schemas (and cleaned of extra fields). What this turns off is
   // running TypeBox's transform encoder on them first: our only transforms are Elysia's t.Integer and
   // t.Numeric, whose encoders return the value as it is, and the generic encoder walk cost ~4 µs a response.
@@ -43,7 +45,7 @@ export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOption
     // Before the limits: an anonymous big body is refused before it is read or waits for a heavy-work slot.
     .use(credentialFirst(limits.bodyBytes))
     // The routes, for what a large body's route reads of it (request-limits.ts): looked up once they are all there.
-    .use(requestLimits(limits, heavyWork, () => app.routes))
+    .use(requestLimits(limits, heavyWork, () => app.routes, beforeSizeRefusal))
     .use(queryEncoding)
     .use(errorHandler)
     // The API reference at /swagger, showing the document at /swagger/json (ours: buildOpenApi, below).

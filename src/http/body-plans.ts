@@ -109,8 +109,8 @@ export function namesOf(plan: BodyPlan): Set<string> | null {
   return visit(plan) ? names : null;
 }
 
-/** What a route's schema reads of a body: its plan, and the names in it (`namesOf`). */
-export type RoutePlan = { plan: BodyPlan; names: Set<string> | null };
+/** What a route's schema reads of a body: its plan, the names in it (`namesOf`), and the most bytes a valid one takes (`largestBodyOf`). */
+export type RoutePlan = { plan: BodyPlan; names: Set<string> | null; largestBody: number | null };
 
 /** A route as Elysia lists it (`app.routes`): the method, the path pattern (`/api/tasks/:id`) and the body schema. */
 export type RouteBody = { method: string; path: string; hooks?: { body?: unknown } };
@@ -134,13 +134,69 @@ export function routePlans(routes: () => readonly RouteBody[]): (method: string,
         ),
         params: (route.path.match(/:|\*/g) ?? []).length,
         ...withNames(planOf(route.hooks!.body)),
+        largestBody: largestBodyOf(route.hooks!.body),
       }))
       .sort((a, b) => a.params - b.params);
   return (method, path) => {
     table ??= build();
     const route = table.find((candidate) => (candidate.method === method || candidate.method === "ALL") && candidate.pattern.test(path));
-    return route ? { plan: route.plan, names: route.names } : null;
+    return route ? { plan: route.plan, names: route.names, largestBody: route.largestBody } : null;
   };
 }
 
-const withNames = (plan: BodyPlan): RoutePlan => ({ plan, names: namesOf(plan) });
+const withNames = (plan: BodyPlan) => ({ plan, names: namesOf(plan) });
+
+/**
+ * The most bytes a valid body of `schema` can take, in any encoding a client may send it in (JSON, a form), or
+ * null when the schema bounds no such size (a string or array without a maximum, a file, a record, anything it
+ * does not know). A character counts 12 bytes: percent-encoded UTF-8 of four bytes; a JSON `\uXXXX` pair is 12 too.
+ */
+export function largestBodyOf(value: unknown): number | null {
+  if (typeof value !== "object" || value === null) return null;
+  const schema = value as Schema & { maxLength?: unknown; maxItems?: unknown; enum?: unknown[]; format?: unknown };
+  const branches = schema.anyOf ?? schema.oneOf ?? schema.allOf;
+  if (Array.isArray(branches)) {
+    let largest = 0;
+    for (const branch of branches) {
+      const size = largestBodyOf(branch);
+      if (size === null) return null;
+      largest = Math.max(largest, size);
+    }
+    return largest;
+  }
+  if ("const" in schema) return charBytes * (JSON.stringify(schema.const)?.length ?? 4);
+  if (Array.isArray(schema.enum)) return charBytes * Math.max(4, ...schema.enum.map((option) => JSON.stringify(option)?.length ?? 4));
+  switch (schema.type) {
+    case "string":
+      if (typeof schema.maxLength === "number") return charBytes * (schema.maxLength + 2);
+      // Elysia's t.Integer and t.Numeric take the number as text too (a form's or query's): as long as a number.
+      return typeof schema.format === "string" && numberFormats.has(schema.format) ? charBytes * scalarCharacters : null;
+    case "number":
+    case "integer":
+    case "boolean":
+    case "null":
+      return charBytes * scalarCharacters;
+    case "array": {
+      const item = typeof schema.maxItems === "number" ? largestBodyOf(schema.items) : null;
+      return item === null ? null : charBytes + (item + charBytes) * (schema.maxItems as number);
+    }
+    case "object": {
+      if (!schema.properties || schema.patternProperties !== undefined) return null;
+      if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) return null;
+      let total = 2 * charBytes;
+      for (const [name, member] of Object.entries(schema.properties)) {
+        const size = largestBodyOf(member);
+        if (size === null) return null;
+        total += charBytes * (name.length + 3) + size;
+      }
+      return total;
+    }
+    default:
+      return null;
+  }
+}
+
+const charBytes = 12;
+const numberFormats = new Set(["integer", "numeric"]);
+/** The longest text of a JSON number (`-1.2345678901234567e-308`), true, false or null. */
+const scalarCharacters = 32;

@@ -11,6 +11,7 @@ import { carryRequestContext } from "./correlation.ts";
 import type { Semaphore } from "../core/semaphore.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import { schema } from "../config/schema.ts";
+import type { RequestContext } from "./request-origin.ts";
 
 export type RequestLimits = {
   /** Most bytes a request body may have (BODY_LIMIT_BYTES, default 1 MiB). */
@@ -40,6 +41,9 @@ const ordinaryShape = { arrayItems: 1000, values: 20_000 };
 const nameLimits = { objectMembers: 1000, memberNames: 1000 };
 /** A transcript's largest array is its 100,000 segments (or one segment's 100,000 tokens). */
 const transcriptArrayItems = 100_000;
+
+/** Room beyond a schema's largest valid body for members it does not name, which are ignored (docs/api.md). */
+const ignoredMembersBytes = 64 * 1024;
 
 /** Routes whose body is not limited here: storage PUTs stream upload parts straight to disk. */
 const unlimited = (path: string) => path.startsWith("/storage/");
@@ -79,10 +83,29 @@ export const takesLargeBody = (method: string, path: string) => transcriptRoute(
  * thread's memory: parsed there too, the thread's heap came on top of this one's (four clients sending maximal
  * transcripts for 3 s: 715 MiB at the peak instead of 524).
  */
-export function requestLimits(limits: RequestLimits, heavyWork: Semaphore, routes: () => readonly RouteBody[] = () => []) {
+/**
+ * Told of a request about to be refused for its size, before its route's hooks could see it: the sign-in routes
+ * count it as an attempt (sign-in-rules.ts), and throw a 429 instead once their limit is spent.
+ */
+export type BeforeSizeRefusal = (context: RequestContext) => Promise<void>;
+
+export function requestLimits(
+  limits: RequestLimits,
+  heavyWork: Semaphore,
+  routes: () => readonly RouteBody[] = () => [],
+  beforeSizeRefusal: BeforeSizeRefusal = async () => undefined,
+) {
   const bodyThreads = new JsonBodyThreads();
   const planOf = routePlans(routes);
-  const limitOf = (method: string, path: string) =>
+  // A route whose schema bounds its body's size takes no more than that (twice, for whitespace, plus room for
+  // members it ignores): a 1 MiB name to POST /api/register is refused by its Content-Length before a byte is
+  // read, where reading, decoding and parsing it held the event loop for everyone else (bench/hostile-load).
+  const limitOf = (method: string, path: string) => {
+    const largest = planOf(method, path)?.largestBody;
+    const routeLimit = largest == null ? Number.POSITIVE_INFINITY : 2 * largest + ignoredMembersBytes;
+    return Math.min(routeLimit, sizeLimitOf(method, path));
+  };
+  const sizeLimitOf = (method: string, path: string) =>
     transcriptRoute(method, path)
       ? limits.transcriptBodyBytes
       : avatarRoute(method, path)
@@ -97,7 +120,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore, route
   const tooLarge = (limit: number) => `The request body is too large: this endpoint takes at most ${limit} bytes.`;
 
   return new Elysia({ name: "request-limits" })
-    .onRequest(async ({ request }) => {
+    .onRequest(async ({ request, server }) => {
       // Bun builds request.url from the Host: with a path, user info or an open bracket in it, the URL is relative or
       // none at all, and nothing after this could read it. HTTP's answer to a malformed Host is 400. (Without a Host,
       // as HTTP/1.0 health probes send them, the URL is relative too; those keep working as they did.)
@@ -110,7 +133,10 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore, route
       // The OpenAI-compatible routes answer in OpenAI's error shape (openai-errors.ts).
       const refuse = (status: number, message: string) => (isOpenAiPath(path) ? openAiErrorJson(status, message) : errorJson(status, { message }));
       // The rest is Bun's to read and drop after the answer: see `refuseUnread` below.
-      if (declared > limit) return refuse(413, tooLarge(limit));
+      if (declared > limit) {
+        await beforeSizeRefusal({ request, server });
+        return refuse(413, tooLarge(limit));
+      }
       if (declared > limits.bodyBytes) holdHeavyWork(request, await heavyWork.acquire());
     })
     .onParse({ as: "global" }, async (context, contentType) => {
@@ -131,6 +157,7 @@ export function requestLimits(limits: RequestLimits, heavyWork: Semaphore, route
       // (measured: 12 MB sent chunked to a 1 MiB route, nothing came back). test/http/early-refusals.e2e.test.ts.
       const refuseUnread = async (reader: { cancel(): Promise<void> }, error: DomainError): Promise<never> => {
         await reader.cancel().catch(() => undefined);
+        if (error.status === 413) await beforeSizeRefusal({ request, server: context.server });
         throw error;
       };
       if (!contentType.includes("json")) {

@@ -20,6 +20,8 @@ const statuses = async (send: () => Promise<Response>, times: number) => {
   for (let i = 0; i < times; i++) seen.push((await send()).status);
   return seen;
 };
+/** Over every field's limit, within what the route takes; `huge` is over that too (413 before it is read). */
+const overLong = "a".repeat(20_000);
 const huge = "a".repeat(1_000_000);
 
 describe("registrations", () => {
@@ -28,12 +30,15 @@ describe("registrations", () => {
     await awayFromMinuteBoundary();
     const refused = [
       { name: huge, email: "a@example.com", password: "password123", password_confirmation: "password123" },
-      {},
+      { name: overLong, email: "a@example.com", password: "password123", password_confirmation: "password123" },
       { name: "Ada", email: "not an email", password: "password123", password_confirmation: "password123" },
       { name: "Ada", email: "ada@example.com", password: "password123", password_confirmation: "other password" },
       { name: "gnp\u202e.exe", email: "ada@example.com", password: "password123", password_confirmation: "password123" },
     ];
-    for (const body of refused) expect((await request("POST", "/api/register", { json: body })).status).toBe(422);
+    const answered: number[] = [];
+    for (const body of refused) answered.push((await request("POST", "/api/register", { json: body })).status);
+    // The first is larger than anything the route takes: refused for its size, and counted all the same.
+    expect(answered).toEqual([413, 422, 422, 422, 422]);
     const good = await request("POST", "/api/register", {
       json: { name: "Ada", email: "ada@example.com", password: "password123", password_confirmation: "password123" },
     });
@@ -69,8 +74,8 @@ describe("registrations", () => {
     const { request, origin } = await started();
     await awayFromMinuteBoundary();
     const fromOurPage = { origin };
-    expect(await statuses(() => request("POST", "/api/register", { json: { name: huge } }), 3)).toEqual([422, 422, 422]);
-    expect(await statuses(() => request("POST", "/api/session/register", { json: { name: huge }, headers: fromOurPage }), 3)).toEqual([422, 422, 429]);
+    expect(await statuses(() => request("POST", "/api/register", { json: { name: overLong } }), 3)).toEqual([422, 422, 422]);
+    expect(await statuses(() => request("POST", "/api/session/register", { json: { name: overLong }, headers: fromOurPage }), 3)).toEqual([422, 422, 429]);
   });
 });
 
@@ -82,7 +87,7 @@ describe("logins", () => {
     const attempts = [
       { email, password: "wrong password" },
       { email, password: "" },
-      { email, password: huge },
+      { email, password: overLong },
       { email: email.toUpperCase() },
       { email, password: 12345 },
     ];
@@ -96,12 +101,24 @@ describe("logins", () => {
     const { request, register } = await started();
     const { email, password } = await register();
     await awayFromMinuteBoundary();
-    const unusable = [{}, { email: 42 }, { email: "" }, { email: huge, password: "x" }, { email: ["a@example.com"] }];
+    const unusable = [{}, { email: 42 }, { email: "" }, { email: overLong, password: "x" }, { email: ["a@example.com"] }];
     for (const body of unusable) expect((await request("POST", "/api/login", { json: body })).status).toBe(422);
     expect((await request("POST", "/api/login", { json: { password: "x" } })).status).toBe(429);
     // An object that would turn into an email as a string is no email either, and no way around the count.
     expect((await request("POST", "/api/login", { json: { email: { toString: "a@example.com" }, password: "x" } })).status).toBe(429);
+    // Nor is a body too large to read: it counts toward the address as well.
+    expect((await request("POST", "/api/login", { json: { email: huge, password: "x" } })).status).toBe(429);
     // The address's count is not an email's: a real login still works.
+    expect((await request("POST", "/api/login", { json: { email, password } })).status).toBe(200);
+  });
+});
+
+describe("attempts refused for their size", () => {
+  test("a login too large to read counts toward its address, and is 429 once the address has spent its five", async () => {
+    const { request, register } = await started();
+    const { email, password } = await register();
+    await awayFromMinuteBoundary();
+    expect(await statuses(() => request("POST", "/api/login", { json: { email: huge, password: "x" } }), 6)).toEqual([413, 413, 413, 413, 413, 429]);
     expect((await request("POST", "/api/login", { json: { email, password } })).status).toBe(200);
   });
 });

@@ -61,7 +61,7 @@ describe("folders (spec 2.3, 4.4)", () => {
   test("a name over the limit is refused with the limit in words, however it was measured (issue 25)", async () => {
     const user = await app.register();
     const words = "At most 14 characters, or 7 Chinese characters.";
-    for (const name of ["b".repeat(15), "工作工作工作工作", "工作工作工作工a", "x".repeat(100_000)]) {
+    for (const name of ["b".repeat(15), "工作工作工作工作", "工作工作工作工a", "x".repeat(20_000)]) {
       const refused = await expectValidation(await post(user, name), "name");
       expect(refused.errors).toEqual({ name: [words] });
       expect(refused.message).toBe(words);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { t } from "elysia";
-import { namesOf, planOf, prune, routePlans } from "../../src/http/body-plans.ts";
+import { largestBodyOf, namesOf, planOf, prune, routePlans } from "../../src/http/body-plans.ts";
 import { createTaskBody } from "../../src/tasks/schemas.ts";
 
 describe("what of a large body its route's schema reads", () => {
@@ -96,10 +96,35 @@ describe("what of a large body its route's schema reads", () => {
       { method: "DELETE", path: "/api/tasks/bulk", hooks: { body: bulk } },
       { method: "GET", path: "/api/tasks", hooks: {} },
     ]);
-    expect(find("DELETE", "/api/tasks/bulk")).toEqual({ plan: planOf(bulk), names: new Set(["ids"]) });
+    expect(find("DELETE", "/api/tasks/bulk")).toEqual({ plan: planOf(bulk), names: new Set(["ids"]), largestBody: null });
     expect(find("DELETE", "/api/tasks/12")?.plan).toEqual(planOf(byId));
     expect(find("POST", "/api/tasks/12")).toBeNull();
     expect(find("GET", "/api/tasks")).toBeNull(); // no body schema: the body is kept whole
     expect(find("DELETE", "/api/tasks/12/x")).toBeNull();
+  });
+
+  describe("the largest body a schema takes", () => {
+    test("bounded strings, numbers and arrays add up, a character counted as 12 bytes (a form's %XX%XX%XX%XX)", () => {
+      expect(largestBodyOf(t.String({ maxLength: 10 }))).toBe(12 * 12);
+      expect(largestBodyOf(t.Integer())).toBe(12 * 32);
+      expect(largestBodyOf(t.Array(t.Boolean(), { maxItems: 3 }))).toBe(12 + 3 * (12 * 32 + 12));
+      expect(largestBodyOf(t.Object({ ab: t.String({ maxLength: 1 }) }))).toBe(2 * 12 + 12 * 5 + 12 * 3);
+      expect(largestBodyOf(t.Union([t.String({ maxLength: 1 }), t.String({ maxLength: 5 })]))).toBe(12 * 7);
+      expect(largestBodyOf(t.Optional(t.Literal("idp")))).toBe(12 * 5);
+    });
+
+    test("anything unbounded bounds nothing: a string or array with no maximum, a record, a file, an unknown schema", () => {
+      for (const schema of [
+        t.String(),
+        t.Array(t.Integer()),
+        t.Object({ a: t.String({ maxLength: 1 }), b: t.String() }),
+        t.Record(t.String(), t.String({ maxLength: 1 })),
+        t.Object({ a: t.String({ maxLength: 1 }) }, { additionalProperties: true }),
+        t.File(),
+        t.Any(),
+        t.Union([t.String({ maxLength: 1 }), t.String()]),
+      ])
+        expect(largestBodyOf(schema)).toBeNull();
+    });
   });
 });

@@ -92,10 +92,13 @@ describe("every string has a bound, checked before anything that is not linear",
 });
 
 describe("over-long values cost in proportion to their size", () => {
-  const sizes = { small: 100 * 1024, large: 1024 * 1024 - 200 };
+  // Bodies up to what the route takes: register and folders take no more than their schemas can hold (about 90 and
+  // 66 KB, body-plans.ts's largestBodyOf), PUT /api/user a form with an avatar (its 1 MiB of JSON, then).
+  const bounded = { small: 6 * 1024, large: 60 * 1024 };
+  const ordinary = { small: 100 * 1024, large: 1024 * 1024 - 200 };
   const registration = (fields: Json) =>
     JSON.stringify({ name: "Ada", email: "ada@example.com", password: "password123", password_confirmation: "password123", ...fields });
-  const shapes: { label: string; method: string; path: string; body: (size: number) => string; field: string }[] = [
+  const shapes: { label: string; method: string; path: string; body: (size: number) => string; field: string; sizes?: typeof bounded }[] = [
     { label: "a name to POST /api/register", method: "POST", path: "/api/register", body: (n) => registration({ name: "a".repeat(n) }), field: "name" },
     {
       label: "an email `a@a.a.a…` to POST /api/register",
@@ -111,10 +114,18 @@ describe("over-long values cost in proportion to their size", () => {
       body: (n) => JSON.stringify({ name: "中".repeat(n / 3) }),
       field: "name",
     },
-    { label: "a name to PUT /api/user", method: "PUT", path: "/api/user", body: (n) => JSON.stringify({ name: "😀".repeat(n / 4) }), field: "name" },
+    {
+      label: "a name to PUT /api/user",
+      method: "PUT",
+      path: "/api/user",
+      body: (n) => JSON.stringify({ name: "😀".repeat(n / 4) }),
+      field: "name",
+      sizes: ordinary,
+    },
   ];
   for (const shape of shapes) {
-    test(`${shape.label}: one 422 on the field, and 1 MiB costs less than 30 times what 100 KiB does`, async () => {
+    const sizes = shape.sizes ?? bounded;
+    test(`${shape.label}: one 422 on the field, and ten times the size costs less than 30 times as much`, async () => {
       const small = await leastCost(shape.method, shape.path, shape.body(sizes.small));
       const large = await leastCost(shape.method, shape.path, shape.body(sizes.large));
       for (const { answer } of [small, large]) {
@@ -127,6 +138,24 @@ describe("over-long values cost in proportion to their size", () => {
       expect(large.ms / Math.max(small.ms, 1)).toBeLessThan(30);
     });
   }
+
+  test("a body larger than anything its route's schema can hold is 413 by its Content-Length, before a byte is read", async () => {
+    for (const shape of shapes.filter((candidate) => !candidate.sizes)) {
+      let read = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          read += 64 * 1024;
+          controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+          if (read >= 1024 * 1024) controller.close();
+        },
+      });
+      const headers = { "content-type": "application/json", "content-length": String(1024 * 1024), authorization: `Bearer ${token}` };
+      const answer = await app.service.app.handle(new Request(`${app.origin}${shape.path}`, { method: shape.method, headers, body }));
+      expect([shape.label, answer.status]).toEqual([shape.label, 413]);
+      expect(((await answer.json()) as { message: string }).message).toMatch(/takes at most \d+ bytes/);
+      expect(read).toBeLessThanOrEqual(2 * 64 * 1024); // what the stream had queued: nothing was read from it
+    }
+  });
 });
 
 describe("an anonymous body over the ordinary limit", () => {

@@ -22,7 +22,8 @@ describe("request bodies are bounded before anything parses them", () => {
       JSON.stringify({ name: "x".repeat(1_100_000), email: "a@example.com", password: "password123", password_confirmation: "password123" }),
     );
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 1048576 bytes." });
+    // Registration takes less than the ordinary 1 MiB: no more than its schema can hold (body-plans.ts's largestBodyOf).
+    expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 91456 bytes." });
   });
 
   test("deeply nested JSON is 422 keyed body at once, on every route that takes a body", async () => {
@@ -142,12 +143,13 @@ describe("over real HTTP", () => {
 
   test("a chunked JSON body over the limit is 413 as soon as it passes it, the rest unread", async () => {
     const piece = encode(`"${"x".repeat(64 * 1024)}",`);
-    // 64 MiB offered; the limit is 1 MiB, so the server stops reading after about 17 pieces. The client pulls what
-    // the sockets' buffers take beyond that (a few MiB, more on a busy machine): most of the body is never sent.
+    // 64 MiB offered; registration's limit is 91,456 bytes (what its schema can hold), so the server stops reading
+    // after two pieces. The client pulls what the sockets' buffers take beyond that (a few MiB, more on a busy
+    // machine): most of the body is never sent.
     const { body, sent } = streamed([encode('{"name":['), ...Array.from({ length: 1024 }, () => piece), encode('""]}')]);
     const response = await register(body);
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 1048576 bytes." });
+    expect(await response.json()).toEqual({ message: "The request body is too large: this endpoint takes at most 91456 bytes." });
     expect(sent.pieces).toBeLessThan(512);
     expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
   });
