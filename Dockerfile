@@ -5,10 +5,13 @@
 # from oven/bun's Debian variant, whose Debian release is not part of its tag (its Dockerfile has been
 # bullseye-based): the workers need yt-dlp, which is in bookworm's main archive, and bookworm's
 # pocketsphinx (0.8+5prealpha, `pocketsphinx_continuous`) is the one our build machines run.
+#
+# Both are pinned (docs/operations.md, "Pinned images"): Debian by a dated tag and its digest; oven/bun by its exact
+# version only, since no digest for that tag is published anywhere we could check. Only the bun binary is taken from it.
 ARG BUN_VERSION=1.4.5
 FROM oven/bun:${BUN_VERSION}-debian AS bun
 
-FROM debian:bookworm-slim
+FROM debian:bookworm-20260824-slim@sha256:88200866dfff7ea7f5cbcb6ec7c8a701889efe6fe859fe64d6990e4b07ea4171
 
 # What the workers shell out to: ffmpeg decodes audio, PocketSphinx (with its US English model)
 # recognises speech, yt-dlp fetches remote media. ca-certificates for yt-dlp's HTTPS. The PDF export

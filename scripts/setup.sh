@@ -25,6 +25,8 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(jq)
   # The web app's browser tests drive Debian's Chromium (through playwright-core: no browser is downloaded).
   packages+=(chromium)
+  # compose.yaml is resolved with Compose v1's `docker-compose config`, and its load balancer's Caddyfile is run by Caddy.
+  packages+=(docker-compose caddy)
 fi
 if [ "${1:-}" = "--bench" ]; then
   # `npm run bench`: wrk loads the HTTP benchmarks; espeak-ng speaks for the transcription ones without LibriSpeech;

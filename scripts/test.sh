@@ -22,7 +22,8 @@ started=$(date +%s)
 # A test's time limit on the command line: bun 1.4.5 does not apply bunfig.toml's [test] timeout (a 6 s test is cut
 # at 5 s with it set to 60 s), and the browser and e2e tests need more than 5 s on a busy machine. The JUnit report
 # gives each file's time, hooks included, for the list of the slowest below.
-node_modules/.bin/bun test --timeout 60000 --reporter=junit --reporter-outfile="$junit" "$@" 2>&1 | tee "$log"
+# --no-env-file: a .env in the checkout (compose's secrets, npm run compose-env) must not change what the tests see.
+node_modules/.bin/bun test --no-env-file --timeout 60000 --reporter=junit --reporter-outfile="$junit" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 elapsed=$(($(date +%s) - started))
 pass=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)

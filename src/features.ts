@@ -28,8 +28,8 @@ import { idempotency, type Idempotency } from "./http/idempotency.ts";
 import { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { OpenAiTranscriptions, openAiRoutes, servedLanguage, servedModels } from "./openai-compat/index.ts";
 import { webApp, type WebApp } from "./web/index.ts";
-import { requestOrigins, type RequestContext } from "./http/request-origin.ts";
-import { countSignInsRefusedBySize } from "./accounts/sign-in-rules.ts";
+import { clientAddresses, requestOrigins, type RequestContext } from "./http/request-origin.ts";
+import { SignInLimits } from "./accounts/sign-in-rules.ts";
 
 /**
  * The API's half of the composition root: each capability's services built from the adapters and
@@ -57,13 +57,16 @@ export function accountsModule(config: Config, adapters: Adapters, waitFor: Wait
     sessions: new RateLimiter(adapters.documents, config.sessionRateLimitPerMinute),
     site,
   });
-  const loginLimiter = new RateLimiter(adapters.documents, config.loginAttemptsPerMinute);
-  const registrationLimiter = new RateLimiter(adapters.documents, config.registrationsPerMinute);
+  const signInLimits = new SignInLimits(
+    new RateLimiter(adapters.documents, config.loginAttemptsPerMinute),
+    new RateLimiter(adapters.documents, config.registrationsPerMinute),
+    clientAddresses(config.trustedProxies),
+  );
   const idp = config.idp ? new OidcClient(config.idp) : null;
   const socialLogin = idp ? new OidcSocialLogin(accounts, adapters.eventStore, idp) : null;
   const routes = [
-    authRoutes({ accounts, loginLimiter, registrationLimiter, socialLogin, authenticated }),
-    sessionRoutes({ accounts, loginLimiter, registrationLimiter, socialLogin, authenticated, site }),
+    authRoutes({ accounts, signInLimits, socialLogin, authenticated }),
+    sessionRoutes({ accounts, signInLimits, socialLogin, authenticated, site }),
     userRoutes({
       accounts,
       profiles: new Profiles(accounts, adapters.eventStore, adapters.blobs),
@@ -76,8 +79,7 @@ export function accountsModule(config: Config, adapters: Adapters, waitFor: Wait
     notificationRoutes({ notifications: new Notifications(adapters.eventStore, adapters.documents, waitFor), authenticated }),
     ...billingFeatures(config, adapters, accounts, authenticated),
   ];
-  const countRefusedBySize = countSignInsRefusedBySize({ login: loginLimiter, registration: registrationLimiter });
-  return { accounts, authenticated, routes, idp, countRefusedBySize };
+  return { accounts, authenticated, routes, idp, countRefusedBySize: signInLimits.refusedBySize };
 }
 
 /** The browser app (src/web): it uses the API like any client; only the start of the IdP's login is served for it. */

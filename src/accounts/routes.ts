@@ -1,27 +1,25 @@
 import { Elysia, t, type AnyElysia } from "elysia";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { Accounts, SignedIn, TokenResponse } from "./service.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
 import type { SocialLogin } from "./social-login.ts";
 import { loginBody, registerBody, socialLoginBody, tokenResponse } from "./schemas.ts";
-import { registrationOf, registrationsSpentEarly, socialLoginFor, throttleLogin, throttleRegistration } from "./sign-in-rules.ts";
+import { registrationOf, socialLoginFor, type SignInLimits } from "./sign-in-rules.ts";
 
 const asToken = ({ secret, user }: SignedIn): TokenResponse => ({ token: secret, user });
 
 export type AuthRoutesDependencies = {
   accounts: Accounts;
-  loginLimiter: RateLimiter;
+  signInLimits: SignInLimits;
   /** Registrations per client address per minute (REGISTRATIONS_PER_MINUTE). */
-  registrationLimiter: RateLimiter;
   socialLogin: SocialLogin | null;
   authenticated: AnyElysia;
 };
 
 /** Register, login, social login (public) and logout (authenticated): spec 4.1. */
-export function authRoutes({ accounts, loginLimiter, registrationLimiter, socialLogin, authenticated }: AuthRoutesDependencies) {
+export function authRoutes({ accounts, signInLimits, socialLogin, authenticated }: AuthRoutesDependencies) {
   const tags = ["Auth"];
   const publicRoutes = new Elysia({ name: "auth-public" })
-    .use(registrationsSpentEarly(registrationLimiter, "/api/register"))
+    .use(signInLimits.spentEarly("/api/register"))
     .post(
       "/api/register",
       async ({ body, request, set }) => {
@@ -30,7 +28,7 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
         return asToken(response);
       },
       {
-        transform: ({ request, server }) => throttleRegistration(registrationLimiter, { request, server }),
+        transform: ({ request, server }) => signInLimits.registration({ request, server }),
         body: registerBody,
         response: { 201: tokenResponse },
         detail: {
@@ -47,7 +45,7 @@ export function authRoutes({ accounts, loginLimiter, registrationLimiter, social
         return asToken(await accounts.login(body.email, body.password, correlationIdOf(request)));
       },
       {
-        transform: ({ body, request, server }) => throttleLogin(loginLimiter, body, { request, server }),
+        transform: ({ body, request, server }) => signInLimits.login(body, { request, server }),
         body: loginBody,
         response: { 200: tokenResponse },
         detail: {

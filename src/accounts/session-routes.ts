@@ -3,17 +3,15 @@ import { UnauthenticatedError } from "../core/errors.ts";
 import { correlationIdOf } from "../http/correlation.ts";
 import { refuseCrossSite, type OwnSite } from "../http/cross-site.ts";
 import type { RequestContext } from "../http/request-origin.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
 import { loginBody, registerBody, sessionResponse, socialLoginBody } from "./schemas.ts";
 import type { Accounts, Caller, SignedIn } from "./service.ts";
 import { clearedSessionCookies, sessionCookieName, sessionCookies } from "./session-cookie.ts";
-import { registrationOf, registrationsSpentEarly, socialLoginFor, throttleLogin, throttleRegistration } from "./sign-in-rules.ts";
+import { registrationOf, socialLoginFor, type SignInLimits } from "./sign-in-rules.ts";
 import type { SocialLogin } from "./social-login.ts";
 
 export type SessionRoutesDependencies = {
   accounts: Accounts;
-  loginLimiter: RateLimiter;
-  registrationLimiter: RateLimiter;
+  signInLimits: SignInLimits;
   socialLogin: SocialLogin | null;
   authenticated: AnyElysia;
   site: OwnSite;
@@ -46,11 +44,11 @@ const signInNote =
  * `/api/register`. Every sign-in is refused unless it comes from our own pages, so another site cannot sign a
  * visitor in to an account of its choosing.
  */
-export function sessionRoutes({ accounts, loginLimiter, registrationLimiter, socialLogin, authenticated, site }: SessionRoutesDependencies) {
+export function sessionRoutes({ accounts, signInLimits, socialLogin, authenticated, site }: SessionRoutesDependencies) {
   const ownPage = (context: RequestContext) => refuseCrossSite(context.request, site.origins(context));
 
   const signIn = new Elysia({ name: "session-sign-in" })
-    .use(registrationsSpentEarly(registrationLimiter, "/api/session/register"))
+    .use(signInLimits.spentEarly("/api/session/register"))
     .post(
       "/api/session",
       async ({ body, request, server, set }) => {
@@ -60,7 +58,7 @@ export function sessionRoutes({ accounts, loginLimiter, registrationLimiter, soc
       {
         transform: async ({ body, request, server }) => {
           ownPage({ request, server });
-          await throttleLogin(loginLimiter, body, { request, server });
+          await signInLimits.login(body, { request, server });
         },
         body: loginBody,
         response: { 200: sessionResponse },
@@ -82,7 +80,7 @@ export function sessionRoutes({ accounts, loginLimiter, registrationLimiter, soc
       {
         transform: async ({ request, server }) => {
           ownPage({ request, server });
-          await throttleRegistration(registrationLimiter, { request, server });
+          await signInLimits.registration({ request, server });
         },
         body: registerBody,
         response: { 201: sessionResponse },

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { TooManyRequestsError, ValidationFailedError } from "../core/errors.ts";
 import { longestEmail } from "../http/formats.ts";
-import type { RequestContext } from "../http/request-origin.ts";
+import type { ClientAddressOf, RequestContext } from "../http/request-origin.ts";
 import { normalizeEmail } from "./claims.ts";
 import { retryAfterInWords, type RateLimiter } from "./rate-limiter.ts";
 import type { registerBody } from "./schemas.ts";
@@ -15,65 +15,76 @@ import type { SocialLogin } from "./social-login.ts";
  * other and, once the limit is spent, a hostile body costs a 429 rather than its validation.
  */
 
-/** The address a request came from, as the throttles count it (`app.handle` in tests has none). */
-const addressOf = ({ request, server }: RequestContext) => server?.requestIP(request)?.address ?? "in-process";
-
 /**
  * What a login attempt counts under: the email it names, as the spec asks; a body without a usable one (missing,
- * not a string, empty or over 255 characters) under its address instead, so those attempts are limited too and no
+ * not a string, empty or over 255 characters) under `address` instead, so those attempts are limited too and no
  * hostile value becomes a key in the store.
  */
-export function loginThrottleKey(body: unknown, context: RequestContext): string {
+export function loginThrottleKey(body: unknown, address: string): string {
   const email = body !== null && typeof body === "object" && Object.hasOwn(body, "email") ? (body as { email: unknown }).email : undefined;
   if (typeof email === "string" && email.length > 0 && email.length <= longestEmail) return `login:${normalizeEmail(email)}`;
-  return `login-from:${addressOf(context)}`;
+  return `login-from:${address}`;
 }
 
-/** Every attempt counts, right, wrong or malformed, so guessing is capped at LOGIN_ATTEMPTS_PER_MINUTE per email. */
-export async function throttleLogin(limiter: RateLimiter, body: unknown, context: RequestContext): Promise<void> {
-  const rate = await limiter.hit(loginThrottleKey(body, context));
-  if (!rate.allowed)
-    throw new TooManyRequestsError(`Too many login attempts. Try again in ${retryAfterInWords(rate.retryAfterSeconds)}.`, rate.retryAfterSeconds);
-}
-
-const registrationKey = (context: RequestContext) => `register:${addressOf(context)}`;
+const registrationKey = (address: string) => `register:${address}`;
 const tooManyRegistrations = (retryAfterSeconds: number) =>
   new TooManyRequestsError(`Too many registration attempts from your address. Try again in ${retryAfterInWords(retryAfterSeconds)}.`, retryAfterSeconds);
 
-/**
- * Each address gets REGISTRATIONS_PER_MINUTE attempts a minute, refused ones included: every account comes with a
- * free allowance, and a refused one costs the server its validation.
- */
-export async function throttleRegistration(limiter: RateLimiter, context: RequestContext): Promise<void> {
-  const rate = await limiter.hit(registrationKey(context));
-  if (!rate.allowed) throw tooManyRegistrations(rate.retryAfterSeconds);
-}
+/** The paths that register, and those that sign in with a password, whatever they hand out (a token or a session). */
+const registrationPaths = new Set(["/api/register", "/api/session/register"]);
+const loginPaths = new Set(["/api/login", "/api/session"]);
 
 /**
- * Once this process knows an address has spent its registrations for the minute, a registration to `path` from it
- * is 429 before its body is read: a client sending 1 MiB registrations as fast as it can then costs next to nothing.
- * (Not counted: it was refused before it could be an attempt. Elysia runs every `onRequest` hook for every request,
- * so the hook looks at nothing but the method and path until they match.)
+ * The login throttle and the registration limit, counted by the client's address (behind a trusted proxy, the
+ * address it forwards: request-origin.ts's clientAddresses).
  */
-export function registrationsSpentEarly(limiter: RateLimiter, path: string) {
-  return new Elysia({ name: `registrations-spent-early:${path}` }).onRequest(({ request, server }) => {
-    if (request.method !== "POST" || new URL(request.url, "http://localhost").pathname !== path) return;
-    const retryAfter = limiter.knownSpent(registrationKey({ request, server }));
-    if (retryAfter !== null) throw tooManyRegistrations(retryAfter);
-  });
-}
+export class SignInLimits {
+  constructor(
+    private readonly logins: RateLimiter,
+    private readonly registrations: RateLimiter,
+    private readonly addressOf: ClientAddressOf,
+  ) {}
 
-/**
- * A sign-in or registration refused by its size (413, before its body is read) is an attempt like any other: it
- * counts toward its address's registrations, or toward its address's logins (there is no email to count it under),
- * and is 429 instead once those are spent. For request-limits.ts, which refuses before the routes' hooks run.
- */
-export function countSignInsRefusedBySize(limiters: { login: RateLimiter; registration: RateLimiter }) {
-  return async (context: RequestContext): Promise<void> => {
+  /** Every attempt counts, right, wrong or malformed, so guessing is capped at LOGIN_ATTEMPTS_PER_MINUTE per email. */
+  async login(body: unknown, context: RequestContext): Promise<void> {
+    const rate = await this.logins.hit(loginThrottleKey(body, this.addressOf(context)));
+    if (!rate.allowed)
+      throw new TooManyRequestsError(`Too many login attempts. Try again in ${retryAfterInWords(rate.retryAfterSeconds)}.`, rate.retryAfterSeconds);
+  }
+
+  /**
+   * Each address gets REGISTRATIONS_PER_MINUTE attempts a minute, refused ones included: every account comes with a
+   * free allowance, and a refused one costs the server its validation.
+   */
+  async registration(context: RequestContext): Promise<void> {
+    const rate = await this.registrations.hit(registrationKey(this.addressOf(context)));
+    if (!rate.allowed) throw tooManyRegistrations(rate.retryAfterSeconds);
+  }
+
+  /**
+   * Once this process knows an address has spent its registrations for the minute, a registration to `path` from it
+   * is 429 before its body is read: a client sending 1 MiB registrations as fast as it can then costs next to nothing.
+   * (Not counted: it was refused before it could be an attempt. Elysia runs every `onRequest` hook for every request,
+   * so the hook looks at nothing but the method and path until they match.)
+   */
+  spentEarly(path: string) {
+    return new Elysia({ name: `registrations-spent-early:${path}` }).onRequest(({ request, server }) => {
+      if (request.method !== "POST" || new URL(request.url, "http://localhost").pathname !== path) return;
+      const retryAfter = this.registrations.knownSpent(registrationKey(this.addressOf({ request, server })));
+      if (retryAfter !== null) throw tooManyRegistrations(retryAfter);
+    });
+  }
+
+  /**
+   * A sign-in or registration refused by its size (413, before its body is read) is an attempt like any other: it
+   * counts toward its address's registrations, or toward its address's logins (there is no email to count it under),
+   * and is 429 instead once those are spent. For request-limits.ts, which refuses before the routes' hooks run.
+   */
+  readonly refusedBySize = async (context: RequestContext): Promise<void> => {
     if (context.request.method !== "POST") return;
     const path = new URL(context.request.url, "http://localhost").pathname;
-    if (path === "/api/register" || path === "/api/session/register") await throttleRegistration(limiters.registration, context);
-    else if (path === "/api/login" || path === "/api/session") await throttleLogin(limiters.login, undefined, context);
+    if (registrationPaths.has(path)) await this.registration(context);
+    else if (loginPaths.has(path)) await this.login(undefined, context);
   };
 }
 

@@ -21,7 +21,8 @@ export type S3BlobStoreOptions = {
   endpoint: string;
   /**
    * Where clients reach the same S3 (S3_PUBLIC_ENDPOINT), when it differs from `endpoint` (compose:
-   * the service talks to http://minio:9000, a browser to http://localhost:9000). Presigned URLs are
+   * the service talks to http://minio:9000, a browser to the load balancer at http://localhost:3000, which passes
+   * signed requests to MinIO with their Host unchanged). Presigned URLs are
    * signed for this host, since the host is part of what a signature covers.
    */
   publicEndpoint?: string | null;

@@ -59,13 +59,7 @@ function blockListOf(networks: readonly string[]): BlockList {
 export function requestOrigins({ publicUrl, trustedProxies }: { publicUrl: string; trustedProxies: readonly string[] }): OriginOf {
   const base = publicUrl.replace(/\/+$/, "");
   const publicHost = new URL(base).host;
-  const trusted = trustedProxies.length > 0 ? blockListOf(trustedProxies) : null;
-  const isTrusted = (address: string | undefined) => {
-    if (!trusted || !address) return false;
-    const plain = plainAddress(address);
-    const family = isIP(plain);
-    return family !== 0 && trusted.check(plain, family === 4 ? "ipv4" : "ipv6");
-  };
+  const isTrusted = trustedAddresses(trustedProxies);
 
   return ({ request, server }) => {
     // Bun builds the URL from the Host: for a malformed one it is relative ("/a") or not a URL at all ("http://[::1/a").
@@ -82,5 +76,44 @@ export function requestOrigins({ publicUrl, trustedProxies }: { publicUrl: strin
     const origin = originFor(scheme, host);
     if (origin === null) return base;
     return new URL(origin).host === publicHost ? base : origin;
+  };
+}
+
+/** Whether an address is one of `trustedProxies` (addresses and CIDR blocks); none is when the list is empty. */
+function trustedAddresses(trustedProxies: readonly string[]): (address: string | undefined) => boolean {
+  const trusted = trustedProxies.length > 0 ? blockListOf(trustedProxies) : null;
+  return (address) => {
+    if (!trusted || !address) return false;
+    const plain = plainAddress(address);
+    const family = isIP(plain);
+    return family !== 0 && trusted.check(plain, family === 4 ? "ipv4" : "ipv6");
+  };
+}
+
+/** The address a request came from, as the limits count it: "in-process" for `app.handle`, which has none. */
+export type ClientAddressOf = (context: RequestContext) => string;
+
+/**
+ * The client's address: the connection's, or behind proxies in `trustedProxies` (compose's load balancer), the
+ * nearest address in X-Forwarded-For that is not one of them. Each proxy appends the address it was reached from,
+ * so entries left of a trusted proxy's are the client's to write, and only the first untrusted one from the right
+ * is believed. Without that, every client behind the load balancer shared one registration limit.
+ */
+export function clientAddresses(trustedProxies: readonly string[]): ClientAddressOf {
+  const isTrusted = trustedAddresses(trustedProxies);
+  return ({ request, server }) => {
+    const peer = server?.requestIP(request)?.address;
+    if (!peer) return "in-process";
+    if (!isTrusted(peer)) return peer;
+    const forwarded = (request.headers.get("x-forwarded-for") ?? "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "");
+    for (let i = forwarded.length - 1; i >= 0; i--) {
+      const address = plainAddress(forwarded[i]!);
+      if (isIP(address) === 0) return peer; // not an address: the chain cannot be believed past here
+      if (!isTrusted(address)) return address;
+    }
+    return peer;
   };
 }

@@ -4,7 +4,7 @@
  * host that is not a plain host[:port], and for a request to PUBLIC_URL's own host.
  */
 import { describe, expect, test } from "bun:test";
-import { requestOrigins } from "../../src/http/request-origin.ts";
+import { clientAddresses, requestOrigins } from "../../src/http/request-origin.ts";
 import { readSettings } from "../../src/config/read-settings.ts";
 
 const publicUrl = "http://localhost:3000";
@@ -101,6 +101,29 @@ describe("behind trusted proxies", () => {
     for (const host of ["evil.example/path", "a".repeat(5000), "x@y", "<script>"]) {
       expect(originOf(context({ ...forwarded, "x-forwarded-host": host }, "10.0.0.1"))).toBe(publicUrl);
     }
+  });
+});
+
+describe("the client's address, as the sign-in limits count it", () => {
+  const addressOf = clientAddresses(["10.0.0.0/8", "192.0.2.1"]);
+
+  test("the connection's, when it does not come from a trusted proxy, whatever X-Forwarded-For says", () => {
+    expect(addressOf(context({ "x-forwarded-for": "198.51.100.7" }, "203.0.113.9"))).toBe("203.0.113.9");
+    expect(clientAddresses([])(context({ "x-forwarded-for": "198.51.100.7" }, "10.0.0.1"))).toBe("10.0.0.1");
+    expect(addressOf(context({}, null))).toBe("in-process");
+  });
+
+  test("behind trusted proxies, the nearest forwarded address that is not one of them: what a client writes further left is not believed", () => {
+    expect(addressOf(context({ "x-forwarded-for": "198.51.100.7" }, "10.0.0.1"))).toBe("198.51.100.7");
+    expect(addressOf(context({ "x-forwarded-for": "1.1.1.1, 198.51.100.7, 10.9.9.9" }, "192.0.2.1"))).toBe("198.51.100.7");
+    expect(addressOf(context({ "x-forwarded-for": "::ffff:198.51.100.7" }, "::ffff:10.0.0.1"))).toBe("198.51.100.7");
+  });
+
+  test("a chain of trusted proxies alone, no header, or one that is not an address leaves the proxy's own address", () => {
+    expect(addressOf(context({ "x-forwarded-for": "10.1.1.1, 10.2.2.2" }, "10.0.0.1"))).toBe("10.0.0.1");
+    expect(addressOf(context({}, "10.0.0.1"))).toBe("10.0.0.1");
+    expect(addressOf(context({ "x-forwarded-for": "unknown, <script>" }, "10.0.0.1"))).toBe("10.0.0.1");
+    expect(addressOf(context({ "x-forwarded-for": "a".repeat(10_000) }, "10.0.0.1"))).toBe("10.0.0.1");
   });
 });
 

@@ -21,7 +21,7 @@ export const serverSettings = {
   TRUSTED_PROXIES: networks({
     group: "server",
     description:
-      "Reverse proxies (addresses or CIDR blocks) whose X-Forwarded-Host and X-Forwarded-Proto name the address a request came to; from anyone else they are ignored.",
+      "Reverse proxies (addresses or CIDR blocks) whose X-Forwarded-Host and X-Forwarded-Proto name the address a request came to, and whose X-Forwarded-For names the client the sign-in limits count; from anyone else they are ignored.",
   }),
   ROLES: listOf({
     group: "server",
