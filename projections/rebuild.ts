@@ -63,6 +63,9 @@ export async function buildShadow(
 /**
  * Catches the shadow up from `shadowPosition` to the end of the log, swaps it in for the live collections
  * and saves the checkpoint there. Only the projection's writer may call it, with its subscription stopped.
+ * Under a lease (fenced `checkpoints`) the checkpoint is claimed for the writer's epoch just before the swap:
+ * a writer that lost the lease meanwhile is refused (LeaseFencedError) before it replaces the live model that
+ * the new holder writes. That leaves one store call (the swap) between the fence and the write it guards.
  */
 export async function swapShadowIn(
   store: EventStore,
@@ -73,6 +76,7 @@ export async function swapShadowIn(
   context: ProjectionContext = noProjectionContext,
 ): Promise<number> {
   const { position } = await foldLog(store, shadowStore(db, projection), projection, shadowPosition, context);
+  await checkpoints.claim(checkpointId(projection.name));
   await db.replaceCollections(projection.collections.map((target) => ({ target, source: shadowName(target) })));
   await checkpoints.save(checkpointId(projection.name), position, projection.version);
   return position;

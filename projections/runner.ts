@@ -1,11 +1,12 @@
 import type { EventStore, Subscription } from "../src/core/event-store.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
-import { Checkpoints, checkpointId } from "./checkpoints.ts";
+import { Checkpoints, checkpointId, type CheckpointEntry } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";
 import { noProjectionContext, type Projection, type ProjectionContext } from "../src/core/projection.ts";
 import { buildShadow, replayRequests, swapShadowIn } from "./rebuild.ts";
 import { patienceOf, watchProgress, type Patience } from "./patience.ts";
 import { logger } from "../src/logging/logger.ts";
+import { LeaseFencedError, type LeaseFence } from "../src/core/lease.ts";
 
 const log = logger("projections");
 
@@ -33,6 +34,14 @@ const REPLAY_POLL_MS = 250;
  * Runs each projection on its own checkpointed subscription to the log. Checkpoints are saved shortly
  * after the last event (coalesced under load); projections are idempotent, so the few events after a
  * saved checkpoint that arrive again after a crash change nothing.
+ *
+ * Under a lease (a LeaseFence: the service's leadership, a CLI's whileHeld) the checkpoints are fenced by its
+ * epoch (checkpoints.ts): a runner whose save is refused has lost the lease without knowing it, and pauses as
+ * when its lease is not trusted. Its read-model writes themselves are not fenced (that would cost a read of
+ * the lease per write): the new holder starts from the checkpoint it claimed, which the old one can no longer
+ * move, and folds every event after it again, over whatever the old one wrote meanwhile. Position-guarded
+ * documents (core/projection.ts) come out as a fresh replay would make them, since each writer folds the log
+ * in order; the fence bounds how long the old writer goes on to one checkpoint save (10 ms after an event).
  */
 export class ProjectionRunner {
   private readonly running = new Map<string, Running>();
@@ -40,17 +49,36 @@ export class ProjectionRunner {
   private waiters: { position: number; names: string[] | null; resolve: () => void }[] = [];
   private replayPoll: Timer | null = null;
   private takingReplays: Promise<void> = Promise.resolve();
+  /** Whether this process's lease is trusted now (the writer given to the constructor). */
+  private readonly mayHold: () => boolean;
+  /** Set when a checkpoint save was refused for a later epoch (LeaseFencedError); cleared by the next start. */
+  private fenced = false;
 
   constructor(
     private readonly store: EventStore,
     private readonly db: DocumentStore,
     readonly projections: readonly Projection[],
-    /** Asked before each write: false once this process may no longer be the one writer (its lease lapsed). */
-    private readonly mayWrite: () => boolean = () => true,
+    /**
+     * Asked before each write: false once this process may no longer be the one writer (its lease lapsed). A
+     * lease's fence also fences the checkpoints with its epoch.
+     */
+    writer: (() => boolean) | LeaseFence = () => true,
     /** What projections read besides events (the blobs transcripts live in). */
     private readonly context: ProjectionContext = noProjectionContext,
   ) {
-    this.checkpoints = new Checkpoints(db);
+    this.mayHold = typeof writer === "function" ? writer : () => writer.isHeld();
+    this.checkpoints = new Checkpoints(db, typeof writer === "function" ? null : writer);
+  }
+
+  /** Whether this runner may write now: its lease is trusted and no later holder has fenced it out. */
+  private mayWrite(): boolean {
+    return !this.fenced && this.mayHold();
+  }
+
+  /** A save was refused: another process holds the lease now. Pauses every projection until the lease decides. */
+  private fencedOut(error: LeaseFencedError): void {
+    if (!this.fenced) log.warn({ err: error }, "projections paused: another process holds the projections lease now (a checkpoint save was refused)");
+    this.fenced = true;
   }
 
   /** Whether the projections run here (a process that is not the writer waits on saved checkpoints). */
@@ -75,10 +103,14 @@ export class ProjectionRunner {
   }
 
   async start(): Promise<void> {
+    this.fenced = false;
+    // Every checkpoint claimed for this writer's epoch (under a lease) before anything is written or subscribed.
+    const claimed = new Map<string, CheckpointEntry>();
+    for (const projection of this.projections) claimed.set(projection.name, await this.checkpoints.entry(checkpointId(projection.name)));
     for (const projection of this.projections) {
       const id = checkpointId(projection.name);
       const version = projection.version ?? 1;
-      const saved = await this.checkpoints.entry(id);
+      const saved = claimed.get(projection.name)!;
       let after = saved.position;
       if (after > 0 && saved.version !== version) {
         log.info({ projection: projection.name, version }, "its documents changed shape: rebuilding from the log");
@@ -160,7 +192,11 @@ export class ProjectionRunner {
       if (running.retry) clearTimeout(running.retry);
       await running.subscription.stop();
       if (running.saveTimer) clearTimeout(running.saveTimer);
-      await this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version);
+      if (this.fenced) continue;
+      await this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version).catch((error: unknown) => {
+        // Stopped because the lease went to another process: its checkpoint stands.
+        if (!(error instanceof LeaseFencedError)) throw error;
+      });
     }
   }
 
@@ -237,6 +273,8 @@ export class ProjectionRunner {
         await requests.updateOne({ _id: request._id, state: "ready" }, { $set: { state: "done" } });
         log.info({ projection: projection.name, position: request.position }, "the replayed read model is in service");
       } catch (error) {
+        // Fenced out: the request stays ready for the process that holds the lease now.
+        if (error instanceof LeaseFencedError) return this.fencedOut(error);
         await requests.updateOne({ _id: request._id }, { $set: { state: "failed", message: error instanceof Error ? error.message : String(error) } });
         throw error;
       }
@@ -259,6 +297,7 @@ export class ProjectionRunner {
     const { projection } = running;
     return setInterval(() => {
       this.checkpoints.save(checkpointId(projection.name), running.processed, projection.version, ++beat).catch((error: unknown) => {
+        if (error instanceof LeaseFencedError) return this.fencedOut(error);
         log.warn({ projection: projection.name, position: running.processed, err: error }, "checkpoint beat not saved");
       });
     }, WORKING_BEAT_MS);
@@ -269,6 +308,7 @@ export class ProjectionRunner {
     running.saveTimer = setTimeout(() => {
       running.saveTimer = null;
       this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version).catch((error: unknown) => {
+        if (error instanceof LeaseFencedError) return this.fencedOut(error);
         log.warn({ projection: running.projection.name, position: running.processed, err: error }, "checkpoint not saved");
       });
     }, 10);

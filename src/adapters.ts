@@ -8,6 +8,7 @@ import type { DocumentStore } from "./readmodels/port.ts";
 import type { Bus } from "./bus/port.ts";
 import type { BlobStore } from "./blobs/port.ts";
 import { SqliteEventStore } from "./eventstore/sqlite.ts";
+import { applicationStreamPrefixes } from "./application-streams.ts";
 import { EventStoreDbEventStore } from "./eventstore/eventstoredb.ts";
 import { EmbeddedDocumentStore } from "./readmodels/embedded.ts";
 import { MongoDocumentStore } from "./readmodels/mongodb.ts";
@@ -51,7 +52,10 @@ export function signingSecret(config: Pick<Config, "dataDir" | "signingSecret">)
 /** The event store, read through the upcasters: events stored in older shapes come out in the current ones. */
 export async function openEventStore(config: Config): Promise<EventStore> {
   mkdirSync(config.dataDir, { recursive: true });
-  const stored = config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new SqliteEventStore(join(config.dataDir, "events.sqlite"));
+  // In a shared EventStoreDB the relay and projections read only this application's streams.
+  const stored = config.eventStoreUrl
+    ? new EventStoreDbEventStore(config.eventStoreUrl, { streamPrefixes: applicationStreamPrefixes })
+    : new SqliteEventStore(join(config.dataDir, "events.sqlite"));
   return withUpcasting(stored, [namedActor, ...taskUpcasters]);
 }
 

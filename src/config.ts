@@ -24,8 +24,8 @@ export type Config = {
   mongodbUrl: string | null;
   mongodbDatabase: string;
   natsUrl: string | null;
-  /** The JetStream stream's bounds (NATS_STREAM_MAX_AGE_SECONDS, NATS_STREAM_MAX_BYTES). */
-  natsStream: { maxAgeMs: number; maxBytes: number };
+  /** The JetStream stream's size, at which publishing waits (NATS_STREAM_MAX_BYTES; NATS_STREAM_MAX_AGE_SECONDS is retired). */
+  natsStream: { maxBytes: number };
   /** `publicEndpoint`: where clients reach S3 for presigned URLs (S3_PUBLIC_ENDPOINT), when it is not where the service does. */
   s3: {
     endpoint: string;
@@ -132,7 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     mongodbUrl: s.MONGODB_URL,
     mongodbDatabase: s.MONGODB_DATABASE,
     natsUrl: s.NATS_URL,
-    natsStream: { maxAgeMs: s.NATS_STREAM_MAX_AGE_SECONDS * 1000, maxBytes: s.NATS_STREAM_MAX_BYTES },
+    natsStream: { maxBytes: s.NATS_STREAM_MAX_BYTES },
     s3: blobStore(s, problems),
     signingSecret: s.SIGNING_SECRET,
     workerConcurrency: s.WORKER_CONCURRENCY,

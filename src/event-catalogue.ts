@@ -7,6 +7,7 @@ import { uploadEventTypes, type UploadEvent } from "./uploads/events.ts";
 import type { SequenceEvent } from "./core/sequence.ts";
 import type { TokenLifetimeEvent } from "./accounts/token-lifetimes.ts";
 import { webhookEndpointEventTypes, webhookMessageEventTypes, type WebhookEndpointEvent, type WebhookMessageEvent } from "./webhooks/events.ts";
+import { deadLetterEventTypes, type DeadLetterEvent } from "./dead-letters/events.ts";
 import type { EventMetadata } from "./core/event.ts";
 
 /**
@@ -24,7 +25,8 @@ export type StoredEvent =
   | SequenceEvent
   | TokenLifetimeEvent
   | WebhookEndpointEvent
-  | WebhookMessageEvent;
+  | WebhookMessageEvent
+  | DeadLetterEvent;
 
 /** Who and what caused an event, on every event. */
 export type StoredEventMetadata = EventMetadata;
@@ -65,6 +67,11 @@ export const eventStreams: Record<string, { stream: string; description: string;
     stream: "webhookmessage-<message id>",
     description: "One webhook message to one endpoint: scheduled, then each attempt, until delivered, given up or cancelled.",
     types: webhookMessageEventTypes,
+  },
+  deadletter: {
+    stream: "deadletter-<id: SHA-256 of worker and event id, 16 hex digits>",
+    description: "A message a worker could not handle in all its deliveries, set aside for the operator: retried, resolved or dropped.",
+    types: deadLetterEventTypes,
   },
   tokens: {
     stream: "tokens-lifetime",

@@ -7,6 +7,7 @@ import { ServiceMetrics } from "./observability/metrics.ts";
 import { registerStateGauges } from "./observability/state-gauges.ts";
 import { metricsRoutes } from "./observability/metrics-routes.ts";
 import { tasksByStatus } from "./tasks/index.ts";
+import { openDeadLetterCount } from "./dead-letters/index.ts";
 import { pipelineObservers, type PipelineTimings } from "./transcription/timings.ts";
 import { projectionLags } from "../projections/lag.ts";
 import { checkpointId, type Checkpoints } from "../projections/checkpoints.ts";
@@ -40,6 +41,7 @@ export function instrumentService(config: Config, adapters: Adapters, parts: Met
 
   registerStateGauges(metrics.registry, {
     tasksByStatus: () => tasksByStatus(adapters.documents),
+    deadLettersOpen: () => openDeadLetterCount(adapters.documents),
     queueDepths: () => Promise.all(parts.workers().map(async ({ name }) => ({ worker: name, depth: await adapters.bus.queueDepth(name) }))),
     projectionLags: async () => {
       const runner = parts.projections();

@@ -20,7 +20,7 @@ import type { RequestObserver } from "./http/request-observer.ts";
 import { requestLog } from "./http/request-log.ts";
 import { jobLog } from "../workers/job-log.ts";
 import { logger } from "./logging/logger.ts";
-import { createWorkers } from "../workers/index.ts";
+import { createDeadLetterRecorder, createWorkers } from "../workers/index.ts";
 import { startMonthlyAllowanceJob } from "./billing/index.ts";
 import { startStuckTaskSweeper, sweepTemporaryMedia, transcriptionTempRoot } from "./transcription/index.ts";
 import type { JobObserver, Worker } from "./core/worker.ts";
@@ -87,7 +87,7 @@ export async function startService(config: Config, adapters: Adapters, options: 
       await runner.start();
       return runner;
     }));
-    const runner = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections, () => leadership.isHeld(), {
+    const runner = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections, leadership, {
       transcripts: adapters.transcripts,
     });
     projections = runner;
@@ -116,13 +116,20 @@ export async function startService(config: Config, adapters: Adapters, options: 
     // After a failure a worker asks its stores: one that does not answer makes it an outage to wait out, not the message's fault.
     const stores = storeDependencies(adapters);
     const dependenciesDown = async () => (await checkDependencies(stores)).filter((report) => !report.ok).map((report) => report.name);
+    const deadLetters = createDeadLetterRecorder(adapters);
     for (const worker of workers) {
-      consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency, jobObservers, dependenciesDown));
+      consumers.push(await startWorker(adapters.bus, adapters.eventStore, worker, config.workerConcurrency, jobObservers, dependenciesDown, deadLetters));
     }
     // One relay among all the worker processes: the lease holder publishes, the others stand by.
     const relayLeadership: Leadership = lease("relay", async () => {
-      // A relay that fails (the bus refused an event) is started again from its checkpoint by the leadership.
-      return startRelay({ store: adapters.eventStore, bus: adapters.bus, checkpoints, mayPublish: () => relayLeadership.isHeld() });
+      // A relay that fails (its checkpoint fenced, the store unreadable) is started again from its checkpoint by the leadership;
+      // a bus that refuses events (a full stream) is waited out inside it.
+      return startRelay({
+        store: adapters.eventStore,
+        bus: adapters.bus,
+        checkpoints: checkpoints.fencedBy(relayLeadership),
+        mayPublish: () => relayLeadership.isHeld(),
+      });
     });
     monthlyAllowance = startMonthlyAllowanceJob(adapters.eventStore, adapters.documents);
     stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);

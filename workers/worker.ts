@@ -4,6 +4,9 @@ import type { EventStore } from "../src/core/event-store.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 import { decodeReference, loadReferenced } from "./subjects.ts";
 import { logger, withLogContext } from "../src/logging/logger.ts";
+import { DEFAULT_MAX_DELIVER } from "../src/bus/retry.ts";
+import { deadLetterRecorder, type DeadLetterFailure, type DeadLetterRecorder } from "../src/dead-letters/record.ts";
+import { RedriveFailed } from "../src/dead-letters/redrive-worker.ts";
 
 const log = logger("worker");
 
@@ -18,7 +21,8 @@ export const outageRetryMs = (attempt: number) => Math.min(250 * 2 ** attempt, 6
  * dependencies is down (an event-store restart, a read-model failover), the failure is not the message's fault:
  * it is kept (heartbeats go on) and tried again with back-off until the dependency answers, without spending a
  * delivery, so an outage of any length loses no work. Only a failure while every dependency answers counts
- * against the message's deliveries.
+ * against the message's deliveries, and when the last of them fails the message is recorded as a dead letter
+ * (src/dead-letters) before the bus gives up on it: the operator lists it and runs it again once the cause is fixed.
  */
 export async function startWorker(
   bus: Bus,
@@ -27,12 +31,15 @@ export async function startWorker(
   defaultConcurrency: number,
   observers: readonly JobObserver[] = [],
   dependenciesDown: DependenciesDown = async () => [],
+  deadLetters: DeadLetterRecorder = deadLetterRecorder(store),
 ): Promise<Consumer> {
   const ackWaitMs = worker.ackWaitMs ?? 30_000;
+  // Named here rather than left to the bus's default, so "the last delivery" means the same to both.
+  const maxDeliver = DEFAULT_MAX_DELIVER;
   // Stopping ends the waits for a dependency: the message goes back to the bus for another process (or the next start).
   const stopping = new AbortController();
   const consumer = await bus.consume(
-    { durable: worker.name, subject: worker.subject, concurrency: worker.concurrency ?? defaultConcurrency, ackWaitMs },
+    { durable: worker.name, subject: worker.subject, concurrency: worker.concurrency ?? defaultConcurrency, ackWaitMs, maxDeliver },
     async (message) => {
       // Long jobs keep telling the bus they are alive, so the message is not redelivered meanwhile.
       const heartbeat = setInterval(() => message.inProgress(), Math.max(1000, ackWaitMs / 3));
@@ -74,6 +81,11 @@ export async function startWorker(
         observe("done");
       } catch (error) {
         observe("failed", error);
+        // The handler failed while every dependency answered (whileDown waits out the other failures), on the
+        // last delivery: kept as a dead letter, then the throw lets the bus give the message up.
+        if (event && message.deliveryCount >= maxDeliver && !stopping.signal.aborted) {
+          await setAside(deadLetters, deadLetterOf(worker.name, event, message.deliveryCount, error), dependenciesDown, stopping.signal);
+        }
         throw error;
       } finally {
         clearInterval(heartbeat);
@@ -86,6 +98,26 @@ export async function startWorker(
       await consumer.stop();
     },
   };
+}
+
+/** What failed: a retried dead letter that failed again is its own worker's and event's, not the redrive worker's. */
+function deadLetterOf(worker: string, event: RecordedEvent, deliveries: number, error: unknown): DeadLetterFailure {
+  if (error instanceof RedriveFailed) return { worker: error.worker, event: error.event, deliveries, error: error.failure };
+  return { worker, event, deliveries, error };
+}
+
+/** Records the dead letter, waiting out an outage like the handler; a recording that fails otherwise is logged. */
+async function setAside(deadLetters: DeadLetterRecorder, failure: DeadLetterFailure, dependenciesDown: DependenciesDown, stopping: AbortSignal) {
+  const about = { worker: failure.worker, eventType: failure.event.type, eventId: failure.event.id, stream: failure.event.streamName };
+  try {
+    const deadLetterId = await whileDown(() => deadLetters(failure), dependenciesDown, stopping, about);
+    log.error({ ...about, deadLetterId, deliveries: failure.deliveries, err: failure.error }, "a message failed on every delivery; set aside as a dead letter");
+  } catch (error) {
+    log.error(
+      { ...about, deliveries: failure.deliveries, err: failure.error, recordError: error },
+      "a message failed on every delivery; its dead letter could not be recorded",
+    );
+  }
 }
 
 /** Runs `work`, trying again with back-off for as long as a failure comes with a dependency down. */

@@ -1,51 +1,69 @@
 /**
- * The cluster profile's bus: one JetStream stream holds every message (file storage, so it survives
- * a server restart); each durable name is a pull consumer that any number of workers share.
+ * The cluster profile's bus: one JetStream stream holds every message (file storage, so it survives a server
+ * restart); each durable name is a pull consumer that any number of workers share.
+ *
+ * The stream keeps a message until every durable whose filter matches it has acknowledged (or terminated) it:
+ * interest retention, no age limit, and discard-new at its size limit, so a full stream refuses a publish (the
+ * relay waits and tries again, its checkpoint behind) instead of dropping work nobody has done. Interest
+ * retention drops at once a message no durable wants, so the service creates its durables before its relay
+ * publishes (src/service.ts).
  */
 import {
   AckPolicy,
   DeliverPolicy,
-  NatsError,
+  DiscardPolicy,
+  RetentionPolicy,
   StorageType,
   connect,
   nanos,
   type ConsumerConfig,
-  type ConsumerMessages,
-  type Consumer as JsConsumer,
   type JetStreamClient,
   type JetStreamManager,
-  type JsMsg,
   type NatsConnection,
   type StreamConfig,
 } from "nats";
-import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler } from "./port.ts";
-import { DEFAULT_MAX_DELIVER, retryDelayMs } from "./retry.ts";
-import { logger } from "../logging/logger.ts";
-
-const log = logger("bus");
+import type { Bus, Consumer, ConsumerOptions, MessageHandler } from "./port.ts";
+import { DEFAULT_MAX_DELIVER } from "./retry.ts";
+import { apiErrorCode, apiErrorDescription, isNotFound, jsError } from "./nats-api.ts";
+import { PullLoop, type PullSource } from "./nats-pull-loop.ts";
+import { RetiredStream } from "./nats-retired-stream.ts";
 
 export type NatsBusOptions = {
+  /** The stream's name (default SCRIBE_WORK). */
   stream?: string;
+  /** The subjects callers publish to (default `scribe.>`); the stream stores them under `work.` (see wirePrefix). */
   subjects?: string[];
-  /** Messages older than this leave the stream (NATS_STREAM_MAX_AGE_SECONDS; default 7 days). */
-  maxAgeMs?: number;
-  /** The stream keeps at most this many bytes, dropping the oldest (NATS_STREAM_MAX_BYTES; default 1 GiB). */
+  /**
+   * The most bytes the stream holds (NATS_STREAM_MAX_BYTES; default 1 GiB): messages not yet finished by every
+   * durable that wants them. When it is full a publish is refused, and the relay waits; nothing is dropped.
+   */
   maxBytes?: number;
+  /** The stream an older release wrote, drained and then deleted (default SCRIBE). */
+  retiredStream?: string;
 };
 
-export const defaultStreamLimits = { maxAgeMs: 7 * 24 * 3600 * 1000, maxBytes: 1024 ** 3 };
+export const defaultStreamLimits = { maxBytes: 1024 ** 3 };
+export const defaultStreamName = "SCRIBE_WORK";
+export const retiredStreamName = "SCRIBE";
+/**
+ * The stream stores `scribe.task.TaskCreated` as `work.scribe.task.TaskCreated`: two streams may not share
+ * subjects, and the retired one keeps `scribe.>` while it drains. Callers never see the prefix.
+ */
+export const wirePrefix = "work.";
+
+/**
+ * The stream also holds at most one message per KiB of its size limit, and that is the limit reached first:
+ * messages are references of a few hundred bytes (workers/subjects.ts). nats-server counts messages exactly,
+ * while before 2.10.5 its discard-new check on bytes left out each message's subject and overhead, so a stream
+ * at its byte limit stored one more and then dropped its oldest to make room (nats-server#4771): the very loss
+ * discard-new is here to prevent. The byte limit stays, as the hard cap on disk.
+ */
+export const BYTES_PER_MESSAGE = 1024;
 
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const DEFAULT_ACK_WAIT_MS = 30_000;
 /** How long one pull request waits on the server; messages arriving meanwhile are delivered at once. */
 const PULL_EXPIRES_MS = 10_000;
-const PULL_RETRY_MS = 1_000;
-/**
- * JetStream API error codes for "exists with a different configuration". Servers before 2.10 update a
- * durable in place on create; 2.10+ answer 10148 instead, so we update explicitly.
- */
-const STREAM_NAME_IN_USE = 10058;
-const CONSUMER_ALREADY_EXISTS = [10013, 10148];
 
 export class NatsBus implements Bus {
   private readonly consumers = new Set<PullLoop>();
@@ -55,6 +73,8 @@ export class NatsBus implements Bus {
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly stream: string,
+    private readonly maxBytes: number,
+    private readonly retired: RetiredStream | null,
   ) {}
 
   static async connect(url: string, options: NatsBusOptions = {}): Promise<NatsBus> {
@@ -70,25 +90,42 @@ export class NatsBus implements Bus {
 
   /** Uses a connection the caller owns (tests close it abruptly to simulate a crashed worker). */
   static async open(nc: NatsConnection, options: NatsBusOptions = {}): Promise<NatsBus> {
-    const stream = options.stream ?? "SCRIBE";
+    const stream = options.stream ?? defaultStreamName;
+    const maxBytes = options.maxBytes ?? defaultStreamLimits.maxBytes;
     const jsm = await nc.jetstreamManager();
-    const limits = { ...defaultStreamLimits, ...options };
-    // Bounded: the log is the record, the stream only carries work to the workers (a message is a few
-    // hundred bytes, a reference to its event), so it needs to hold what workers have not taken yet.
-    await ensureStream(jsm, { name: stream, subjects: options.subjects ?? ["scribe.>"], max_age: nanos(limits.maxAgeMs), max_bytes: limits.maxBytes });
-    return new NatsBus(nc, nc.jetstream(), jsm, stream);
+    const js = nc.jetstream();
+    const subjects = (options.subjects ?? ["scribe.>"]).map(wire);
+    await ensureStream(jsm, { name: stream, subjects, max_bytes: maxBytes, max_msgs: Math.max(1, Math.floor(maxBytes / BYTES_PER_MESSAGE)) });
+    const retired = await RetiredStream.find(js, jsm, options.retiredStream ?? retiredStreamName, stream);
+    return new NatsBus(nc, js, jsm, stream, maxBytes, retired);
   }
 
   async publish(subject: string, data: Uint8Array, options: { id: string }): Promise<void> {
-    // The ack arrives once the stream stored it; a repeat of the id inside the window is acked as a duplicate.
-    await this.js.publish(subject, data, { msgID: options.id });
+    if (this.retired) {
+      await this.retired.beforeFirstPublish();
+      // An older relay published it to the retired stream, where its durables take it: once is enough.
+      if (this.retired.published(options.id)) return;
+    }
+    try {
+      // The ack arrives once the stream stored it; a repeat of the id inside the window is acked as a duplicate.
+      await this.js.publish(wire(subject), data, { msgID: options.id });
+    } catch (error) {
+      throw this.refusal(error);
+    }
   }
 
   async consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
-    await ensureConsumer(this.jsm, this.stream, options);
-    const source = await this.js.consumers.get(this.stream, options.durable);
+    const subject = wire(options.subject);
+    await ensureConsumer(this.jsm, this.stream, { ...options, subject });
+    const live: PullSource = {
+      consumer: await this.js.consumers.get(this.stream, options.durable),
+      subjectOf: unwire,
+      expiresMs: PULL_EXPIRES_MS,
+    };
+    // The older work first: the retired stream's durable of the same name, until it is drained.
+    const retired = await this.retired?.source(options.durable);
     const loop = new PullLoop(
-      source,
+      retired ? [retired, live] : [live],
       options,
       handler,
       () => this.nc.isClosed(),
@@ -105,11 +142,12 @@ export class NatsBus implements Bus {
   }
 
   async queueDepth(durable: string): Promise<number> {
+    const retired = (await this.retired?.depth(durable)) ?? 0;
     try {
       const info = await this.jsm.consumers.info(this.stream, durable);
-      return info.num_pending + info.num_ack_pending;
+      return retired + info.num_pending + info.num_ack_pending;
     } catch (error) {
-      if (apiErrorCode(error) === CONSUMER_NOT_FOUND) return 0;
+      if (isNotFound(error)) return retired;
       throw error;
     }
   }
@@ -118,14 +156,43 @@ export class NatsBus implements Bus {
     await Promise.all([...this.consumers].map((c) => c.stop()));
     if (!this.nc.isClosed()) await this.nc.drain();
   }
+
+  /** What the relay logs while it waits: a full stream says so, and which limit. */
+  private refusal(error: unknown): Error {
+    const description = apiErrorDescription(error);
+    if (apiErrorCode(error) === jsError.storeFailed && /maximum (bytes|messages)/.test(description)) {
+      return new Error(
+        `the stream ${this.stream} is full (${description}; NATS_STREAM_MAX_BYTES=${this.maxBytes}): it takes more once workers finish what it holds`,
+        { cause: error },
+      );
+    }
+    return error instanceof Error && description === error.message ? error : new Error(`JetStream refused the message: ${description}`, { cause: error });
+  }
 }
 
-async function ensureStream(jsm: JetStreamManager, base: Pick<StreamConfig, "name" | "subjects" | "max_age" | "max_bytes">): Promise<void> {
-  const config: Partial<StreamConfig> = { ...base, storage: StorageType.File, duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
+function wire(subject: string): string {
+  return wirePrefix + subject;
+}
+
+function unwire(stored: string): string {
+  return stored.startsWith(wirePrefix) ? stored.slice(wirePrefix.length) : stored;
+}
+
+async function ensureStream(jsm: JetStreamManager, base: Pick<StreamConfig, "name" | "subjects" | "max_bytes" | "max_msgs">): Promise<void> {
+  const config: Partial<StreamConfig> = {
+    ...base,
+    // Kept until every durable that wants it has finished it; none of the limits below drops such a message.
+    retention: RetentionPolicy.Interest,
+    discard: DiscardPolicy.New,
+    max_age: 0,
+    storage: StorageType.File,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+  };
   try {
     await jsm.streams.add(config); // identical config: the server answers with the existing stream
   } catch (error) {
-    if (apiErrorCode(error) !== STREAM_NAME_IN_USE) throw error;
+    if (apiErrorCode(error) !== jsError.streamNameInUse) throw error;
+    // Retention cannot change in place (the server refuses); the size limit and subjects can.
     await jsm.streams.update(base.name, config);
   }
 }
@@ -147,109 +214,7 @@ async function ensureConsumer(jsm: JetStreamManager, stream: string, options: Co
   try {
     await jsm.consumers.add(stream, config);
   } catch (error) {
-    if (!CONSUMER_ALREADY_EXISTS.includes(apiErrorCode(error) ?? 0)) throw error;
+    if (!jsError.consumerExists.includes(apiErrorCode(error) ?? 0)) throw error;
     await jsm.consumers.update(stream, options.durable, mutable);
-  }
-}
-
-/** JetStream's JSConsumerNotFoundErr. */
-const CONSUMER_NOT_FOUND = 10014;
-
-function apiErrorCode(error: unknown): number | undefined {
-  return error instanceof NatsError ? error.api_error?.err_code : undefined;
-}
-
-/**
- * Pulls at most `concurrency` messages at a time: each request asks only for the free slots, so a
- * message never waits in a client buffer while its ack_wait runs out.
- */
-class PullLoop implements Consumer {
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly maxDeliver: number;
-  private readonly concurrency: number;
-  private batch: ConsumerMessages | undefined;
-  private slotFreed: (() => void) | undefined;
-  private stopping = false;
-  private readonly running: Promise<void>;
-
-  constructor(
-    private readonly source: JsConsumer,
-    private readonly options: ConsumerOptions,
-    private readonly handler: MessageHandler,
-    private readonly connectionClosed: () => boolean,
-    private readonly onStopped: () => void,
-  ) {
-    this.maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
-    this.concurrency = Math.max(1, options.concurrency);
-    this.running = this.run();
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.batch?.stop();
-    this.slotFreed?.();
-    await this.running;
-    await Promise.all(this.inFlight);
-    this.onStopped();
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping && !this.connectionClosed()) {
-      const free = this.concurrency - this.inFlight.size;
-      if (free <= 0) {
-        await new Promise<void>((resolve) => (this.slotFreed = resolve));
-        continue;
-      }
-      try {
-        this.batch = await this.source.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
-        if (this.stopping) this.batch.stop(); // stop() ran before the batch existed to be stopped
-        for await (const msg of this.batch) {
-          // Handed back at once so another worker of this durable takes it instead of waiting out ack_wait.
-          if (this.stopping) msg.nak();
-          else this.handle(msg);
-        }
-      } catch (error) {
-        if (this.stopping || this.connectionClosed()) break;
-        log.warn({ durable: this.options.durable, err: error }, "pulling failed; retrying");
-        await Bun.sleep(PULL_RETRY_MS);
-      } finally {
-        this.batch = undefined;
-      }
-    }
-  }
-
-  private handle(msg: JsMsg): void {
-    const message: BusMessage = {
-      subject: msg.subject,
-      id: msg.headers?.get("Nats-Msg-Id") || `${msg.info.stream}:${msg.seq}`,
-      data: msg.data,
-      deliveryCount: msg.info.redeliveryCount,
-      inProgress: () => msg.working(),
-    };
-    const work: Promise<void> = Promise.resolve()
-      .then(() => this.handler(message))
-      .then(
-        () => msg.ack(),
-        (error: unknown) => this.failed(msg, message, error),
-      )
-      .finally(() => {
-        this.inFlight.delete(work);
-        this.slotFreed?.();
-        this.slotFreed = undefined;
-      });
-    this.inFlight.add(work);
-  }
-
-  private failed(msg: JsMsg, message: BusMessage, error: unknown): void {
-    if (message.deliveryCount >= this.maxDeliver) {
-      // JetStream would stop here anyway (max_deliver); term() says so now instead of after ack_wait.
-      log.error(
-        { durable: this.options.durable, subject: message.subject, messageId: message.id, deliveryCount: message.deliveryCount, err: error },
-        "gave up on a message",
-      );
-      msg.term();
-      return;
-    }
-    msg.nak(retryDelayMs(message.deliveryCount));
   }
 }

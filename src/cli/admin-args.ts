@@ -5,8 +5,8 @@ import type { ConfigCommand } from "./config-command.ts";
 
 export const adminUsage = `usage: bun run admin <command> [options]
 
-Operator commands on accounts. Uses the server's configuration (DATA_DIR, EVENTSTORE_URL,
-MONGODB_URL) and works while the server runs: changes reach it within a second.
+Operator commands on accounts and dead letters. Uses the server's configuration (DATA_DIR,
+EVENTSTORE_URL, MONGODB_URL) and works while the server runs: changes reach it within a second.
 
   plan <email> <${planKeys.join("|")}> [--interval month|year]
                               change the account's plan (paid plans bill monthly unless --interval year)
@@ -17,6 +17,13 @@ MONGODB_URL) and works while the server runs: changes reach it within a second.
   apikey revoke <key-id>      revoke an API key
   users [--json]              list accounts: id, email, name, plan, remaining seconds
                               (a table, or NDJSON with --json)
+  dead-letters list [--json]  messages a worker could not handle in all its deliveries, set aside:
+                              id, worker, event, stream, task, deliveries, when, error (a table,
+                              or NDJSON with --json)
+  dead-letters retry <id>|--all
+                              run the worker's handler on the message again (on the running
+                              workers, or when they next start); a failure lists it again
+  dead-letters drop <id>      set it aside for good: no longer listed, never run again
   backup <dir>                a consistent backup of the embedded profile's DATA_DIR, taken while
                               the server runs, into <dir> (missing or empty)
   restore <dir>               restore a backup into DATA_DIR (missing or empty)
@@ -26,8 +33,9 @@ MONGODB_URL) and works while the server runs: changes reach it within a second.
                               effect (secrets as "(set)"); exit 2 with every problem otherwise
   help                        this text
 
-Exit codes: 0 done, 1 refused (unknown email or key, plan without API access, a non-empty
-target, an incomplete or corrupt backup, the cluster profile), 2 bad usage or configuration.`;
+Exit codes: 0 done, 1 refused (unknown email, key or dead letter, a dead letter not open, plan
+without API access, a non-empty target, an incomplete or corrupt backup, the cluster profile),
+2 bad usage or configuration.`;
 
 export type AdminCommand =
   | { type: "help" }
@@ -36,8 +44,15 @@ export type AdminCommand =
   | { type: "apikey-create"; email: string; name: string }
   | { type: "apikey-revoke"; keyId: string }
   | { type: "users"; json: boolean }
+  | DeadLettersCommand
   | BackupCommand
   | ConfigCommand;
+
+/** `dead-letters list|retry|drop`; `id` null: every open one (`retry --all`). */
+export type DeadLettersCommand =
+  | { type: "dead-letters-list"; json: boolean }
+  | { type: "dead-letters-retry"; id: string | null }
+  | { type: "dead-letters-drop"; id: string };
 
 /** Wrong words or options: the CLI prints this with the usage text and exits 2. */
 export class UsageError extends Error {}
@@ -67,7 +82,7 @@ function intervalFor(plan: PlanKey, raw: string | undefined): BillingInterval {
 /** Parses the words after `admin` into a command, or throws UsageError; touches no store. */
 export function parseAdminCommand(argv: string[]): AdminCommand {
   // Flags take no value: taken out first so `--json users` does not read "users" as the flag's value.
-  const flags = new Set<string>(argv.filter((arg) => ["--json", "--help", "--markdown", "--check"].includes(arg)));
+  const flags = new Set<string>(argv.filter((arg) => ["--json", "--help", "--markdown", "--check", "--all"].includes(arg)));
   const { options, words } = parseArgs(argv.filter((arg) => !flags.has(arg)));
   for (const flag of flags) options.set(flag.slice(2), ["true"]);
   const [name, ...rest] = words;
@@ -107,6 +122,8 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       expectOptions(options, ["json"]);
       expectWords(rest, 0, "users [--json]");
       return { type: "users", json: options.has("json") };
+    case "dead-letters":
+      return deadLettersCommand(rest, options);
     case "backup":
     case "restore":
       expectOptions(options, []);
@@ -123,5 +140,30 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       throw new UsageError("missing command");
     default:
       throw new UsageError(`unknown command "${name}"`);
+  }
+}
+
+function deadLettersCommand([action, ...args]: string[], options: Map<string, string[]>): DeadLettersCommand {
+  switch (action) {
+    case "list":
+      expectOptions(options, ["json"]);
+      expectWords(args, 0, "dead-letters list [--json]");
+      return { type: "dead-letters-list", json: options.has("json") };
+    case "retry":
+      expectOptions(options, ["all"]);
+      if (options.has("all")) {
+        expectWords(args, 0, "dead-letters retry --all (no id with it)");
+        return { type: "dead-letters-retry", id: null };
+      }
+      expectWords(args, 1, "dead-letters retry <id>|--all");
+      return { type: "dead-letters-retry", id: args[0]! };
+    case "drop":
+      expectOptions(options, []);
+      expectWords(args, 1, "dead-letters drop <id>");
+      return { type: "dead-letters-drop", id: args[0]! };
+    case undefined:
+      throw new UsageError("dead-letters needs list, retry or drop");
+    default:
+      throw new UsageError(`unknown dead-letters command "${action}"`);
   }
 }

@@ -18,11 +18,13 @@ import { runBackupCommand, type BackupCommand } from "./backup-commands.ts";
 import { runConfigCommand, type ConfigCommand } from "./config-command.ts";
 import { BackupRefused } from "../backup/manifest.ts";
 import { logToStderr } from "../logging/logger.ts";
+import { DeadLetters } from "../dead-letters/service.ts";
+import type { DeadLetterDocument } from "../dead-letters/dead-letters-projection.ts";
 
 /** The operator asked for something the data refuses (unknown email or key, a domain rule): exit 1. */
 class Refused extends Error {}
 
-type Context = { accounts: Accounts; db: DocumentStore; metadata: EventMetadata };
+type Context = { accounts: Accounts; deadLetters: DeadLetters; db: DocumentStore; metadata: EventMetadata };
 
 async function userByEmail(accounts: Accounts, email: string): Promise<UserDocument> {
   const user = await accounts.findByEmail(email);
@@ -30,17 +32,51 @@ async function userByEmail(accounts: Accounts, email: string): Promise<UserDocum
   return user;
 }
 
-function usersTable(users: UserDocument[]): string[] {
-  const rows = [
-    ["ID", "EMAIL", "NAME", "PLAN", "REMAINING_SECONDS"],
-    ...users.map((u) => [String(u.id), u.email, u.name, u.plan, String(remainingSeconds(u.ledger))]),
-  ];
+/** Columns padded to their widest cell; the last one is left as it is. */
+function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  "));
 }
 
+function usersTable(users: UserDocument[]): string[] {
+  return table([
+    ["ID", "EMAIL", "NAME", "PLAN", "REMAINING_SECONDS"],
+    ...users.map((u) => [String(u.id), u.email, u.name, u.plan, String(remainingSeconds(u.ledger))]),
+  ]);
+}
+
+/** The open dead letters: a table for people (the error last, as long as it is), or NDJSON for scripts. */
+function deadLetterLines(letters: DeadLetterDocument[], json: boolean): string[] {
+  if (json)
+    return letters.map((d) =>
+      JSON.stringify({
+        id: d.id,
+        worker: d.worker,
+        event_type: d.eventType,
+        event_id: d.eventId,
+        stream: d.stream,
+        task_id: d.taskId,
+        deliveries: d.deliveries,
+        occurrences: d.occurrences,
+        error: d.error,
+        dead_lettered_at: d.deadLetteredAt,
+      }),
+    );
+  if (letters.length === 0) return ["no open dead letters"];
+  return table([
+    ["ID", "WORKER", "EVENT", "STREAM", "TASK", "DELIVERIES", "WHEN", "ERROR"],
+    ...letters.map((d) => [d.id, d.worker, d.eventType, d.stream, d.taskId === null ? "-" : String(d.taskId), String(d.deliveries), d.deadLetteredAt, d.error]),
+  ]);
+}
+
+const described = (d: Pick<DeadLetterDocument, "id" | "worker" | "eventType" | "stream">) =>
+  `dead letter ${d.id} (${d.worker} on ${d.eventType} of ${d.stream})`;
+
 /** Every change goes through the account's decider as a command, like the HTTP routes' own. */
-async function run(command: Exclude<AdminCommand, { type: "help" } | BackupCommand | ConfigCommand>, { accounts, db, metadata }: Context): Promise<string[]> {
+async function run(
+  command: Exclude<AdminCommand, { type: "help" } | BackupCommand | ConfigCommand>,
+  { accounts, deadLetters, db, metadata }: Context,
+): Promise<string[]> {
   switch (command.type) {
     case "plan": {
       const user = await userByEmail(accounts, command.email);
@@ -77,6 +113,22 @@ async function run(command: Exclude<AdminCommand, { type: "help" } | BackupComma
       if (!command.json) return usersTable(users);
       return users.map((u) => JSON.stringify({ id: u.id, email: u.email, name: u.name, plan: u.plan, remaining_seconds: remainingSeconds(u.ledger) }));
     }
+    case "dead-letters-list":
+      return deadLetterLines(await deadLetters.open(), command.json);
+    case "dead-letters-retry": {
+      // The workers run it (the bus may be inside the server): what is printed is that it was asked for.
+      const then = "retried: the workers handle it again (now, or when they next start)";
+      if (command.id !== null) {
+        const letter = (await deadLetters.open()).find((d) => d.id === command.id);
+        await deadLetters.retry(command.id, metadata);
+        return [`${letter ? described(letter) : `dead letter ${command.id}`} ${then}`];
+      }
+      const retried = await deadLetters.retryAll(metadata);
+      return retried.length === 0 ? ["no open dead letters"] : retried.map((letter) => `${described(letter)} ${then}`);
+    }
+    case "dead-letters-drop":
+      await deadLetters.drop(command.id, metadata);
+      return [`dead letter ${command.id} dropped`];
   }
 }
 
@@ -125,9 +177,11 @@ async function main(argv: string[]): Promise<number> {
     // Read-your-writes for the operator: a change is reported once the read models (the running server's,
     // or ours when none runs) show it, so the key printed is accepted by the very next request.
     let written = 0;
-    const accounts = new Accounts(store, db, async (position) => void (written = Math.max(written, position)));
+    const wrote = async (position: number) => void (written = Math.max(written, position));
+    const accounts = new Accounts(store, db, wrote);
+    const deadLetters = new DeadLetters(store, db, wrote);
     const metadata: EventMetadata = bySystem("operator", crypto.randomUUID());
-    const lines = await run(command, { accounts, db, metadata });
+    const lines = await run(command, { accounts, deadLetters, db, metadata });
     if (written > 0) await catchUpReadModels(store, db, allProjections, { position: written, timeoutMs: 30_000, context });
     for (const line of lines) console.log(line);
     return 0;

@@ -58,7 +58,7 @@ export async function catchUpReadModels(
     await Bun.sleep(20);
   }
   await leases.whileHeld("projections", leaseMs, async (lease) => {
-    const runner = new ProjectionRunner(store, db, projections, () => lease.isHeld(), context);
+    const runner = new ProjectionRunner(store, db, projections, lease, context);
     try {
       await runner.start();
       await runner.waitFor(target, null, Math.max(1, deadline - Date.now()));

@@ -48,7 +48,7 @@ async function main(): Promise<number> {
     if (await leases.acquire("projections", config.leaseTtlMs)) {
       // No server writes the read models: this process is their writer until it is done.
       const results = await leases.whileHeld("projections", config.leaseTtlMs, (lease) =>
-        new ProjectionRunner(store, documents, allProjections, () => lease.isHeld(), context).rebuild(chosen.map((p) => p.name)),
+        new ProjectionRunner(store, documents, allProjections, lease, context).rebuild(chosen.map((p) => p.name)),
       );
       for (const { name, events } of results) console.log(`replayed ${name}: ${events} events`);
     } else {
@@ -90,8 +90,8 @@ async function replayBesideWriter(
     if (request?.state === "failed") throw new Error(`the server could not swap ${projection.name} in: ${request.message ?? "no reason given"}`);
     // The writer went away (stopped, or its lease ran out): then the swap is this process's to do.
     if (await leases.acquire("projections", leaseTtlMs)) {
-      await leases.whileHeld("projections", leaseTtlMs, async () => {
-        await swapShadowIn(store, documents, new Checkpoints(documents), projection, built.position, context);
+      await leases.whileHeld("projections", leaseTtlMs, async (lease) => {
+        await swapShadowIn(store, documents, new Checkpoints(documents, lease), projection, built.position, context);
         await requests.deleteOne({ _id: projection.name });
       });
       return built.events;

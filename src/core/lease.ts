@@ -1,21 +1,56 @@
-import { hostname } from "node:os";
+import { readFileSync, readlinkSync } from "node:fs";
+import { hostname, uptime } from "node:os";
 import { DuplicateKeyError, type Document, type DocumentStore } from "../readmodels/port.ts";
 import { isRunning } from "./child-process.ts";
 import { logger } from "../logging/logger.ts";
 
 const leaseLog = logger("lease");
 
-type LeaseDocument = Document & { holder: string; expiresAt: number };
+type LeaseDocument = Document & {
+  holder: string;
+  expiresAt: number;
+  /**
+   * Counted up by one each time the lease changes hands, kept by renewals: what its holder's writes are fenced
+   * with (checkpoints.ts). Absent on a lease taken before epochs: 0.
+   */
+  epoch?: number;
+  /** The holder's process id, and the machine and PID namespace it means a process in (pidSpace below). */
+  pid?: number;
+  pidSpace?: string | null;
+};
 
-/** Who this process is, for the leases it takes: readable in the `leases` collection. */
+/** Who this process is, for the leases it takes: readable in the `leases` collection, and unique by its random part. */
 export const processHolderId = () => `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
 
-/** Whether `holder` names a process of this host (by hostname) that no longer exists. */
-function diedOnThisHost(holder: string): boolean {
-  const [host, pid] = holder.split(":");
-  if (host !== hostname() || !pid || !/^\d+$/.test(pid) || Number(pid) === process.pid) return false;
-  return !isRunning(Number(pid));
+/** The process behind a holder: its pid, and where that pid means this process (null: unknown). */
+export type HolderProcess = { pid: number; pidSpace: string | null };
+
+/**
+ * Where a pid names one process: this boot of this machine (the kernel's boot id) and this PID namespace (its
+ * inode, as /proc/self/ns/pid links to it). Two containers on one host, each its own PID namespace, may both have
+ * pid 7 under the same host name; a process may only judge a holder's pid dead when the holder ran in the same
+ * space. Outside Linux there are no PID namespaces: the host name and the minute it booted. Null when unknown.
+ */
+export function currentPidSpace(): string | null {
+  try {
+    if (process.platform === "linux") {
+      const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+      const namespace = readlinkSync("/proc/self/ns/pid");
+      return boot && namespace ? `${boot}/${namespace}` : null;
+    }
+    return `${hostname()}/booted:${Math.round((Date.now() / 1000 - uptime()) / 60)}`;
+  } catch {
+    return null;
+  }
 }
+
+const thisProcess: HolderProcess = { pid: process.pid, pidSpace: currentPidSpace() };
+
+/**
+ * What a writer under a lease shows the writes it fences (checkpoints.ts): whether it may write now, and the
+ * epoch of the lease it holds (null when it holds none).
+ */
+export type LeaseFence = { isHeld(): boolean; epoch(): number | null };
 
 /**
  * When this process last renewed a lease, counted from when the renewal was sent (a late answer is not a fresh
@@ -48,41 +83,82 @@ class RenewalClock {
  * Time-bound exclusive roles across processes (the relay, the projection writer, each timed job),
  * kept in the read-model store's `leases` collection, whose single-document updates are atomic on
  * both adapters. A holder renews well before expiry; a holder that dies is replaced once its lease
- * expires.
+ * expires. Each lease carries an epoch, one more each time it changes hands, which its holder's checkpoint
+ * writes are conditional on (checkpoints.ts): a holder that lost the lease without knowing it (paused past it)
+ * cannot write a checkpoint over its successor's.
  */
 export class Leases {
+  /** The epoch of each lease this process took or renewed last, until it gives it up. */
+  private readonly epochs = new Map<string, number>();
+
   constructor(
     private readonly db: DocumentStore,
     readonly holder: string = processHolderId(),
     private readonly now: () => number = Date.now,
+    private readonly self: HolderProcess = thisProcess,
   ) {}
 
   private get leases() {
     return this.db.collection<LeaseDocument>("leases");
   }
 
-  /** Takes or renews the lease for `ttlMs`; false while another holder's lease runs. */
-  async acquire(name: string, ttlMs: number): Promise<boolean> {
+  /**
+   * Takes or renews the lease for `ttlMs`: the epoch held, or null while another holder's lease runs. Renewing
+   * keeps the epoch; taking the lease (new, run out, or its holder dead) raises it (nextEpoch) in the same
+   * compare-and-set, which names the epoch, holder and expiry read: of two takers racing, one wins.
+   * Expiry is judged by this process's clock against the one the holder wrote (docs/internals.md#leases).
+   */
+  async acquire(name: string, ttlMs: number): Promise<number | null> {
     const now = this.now();
     const expiresAt = now + ttlMs;
-    try {
-      await this.leases.insertOne({ _id: name, holder: this.holder, expiresAt });
-      return true;
-    } catch (error) {
-      if (!(error instanceof DuplicateKeyError)) throw error;
-    }
-    // Renewing our own lease, or taking one that has run out: each a single atomic compare-and-set.
-    const set = { $set: { holder: this.holder, expiresAt } };
-    if ((await this.leases.findOneAndUpdate({ _id: name, holder: this.holder }, set)) !== null) return true;
-    if ((await this.leases.findOneAndUpdate({ _id: name, expiresAt: { $lt: now } }, set)) !== null) return true;
-    // A holder on this machine whose process is gone (a crash, kill -9) need not be waited for.
+    const mine = { holder: this.holder, expiresAt, pid: this.self.pid, pidSpace: this.self.pidSpace };
+    const renewed = await this.leases.findOneAndUpdate({ _id: name, holder: this.holder }, { $set: { expiresAt } });
+    if (renewed) return this.held(name, renewed.epoch ?? 0);
     const current = await this.leases.findOne({ _id: name });
-    if (!current || !diedOnThisHost(current.holder)) return false;
-    return (await this.leases.findOneAndUpdate({ _id: name, holder: current.holder }, { $set: { holder: this.holder, expiresAt } })) !== null;
+    if (!current) {
+      try {
+        await this.leases.insertOne({ _id: name, ...mine, epoch: now });
+        return this.held(name, now);
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) return this.lost(name);
+        throw error;
+      }
+    }
+    // A holder on this machine whose process is gone (a crash, kill -9) need not be waited for.
+    if (current.expiresAt >= now && !this.diedHere(current)) return this.lost(name);
+    const epoch = nextEpoch(current.epoch ?? 0, now);
+    const observed = { _id: name, holder: current.holder, expiresAt: current.expiresAt, epoch: current.epoch ?? null };
+    return (await this.leases.findOneAndUpdate(observed, { $set: { ...mine, epoch } })) ? this.held(name, epoch) : this.lost(name);
+  }
+
+  /** The epoch of lease `name` as this process last took or renewed it; null when it does not hold it. */
+  epochOf(name: string): number | null {
+    return this.epochs.get(name) ?? null;
+  }
+
+  private held(name: string, epoch: number): number {
+    this.epochs.set(name, epoch);
+    return epoch;
+  }
+
+  private lost(name: string): null {
+    this.epochs.delete(name);
+    return null;
+  }
+
+  /**
+   * Whether the holder was a process that is gone, which this process can tell only when both run in the same
+   * boot and PID namespace (a pid means another process in another container). Otherwise: wait for expiry.
+   */
+  private diedHere(lease: LeaseDocument): boolean {
+    const { pid, pidSpace } = lease;
+    if (typeof pid !== "number" || !pidSpace || pidSpace !== this.self.pidSpace || pid === this.self.pid) return false;
+    return !isRunning(pid);
   }
 
   /** Gives the lease up at once (when stopping), so another process need not wait for it to expire. */
   async release(name: string): Promise<void> {
+    this.epochs.delete(name);
     await this.leases.updateOne({ _id: name, holder: this.holder }, { $set: { expiresAt: 0 } });
   }
 
@@ -91,11 +167,13 @@ export class Leases {
    * meanwhile and gives it up after. For a one-off holder (a CLI); a role that keeps a lease uses holdLeadership.
    * When a renewal finds another holder, or none succeeds for 2/3 of the lease, the lease is lost: `isHeld` turns
    * false (for the work's writes to check) and this rejects with LeaseLostError at once, so the CLI stops rather
-   * than write beside the process that took over.
+   * than write beside the process that took over. `epoch` fences its checkpoint writes.
    */
-  async whileHeld<R>(name: string, ttlMs: number, work: (lease: { isHeld(): boolean }) => Promise<R>): Promise<R> {
+  async whileHeld<R>(name: string, ttlMs: number, work: (lease: LeaseFence) => Promise<R>): Promise<R> {
     const clock = new RenewalClock(ttlMs);
     clock.renewed(Date.now());
+    const epoch = this.epochOf(name);
+    if (epoch === null) throw new LeaseLostError(name, "it was not acquired first");
     let lost: string | null = null;
     let refuse: (error: Error) => void = () => undefined;
     const lostLease = new Promise<never>((_, reject) => (refuse = reject));
@@ -110,7 +188,7 @@ export class Leases {
       () => {
         const sentAt = Date.now();
         this.acquire(name, ttlMs).then(
-          (ok) => (ok ? clock.renewed(sentAt) : loseIt("another process holds it now")),
+          (renewed) => (renewed === epoch ? clock.renewed(sentAt) : loseIt("another process holds it now")),
           () => {
             if (!clock.trusted) loseIt("it could not be renewed in time");
           },
@@ -119,7 +197,7 @@ export class Leases {
       Math.max(50, ttlMs / 3),
     );
     try {
-      return await Promise.race([work({ isHeld }), lostLease]);
+      return await Promise.race([work({ isHeld, epoch: () => epoch }), lostLease]);
     } finally {
       clearInterval(renew);
       if (lost === null) await this.release(name);
@@ -140,10 +218,29 @@ export class LeaseLostError extends Error {
   }
 }
 
+/**
+ * The epoch of a lease taken from one that had `previous`: higher than it, and no lower than the time it is taken
+ * (ms). A lease made anew (its document lost or cleared, the checkpoints kept) then still outranks every epoch a
+ * checkpoint was written under, instead of starting at 1 below them and being refused everywhere.
+ */
+export const nextEpoch = (previous: number, now: number) => Math.max(previous + 1, now);
+
+/**
+ * A write under a lease was refused because a later holder of it has written since (its epoch is higher): this
+ * process lost the lease without knowing (paused past it, cut off) and must stop writing, as when it finds the
+ * lease lost (runner.ts, relay.ts).
+ */
+export class LeaseFencedError extends Error {
+  constructor(what: string, epoch: number | null, current: number | null) {
+    super(`${what}: written under epoch ${current ?? "?"} of its lease since; this writer holds ${epoch === null ? "none" : `epoch ${epoch}`}`);
+    this.name = "LeaseFencedError";
+  }
+}
+
 /** Something that runs only while its lease is held; `done` rejecting means it failed and is started again. */
 export type LeasedWork = { stop(): Promise<void>; readonly done?: Promise<void> };
 
-export type Leadership = {
+export type Leadership = LeaseFence & {
   /** True while this process holds the lease and has renewed it recently enough to trust that. */
   isHeld(): boolean;
   /** Stops the work (when running) and gives the lease up. */
@@ -167,6 +264,8 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
   const intervalMs = options.intervalMs ?? Math.max(50, Math.floor(options.ttlMs / 3));
   const log = options.log ?? ((message: string) => leaseLog.info({ lease: name }, message));
   const clock = new RenewalClock(options.ttlMs);
+  /** The epoch the work was started under (fencing its checkpoint writes). */
+  let epoch: number | null = null;
   let work: LeasedWork | null = null;
   let stopped = false;
   let busy: Promise<void> = Promise.resolve();
@@ -186,20 +285,24 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
   const tick = async () => {
     if (stopped) return;
     const attemptAt = Date.now();
-    let ok = false;
+    let taken: number | null = null;
     try {
-      ok = await leases.acquire(name, options.ttlMs);
+      taken = await leases.acquire(name, options.ttlMs);
       // Another process holds it: whatever we had is gone.
-      if (!ok) clock.lost();
+      if (taken === null) clock.lost();
     } catch (error) {
       // Unknown: the lease stays ours by our clock until 2/3 of it have passed (see held).
       leaseLog.warn({ lease: name, err: error }, `${name}: lease store unreachable`);
     }
     if (stopped) return;
-    if (ok) clock.renewed(attemptAt);
-    if (work && !held()) return resign(ok ? "lease renewed too late" : "lease lost");
-    if (ok && !work) {
-      log(`${name}: lease taken by ${leases.holder}`);
+    if (taken !== null) clock.renewed(attemptAt);
+    if (work && !held()) return resign(taken !== null ? "lease renewed too late" : "lease lost");
+    // Taken again under another epoch (it passed to another process and back while the store was out of reach):
+    // the work starts again from its checkpoints, as after any change of hands.
+    if (work && taken !== null && taken !== epoch) return resign("lease changed hands meanwhile");
+    if (taken !== null && !work) {
+      epoch = taken;
+      log(`${name}: lease taken by ${leases.holder} (epoch ${taken})`);
       // Starting may take long (a projection rebuilt from the whole log): the lease is renewed meanwhile, as
       // the ticks that would renew it wait for this one.
       const renewing = setInterval(() => void renewWhileStarting(), intervalMs);
@@ -229,7 +332,7 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
   const renewWhileStarting = async () => {
     const sentAt = Date.now();
     try {
-      if (await leases.acquire(name, options.ttlMs)) clock.renewed(sentAt);
+      if ((await leases.acquire(name, options.ttlMs)) === epoch) clock.renewed(sentAt);
       else clock.lost();
     } catch (error) {
       leaseLog.warn({ lease: name, err: error }, `${name}: lease store unreachable`);
@@ -242,6 +345,7 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
 
   return {
     isHeld: held,
+    epoch: () => epoch,
     async stop() {
       stopped = true;
       clearInterval(timer);

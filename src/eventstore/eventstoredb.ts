@@ -6,10 +6,12 @@ import {
   jsonEvent,
   NO_STREAM,
   START,
+  streamNameFilter,
   StreamNotFoundError,
   WrongExpectedVersionError,
   type AllStreamRecordedEvent,
   type AppendExpectedRevision,
+  type Filter,
   type JSONType,
   type Position,
   type ReadPosition,
@@ -31,19 +33,43 @@ import { resubscribing, type FeedSource } from "./resubscribe.ts";
 const READ_ALL_PAGE = 500;
 
 /**
+ * What a subscription to $all asks the server for: only the streams that begin with one of `prefixes` (this
+ * application's, in a shared EventStoreDB), else every event but the system's. A filter is on stream names or on
+ * event types, not both: system events ($metadata and the like) live in `$`-streams, which no prefix of ours
+ * matches, and any that remain (`$`-typed events in our streams) are dropped on arrival.
+ */
+export function allStreamFilter(prefixes: readonly string[] | null): Filter {
+  return prefixes ? streamNameFilter({ prefixes: [...prefixes] }) : excludeSystemEvents();
+}
+
+export type EventStoreDbOptions = {
+  /** The beginnings of the streams this application writes (src/application-streams.ts); absent: every stream. */
+  streamPrefixes?: readonly string[];
+};
+
+/**
  * The cluster event store. Our `position` is the event's commit position in $all: since EventStoreDB 20
  * every appended event has its own (commit = prepare), so positions are distinct and increasing, and
  * `{ commit: p, prepare: p }` is a valid place to resume from.
  */
 export class EventStoreDbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
+  private readonly prefixes: readonly string[] | null;
 
-  constructor(connectionString: string) {
+  constructor(connectionString: string, options: EventStoreDbOptions = {}) {
     this.client = EventStoreDBClient.connectionString(connectionString);
+    this.prefixes = options.streamPrefixes ?? null;
+  }
+
+  /** Whether the relay and projections read `streamName`: one of this application's streams (all when none are named). */
+  private ours(streamName: string): boolean {
+    return this.prefixes === null || this.prefixes.some((prefix) => streamName.startsWith(prefix));
   }
 
   async append(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events`);
+    // An event no subscription would ever deliver: a stream family missing from the application's prefixes.
+    if (!this.ours(streamName)) throw new Error(`append to ${streamName}: not one of this application's streams (${this.prefixes?.join(", ")})`);
     assertEventSizes(streamName, events);
     const expected = options.expectedRevision;
     let result: Awaited<ReturnType<EventStoreDBClient["appendToStream"]>>;
@@ -97,7 +123,8 @@ export class EventStoreDbEventStore implements EventStore {
     const after = options?.after;
     const limit = options?.limit ?? Infinity;
     const events: RecordedEvent[] = [];
-    // readAll in this client has no server-side filter: page through $all and drop system events here.
+    // readAll in this client has no server-side filter: page through $all and drop system events and other
+    // applications' streams here.
     let cursor: ReadPosition = after === undefined ? START : at(after);
     for (;;) {
       let seen = 0;
@@ -110,7 +137,7 @@ export class EventStoreDbEventStore implements EventStore {
         last = event.position;
         // Reading from a position includes the event at it; `after` and page cursors are exclusive.
         if (typeof cursor === "object" && !isAfter(event.position, cursor)) continue;
-        if (event.type.startsWith("$") || events.length >= limit) continue;
+        if (event.type.startsWith("$") || !this.ours(event.streamId) || events.length >= limit) continue;
         const recorded = toRecordedOrSkip(event);
         if (recorded) events.push(recorded);
       }
@@ -125,12 +152,13 @@ export class EventStoreDbEventStore implements EventStore {
    */
   subscribe(options: { after?: number }, handler: EventHandler): Subscription {
     const open = (after: number | undefined): FeedSource => {
-      const stream = this.client.subscribeToAll({ fromPosition: after === undefined ? START : at(after), filter: excludeSystemEvents() });
+      const stream = this.client.subscribeToAll({ fromPosition: after === undefined ? START : at(after), filter: allStreamFilter(this.prefixes) });
       // for await pulls one event at a time, so a slow handler holds back the gRPC stream (back-pressure).
+      const ours = (streamName: string) => this.ours(streamName);
       async function* events(): AsyncIterable<RecordedEvent> {
         for await (const resolved of stream) {
           const event = resolved.event;
-          if (!event || event.type.startsWith("$")) continue;
+          if (!event || event.type.startsWith("$") || !ours(event.streamId)) continue;
           // Another application's event that is not JSON is skipped (and counted), not a halt at its position.
           const recorded = toRecordedOrSkip(event);
           if (recorded) yield recorded;

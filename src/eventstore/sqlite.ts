@@ -11,6 +11,7 @@ import {
   type Subscription,
 } from "../core/event-store.ts";
 import { assertEventSizes } from "./event-size.ts";
+import { skipForeignEvent } from "../core/foreign-events.ts";
 
 type Row = {
   position: number;
@@ -18,8 +19,9 @@ type Row = {
   revision: number;
   event_id: string;
   type: string;
-  data: string;
-  metadata: string;
+  /** Text as this application writes it; another application sharing the file may have written a BLOB. */
+  data: string | Uint8Array;
+  metadata: string | Uint8Array;
   time: string;
 };
 type Stored = { stream_name: string; revision: number; position: number };
@@ -124,15 +126,27 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(streamName: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]> {
-    return this.streamRows.all(streamName, options?.fromRevision ?? 0, options?.maxCount ?? -1).map(toRecorded);
+    return this.streamRows.all(streamName, options?.fromRevision ?? 0, options?.maxCount ?? -1).flatMap((row) => ours(row) ?? []);
   }
 
   async readAll(options?: { after?: number; limit?: number }): Promise<RecordedEvent[]> {
+    // A page of a long read (a rebuild folding the log): the caller's work on the last page has held the loop till now.
+    if ((options?.limit ?? Infinity) >= CATCH_UP_BATCH) await yieldToEventLoop();
     return this.readAfter(options?.after ?? 0, options?.limit ?? -1);
   }
 
+  /** Up to `limit` of this application's events after `after` (all when negative): rows another application wrote are skipped. */
   private readAfter(after: number, limit: number): RecordedEvent[] {
-    return this.allRows.all(after, limit).map(toRecorded);
+    const events: RecordedEvent[] = [];
+    for (let from = after; ; ) {
+      const rows = this.allRows.all(from, limit < 0 ? -1 : limit - events.length);
+      for (const row of rows) {
+        const event = ours(row);
+        if (event) events.push(event);
+      }
+      if (limit < 0 || rows.length === 0 || events.length >= limit) return events;
+      from = rows[rows.length - 1]!.position;
+    }
   }
 
   subscribe(options: { after?: number }, handler: EventHandler): Subscription {
@@ -145,16 +159,23 @@ export class SqliteEventStore implements EventStore {
       });
     const run = async () => {
       let checkpoint = options.after ?? 0;
+      let catchingUp = false;
       while (!stopped) {
-        const batch = this.readAfter(checkpoint, CATCH_UP_BATCH);
+        // Catching up on a backlog, page after full page: let timers and I/O run in between (a live feed reads short pages).
+        if (catchingUp) await yieldToEventLoop();
+        if (stopped) return;
+        // Rows, not events: a row another application wrote is skipped once and passed, never read again.
+        const batch = this.allRows.all(checkpoint, CATCH_UP_BATCH);
+        catchingUp = batch.length === CATCH_UP_BATCH;
         if (batch.length === 0) {
           await waitForNews();
           continue;
         }
-        for (const event of batch) {
+        for (const row of batch) {
           if (stopped) return;
-          await handler(event);
-          checkpoint = event.position;
+          const event = ours(row);
+          if (event) await handler(event);
+          checkpoint = row.position;
         }
       }
     };
@@ -206,6 +227,13 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
+/**
+ * Lets timers and I/O run before the next page is read. bun:sqlite answers synchronously, so a loop over pages
+ * (a rebuild folding the whole log, a subscription catching up) would otherwise be one unbroken task: with 100,000
+ * events a raised projection version kept the process from listening and from renewing its leases for 10 s.
+ */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 function retryWhileBusy(run: () => void): void {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
@@ -224,7 +252,21 @@ function partialDuplicate(streamName: string): Error {
   return new Error(`append to ${streamName}: some event ids of this batch are already stored, but not as this same batch`);
 }
 
+/**
+ * A row as this application's event, or null when another application sharing the file wrote it (a BLOB, text that
+ * is not JSON): skipped with a warning and counted (core/foreign-events.ts), never a halt of every reader at its position.
+ */
+function ours(row: Row): RecordedEvent | null {
+  try {
+    return toRecorded(row);
+  } catch (error) {
+    skipForeignEvent({ streamName: row.stream_name, type: row.type, position: row.position }, error instanceof Error ? error.message : String(error));
+    return null;
+  }
+}
+
 function toRecorded(row: Row): RecordedEvent {
+  if (typeof row.data !== "string" || typeof row.metadata !== "string") throw new Error("not JSON text (binary)");
   return {
     id: row.event_id,
     type: row.type,

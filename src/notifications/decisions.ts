@@ -7,7 +7,7 @@ import { plans, type BillingInterval, type PlanKey } from "../accounts/plans.ts"
  * plan, balance, webhooks), which the app links to; the read model adds id, times and owner.
  */
 export type NotificationContent = { kind: NotificationKind; title: string; message: string; taskId: number | null };
-export type NotificationKind = "plan_changed" | "balance_low" | "task_finished" | "task_failed" | "export_ready" | "webhook_disabled";
+export type NotificationKind = "plan_changed" | "balance_low" | "task_finished" | "task_failed" | "export_ready" | "webhook_disabled" | "task_problem";
 
 /**
  * Task events that notify their owner. The tasks and exports capabilities own these events (later
@@ -94,6 +94,26 @@ export function webhookDisabled(event: WebhookDisabledEvent): NotificationConten
     taskId: null,
     title: "Webhook disabled",
     message: `Nothing more is sent to ${where}: ${event.data.reason}. Fix the receiver, then register it again.`,
+  };
+}
+
+/**
+ * The dead-letters capability's fact that a worker set a message aside (it failed on every delivery), described by
+ * shape: notifications sit below it. `task` is null unless the message was about a task; `occurrence` is 1 the first
+ * time (a retry by the operator that fails again is not news to the owner).
+ */
+export type MessageDeadLetteredEvent = {
+  type: "MessageDeadLettered";
+  data: { occurrence: number; task: { taskId: number; userId: number; name: string | null } | null };
+};
+
+export function taskProblem(task: { taskId: number; name: string | null }): NotificationContent {
+  const which = task.name === null ? `task ${task.taskId}` : `task "${task.name}"`;
+  return {
+    kind: "task_problem",
+    taskId: task.taskId,
+    title: "Task problem",
+    message: `Processing of ${which} hit a problem and was set aside for the operator, who can run it again once it is fixed.`,
   };
 }
 

@@ -6,6 +6,8 @@
  * - `user-<id>`: PlanChanged ("Plan changed"); SecondsCharged when it takes the balance below 10 %
  *   of the period's total or below 60 s ("Balance low"); NotificationsRead marks them read.
  * - `webhooks-<user id>`: WebhookEndpointDisabled {userId, url, reason} ("Webhook disabled").
+ * - `deadletter-<id>`: MessageDeadLettered about a task, the first time ("Task problem"): a worker set aside a
+ *   message about the task for the operator. It carries the task's owner and name.
  * - `task-<id>` (later issues): TaskFinished {taskId, name}, TaskFailed {taskId, name, reason},
  *   ExportReady {taskId, format}, ExportGenerated {taskId, format} when `requested`. Their `data` MUST carry `userId` (the task's owner): this
  *   projection sees one event at a time and never looks the task up. Each keeps its `taskId`, which the app links to.
@@ -27,8 +29,10 @@ import {
   taskNotification,
   taskNotificationEventTypes,
   type NotificationContent,
+  type MessageDeadLetteredEvent,
   type NotificationKind,
   type TaskNotificationEvent,
+  taskProblem,
   type WebhookDisabledEvent,
   webhookDisabled,
 } from "./decisions.ts";
@@ -93,6 +97,13 @@ function isTaskNotificationEvent(event: RecordedEvent): event is RecordedEvent &
 /** The tasks capability's fact that a task was deleted, described by shape: notifications sit below tasks. */
 type TaskDeletedEvent = { type: "TaskDeleted"; data: { userId: number; taskId: number } };
 
+/** A dead letter about a task, the first time it was set aside: its owner is told once. */
+function isTaskDeadLettered(event: RecordedEvent): event is RecordedEvent & MessageDeadLetteredEvent {
+  const data = event.data as Document | null;
+  const task = data?.task as Document | null | undefined;
+  return event.type === "MessageDeadLettered" && data?.occurrence === 1 && typeof task?.userId === "number" && typeof task.taskId === "number";
+}
+
 function isTaskDeleted(event: RecordedEvent): event is RecordedEvent & TaskDeletedEvent {
   const data = event.data as Document | null;
   return event.type === "TaskDeleted" && typeof data?.userId === "number" && typeof data.taskId === "number";
@@ -103,7 +114,15 @@ export const notificationsProjection: Projection = {
   // 2: notifications keep their task (`taskId`), and a deleted task's are marked `taskDeleted`.
   version: 2,
   collections: ["notifications", "notification_balances"],
-  eventTypes: ["PlanChanged", ...ledgerEventTypes, "NotificationsRead", ...taskNotificationEventTypes, "TaskDeleted", "WebhookEndpointDisabled"],
+  eventTypes: [
+    "PlanChanged",
+    ...ledgerEventTypes,
+    "NotificationsRead",
+    ...taskNotificationEventTypes,
+    "TaskDeleted",
+    "WebhookEndpointDisabled",
+    "MessageDeadLettered",
+  ],
   async setup(db) {
     await db.collection("notifications").createIndex({ userId: 1, taskDeleted: 1, _position: -1 });
     await db.collection("notifications").createIndex({ userId: 1, read_at: 1 });
@@ -116,6 +135,11 @@ export const notificationsProjection: Projection = {
     if (isTaskDeleted(recorded)) {
       const { userId, taskId } = recorded.data;
       await db.collection<NotificationDocument>("notifications").updateMany({ userId, taskId }, { $set: { taskDeleted: true } });
+      return;
+    }
+    if (isTaskDeadLettered(recorded)) {
+      const task = recorded.data.task!;
+      await notify(db, recorded, task.userId, taskProblem(task));
       return;
     }
     if (recorded.type === "WebhookEndpointDisabled") {

@@ -6,6 +6,8 @@ export type StateSources = {
   /** The workers whose queues this process can see (its own durables); none outside the workers role. */
   queueDepths(): Promise<{ worker: string; depth: number }[]>;
   projectionLags(): Promise<{ projection: string; events: number; seconds: number }[]>;
+  /** Dead letters waiting for the operator (from the dead_letters read model). */
+  deadLettersOpen?(): Promise<number>;
 };
 
 /**
@@ -41,4 +43,15 @@ export function registerStateGauges(registry: Registry, sources: StateSources): 
   gauge(registry, "scribe_projection_lag_seconds", "Age of the oldest event a projection has not folded yet (0 when current).", ["projection"], async (g) => {
     for (const { projection, seconds } of await lagsOnce()) g.set({ projection }, seconds);
   });
+  const { deadLettersOpen } = sources;
+  if (deadLettersOpen)
+    gauge(
+      registry,
+      "scribe_dead_letters_open",
+      "Messages no worker could handle, set aside for the operator and not yet retried or dropped.",
+      [],
+      async (g) => {
+        g.set(await deadLettersOpen());
+      },
+    );
 }

@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
-import { maxRetries, type Disk, type FolderRef, type TaskEvent, type TaskStatus } from "./events.ts";
-import type { TranscriptRef } from "./transcripts.ts";
+import { maxRetries, type Disk, type FolderRef, type RequeueStep, type TaskEvent, type TaskStatus } from "./events.ts";
+import { hasTranscript, type TranscriptRef } from "./transcripts.ts";
 
 type Created = Extract<TaskEvent, { type: "TaskCreated" }>["data"];
 
@@ -19,6 +19,12 @@ export type TaskCommand =
   | { type: "StartFetching" }
   | { type: "FinishFetching"; path: string; size: number; contentType: string; file: string }
   | { type: "StartTranscription" }
+  /**
+   * The sweeper's re-drive of a pending or waiting task whose next step was never taken. `requeues`: the re-drives
+   * of `attempt` the sweeper saw, so two sweepers deciding at once append one. After `maxRequeues` the task fails
+   * with `reason` instead.
+   */
+  | { type: "RequeueTask"; attempt: number; requeues: number; maxRequeues: number; reason: string }
   | { type: "RecordSummary"; summary: string | null; mindmap: string | null }
   | { type: "RecordSummaryFailure"; reason: string }
   | { type: "RecordExport"; format: string; version: string; key: string; size: number; requested?: boolean }
@@ -40,7 +46,11 @@ export type TaskCommand =
 export type TaskState =
   | { status: "none" }
   | { status: "deleted" }
-  /** `recognised`: the service transcribed it, so its `cost` is what was charged and is no client's to change. */
+  /**
+   * `recognised`: the service transcribed it, so its `cost` is what was charged and is no client's to change.
+   * `mediaReady`: this attempt's media is in the blob store (an upload, or fetched); `supplied`: created with its
+   * transcript; `requeues`: this attempt's re-drives by the sweeper.
+   */
   | {
       status: "live";
       taskId: number;
@@ -52,6 +62,9 @@ export type TaskState =
       folderId: number | null;
       shared: boolean;
       recognised: boolean;
+      mediaReady: boolean;
+      supplied: boolean;
+      requeues: number;
     };
 
 type Live = Extract<TaskState, { status: "live" }>;
@@ -77,6 +90,13 @@ export function assertCostCorrectable(state: TaskState): void {
   }
 }
 
+/** Who carries a pending or waiting task on: the fetch (a fetch under way that was lost too), the supplied transcript's finish, or recognition. */
+function nextStep(task: Live): RequeueStep {
+  if (task.state === "waiting") return "fetch";
+  if (task.supplied) return "supply";
+  return task.mediaReady ? "transcribe" : "fetch";
+}
+
 const inFlight = (state: TaskStatus) => state === "pending" || state === "waiting" || state === "scribing";
 
 export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
@@ -85,7 +105,21 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
   evolve(state, event) {
     if (event.type === "TaskCreated") {
       const { taskId, userId, name, disk } = event.data;
-      return { status: "live", taskId, userId, name, disk, state: "pending", attempts: 1, folderId: null, shared: false, recognised: false };
+      return {
+        status: "live",
+        taskId,
+        userId,
+        name,
+        disk,
+        state: "pending",
+        attempts: 1,
+        folderId: null,
+        shared: false,
+        recognised: false,
+        mediaReady: disk === "objstore",
+        supplied: hasTranscript(event.data),
+        requeues: 0,
+      };
     }
     if (state.status !== "live") return state;
     switch (event.type) {
@@ -100,11 +134,13 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "TaskDeleted":
         return { status: "deleted" };
       case "TaskRetried":
-        return { ...state, state: event.data.status, attempts: event.data.attempt };
+        return { ...state, state: event.data.status, attempts: event.data.attempt, mediaReady: event.data.status === "pending", requeues: 0 };
       case "MediaFetchStarted":
         return { ...state, state: "waiting" };
       case "MediaFetched":
-        return { ...state, state: "pending" };
+        return { ...state, state: "pending", mediaReady: true };
+      case "TaskRequeued":
+        return { ...state, requeues: event.data.requeue };
       case "TranscriptionStarted":
         return { ...state, state: "scribing", recognised: true };
       case "TaskFinished":
@@ -172,6 +208,14 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       }
       case "StartTranscription":
         return task.state === "pending" ? [{ type: "TranscriptionStarted", data: { userId, taskId } }] : [];
+      case "RequeueTask": {
+        const waiting = task.state === "pending" || task.state === "waiting";
+        if (!waiting || command.attempt !== task.attempts || command.requeues !== task.requeues) return [];
+        if (task.requeues >= command.maxRequeues) {
+          return [{ type: "TaskFailed", data: { userId, taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
+        }
+        return [{ type: "TaskRequeued", data: { userId, taskId, attempt: task.attempts, step: nextStep(task), requeue: task.requeues + 1 } }];
+      }
       case "RecordSummary":
         return [{ type: "SummaryRefreshed", data: { userId, taskId, summary: command.summary, mindmap: command.mindmap } }];
       case "RecordSummaryFailure":

@@ -9,6 +9,9 @@ export const inFlightStatuses: readonly TaskStatus[] = ["pending", "waiting", "s
 
 export type FolderRef = { id: number; name: string };
 
+/** What a pending or waiting task needs next: its media fetched, recognised, or its supplied transcript finished. */
+export type RequeueStep = "fetch" | "transcribe" | "supply";
+
 /**
  * Everything that happens to a task, on its stream `task-<id>`. Every event carries `taskId` and `userId`
  * (the owner); events stored before they all did are upcast on read (upcasters.ts).
@@ -51,6 +54,12 @@ export type TaskEvent =
   /** The fetched media is stored at `path` (a blob key); the task is `pending` again, ready for recognition. */
   | { type: "MediaFetched"; data: { userId: number; taskId: number; path: string; size: number; contentType: string; file: string } }
   | { type: "TranscriptionStarted"; data: { userId: number; taskId: number } }
+  /**
+   * The task sat pending or waiting past the stuck-task sweeper's bound with its next step never taken (the
+   * message that carries it on was lost): `step` names the worker that now takes it, `requeue` counts the
+   * re-drives of this attempt (1, 2, ...). The trigger it replaces is superseded (supersededByRequeue).
+   */
+  | { type: "TaskRequeued"; data: { userId: number; taskId: number; attempt: number; step: RequeueStep; requeue: number } }
   | { type: "SummaryRefreshed"; data: { userId: number; taskId: number; summary: string | null; mindmap: string | null } }
   /** Summary or mind map could not be made: the task keeps its transcript; refresh-summary can try again. */
   | { type: "SummaryFailed"; data: { userId: number; taskId: number; reason: string } }
@@ -94,6 +103,7 @@ export const taskEventTypes: readonly TaskEventType[] = [
   "MediaFetchStarted",
   "MediaFetched",
   "TranscriptionStarted",
+  "TaskRequeued",
   "SummaryRefreshed",
   "SummaryFailed",
   "ExportGenerated",
@@ -107,6 +117,14 @@ export const taskStream = (taskId: number | string) => `task-${taskId}`;
 export function taskIdOfStream(streamName: string): number | null {
   const match = /^task-(\d+)$/.exec(streamName);
   return match ? Number(match[1]) : null;
+}
+
+/**
+ * Whether a TaskRequeued was appended after `trigger` (the event a worker was handed): the re-drive then owns
+ * the work, and the trigger, arriving late rather than lost, leaves it alone, so the work runs once.
+ */
+export function supersededByRequeue(events: readonly { type: string; revision: number }[], trigger: { revision: number }): boolean {
+  return events.some((event) => event.type === "TaskRequeued" && event.revision > trigger.revision);
 }
 
 /** At most this many retries per task (spec 8); attempts start at 1. */

@@ -6,7 +6,7 @@ import { handle } from "../core/command-handler.ts";
 import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { taskDecider, type TaskCommand } from "./decider.ts";
-import type { TaskEvent } from "./events.ts";
+import { supersededByRequeue, type TaskEvent } from "./events.ts";
 import { MediaFetchError } from "../media/safe-fetch.ts";
 import { fetchTaskMedia, type MediaFetchSettings } from "../media/fetch-media.ts";
 import type { Worker } from "../core/worker.ts";
@@ -14,8 +14,9 @@ import { hasTranscript } from "./transcripts.ts";
 
 /**
  * Fetches the media of `remote` and `videolink` tasks when they are created (or retried into
- * `waiting`): StartFetching (the task is `waiting`), the download into the blob store, then
- * FinishFetching (`pending` again, ready for recognition) or FailTask with a reason a user can read.
+ * `waiting`, or re-driven by the stuck-task sweeper): StartFetching (the task is `waiting`), the
+ * download into the blob store, then FinishFetching (`pending` again, ready for recognition) or
+ * FailTask with a reason a user can read.
  * A redelivery finds the task no longer pending or waiting, or fetches again into the same key.
  */
 export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: MediaFetchSettings): Worker {
@@ -27,9 +28,13 @@ export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: 
       const event = recorded as unknown as TaskEvent;
       if (event.type === "TaskCreated" && (event.data.disk === "objstore" || hasTranscript(event.data))) return;
       if (event.type === "TaskRetried" && event.data.status !== "waiting") return;
-      if (event.type !== "TaskCreated" && event.type !== "TaskRetried") return;
+      if (event.type === "TaskRequeued" && event.data.step !== "fetch") return;
+      if (event.type !== "TaskCreated" && event.type !== "TaskRetried" && event.type !== "TaskRequeued") return;
 
-      const history = (await store.readStream(recorded.streamName)) as unknown as TaskEvent[];
+      const recordedHistory = await store.readStream(recorded.streamName);
+      // Re-driven by the sweeper after this trigger: that delivery fetches.
+      if (supersededByRequeue(recordedHistory, recorded)) return;
+      const history = recordedHistory as unknown as TaskEvent[];
       const created = history.find((e): e is Extract<TaskEvent, { type: "TaskCreated" }> => e.type === "TaskCreated");
       const state = fold(taskDecider, history);
       if (!created || created.data.disk === "objstore" || state.status !== "live") return;

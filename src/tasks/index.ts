@@ -8,6 +8,7 @@ import type { MediaFetchSettings } from "../media/fetch-media.ts";
 import { defaultMediaFetchSettings } from "../media/fetch-media.ts";
 import { tasksProjection } from "./tasks-projection.ts";
 import { taskHistoryProjection } from "./task-history-projection.ts";
+import { taskSlotsProjection } from "./slots-projection.ts";
 import { taskSlotWorker } from "./task-slots-worker.ts";
 import { fetchMediaWorker } from "./fetch-media-worker.ts";
 import { taskMediaWorker } from "./task-media-worker.ts";
@@ -20,7 +21,7 @@ export { shareRoutes, type AppPage } from "./share-routes.ts";
 export { historyRoutes } from "./history-routes.ts";
 export { audioRoutes } from "./audio-routes.ts";
 
-export const projections: Projection[] = [tasksProjection, taskHistoryProjection];
+export const projections: Projection[] = [tasksProjection, taskHistoryProjection, taskSlotsProjection];
 
 export function workers({
   eventStore,

@@ -1,15 +1,59 @@
 import type { EventStore } from "../core/event-store.ts";
-import type { EventMetadata } from "../core/event.ts";
+import type { EventMetadata, RecordedEvent } from "../core/event.ts";
 import { handle } from "../core/command-handler.ts";
 import { TooManyRequestsError } from "../core/errors.ts";
 import { loadState } from "../core/state-cache.ts";
 import { userStream } from "../accounts/events.ts";
 import { admissionDecider, maxConcurrentTasks, slotOfUpload } from "./admission.ts";
 import { taskDecider } from "./decider.ts";
-import { taskStream, type Disk } from "./events.ts";
+import { inFlightStatuses, taskStream, type Disk, type TaskEvent, type TaskStatus } from "./events.ts";
+import { hasTranscript } from "./transcripts.ts";
+
+const isInFlight = (status: TaskStatus) => inFlightStatuses.includes(status);
 
 /** A slot whose attempt has not begun this long after it was taken belongs to a creation or retry that died. */
 const abandonedAfterMs = 60_000;
+
+/**
+ * How long after its attempt ended a slot is left to the task-slots worker, which frees it within moments when its
+ * message arrives; past this its message was lost, and the stuck-task sweeper frees it.
+ */
+export const endedSlotGraceMs = 60_000;
+
+/** How an attempt ended, for its slot: when, and the seconds to charge as the slot is freed (0: none). */
+export type EndedAttempt = { endedAt: string; chargeSeconds: number };
+
+/**
+ * Whether `attempt` of the task can no longer finish, from its stream: it finished (charged its cost, as the
+ * task-slots worker would, unless its transcript was supplied), failed, was retried (a later attempt holds its own
+ * slot) or the task was deleted. Null while it may still finish, or never began.
+ */
+export function endedAttempt(events: readonly RecordedEvent[], attempt: number): EndedAttempt | null {
+  let supplied = false;
+  for (const recorded of events) {
+    const event = recorded as unknown as TaskEvent;
+    switch (event.type) {
+      case "TaskCreated":
+        supplied = hasTranscript(event.data);
+        break;
+      case "TaskFinished":
+        if (event.data.attempt === attempt) return { endedAt: recorded.time, chargeSeconds: supplied ? 0 : Math.max(0, event.data.cost ?? 0) };
+        break;
+      case "TaskFailed":
+        if (event.data.attempt === attempt) return { endedAt: recorded.time, chargeSeconds: 0 };
+        break;
+      case "TaskRetried":
+        if (event.data.attempt > attempt) return { endedAt: recorded.time, chargeSeconds: 0 };
+        break;
+      case "TaskDeleted":
+        // Whatever attempt it held, even one a retry took and never recorded.
+        return { endedAt: recorded.time, chargeSeconds: 0 };
+      default:
+        break;
+    }
+  }
+  return null;
+}
 
 /**
  * The user's concurrent-task slots (spec: 3 tasks in progress), decided on the account's stream by the
@@ -42,8 +86,11 @@ export class TaskSlots {
       admitted = await admit([]);
     } catch (error) {
       if (!(error instanceof TooManyRequestsError)) throw error;
+      // Slots of attempts that ended but whose release was lost (its message dropped) are freed now, charged as the
+      // task-slots worker would: a lost message never makes the account 429 for good.
+      const freed = await this.releaseEnded(userId, metadata, 0);
       const abandoned = await this.abandoned(userId);
-      if (abandoned.length === 0) throw error;
+      if (freed.length === 0 && abandoned.length === 0) throw error;
       admitted = await admit(abandoned);
     }
     return upload === undefined ? taskId : (slotOfUpload(admitted.state, upload)?.taskId ?? taskId);
@@ -61,6 +108,34 @@ export class TaskSlots {
     await handle(this.store, userStream(userId), admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseUploadSlot", upload }, state), {
       metadata,
     });
+  }
+
+  /**
+   * Frees the user's slots held by attempts that can no longer finish (endedAttempt) and ended at least `graceMs`
+   * ago, each charged as its task-slots release would have been: ReleaseTaskSlot frees a slot once, so this and a
+   * late worker, or several sweepers, charge once. Returns the ids of the tasks whose slot it freed.
+   */
+  async releaseEnded(userId: number, metadata: EventMetadata, graceMs = endedSlotGraceMs): Promise<number[]> {
+    const { state } = await loadState(this.store, userStream(userId), admissionDecider);
+    const freed: number[] = [];
+    for (const { taskId, attempt } of state.inFlight.values()) {
+      const { state: task } = await loadState(this.store, taskStream(taskId), taskDecider);
+      // Still under way, or not begun (admission's own `abandoned` frees those): nothing to read further.
+      if (task.status === "none" || (task.status === "live" && task.attempts <= attempt && isInFlight(task.state))) continue;
+      const ended = endedAttempt(await this.store.readStream(taskStream(taskId)), attempt);
+      const now = this.now();
+      if (!ended || now.getTime() - Date.parse(ended.endedAt) < graceMs) continue;
+      const charge = ended.chargeSeconds > 0 ? { seconds: ended.chargeSeconds, now: now.toISOString() } : undefined;
+      const released = await handle(
+        this.store,
+        userStream(userId),
+        admissionDecider,
+        (current) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt, charge }, current),
+        { metadata },
+      );
+      if (released.events.length > 0) freed.push(taskId);
+    }
+    return freed;
   }
 
   /** Admitted tasks whose attempt never began: no task (its creation died), or a retry that was not recorded. */

@@ -117,6 +117,7 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
     case "SummaryFailed":
     case "ExportGenerated":
     case "ExportRequested":
+    case "TaskRequeued":
       // Nothing the list shows, but the version moves with every event of the stream (an If-Match names the stream's revision).
       return { ...doc, revision: recorded.revision };
     case "TaskFinished": {

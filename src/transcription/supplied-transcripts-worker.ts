@@ -1,4 +1,4 @@
-import { reactingTo } from "../core/event.ts";
+import { reactingTo, type RecordedEvent } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import { loadState } from "../core/state-cache.ts";
 import { handle } from "../core/command-handler.ts";
@@ -18,10 +18,11 @@ import type { Semaphore } from "../core/semaphore.ts";
 export function suppliedTranscriptWorker(store: EventStore, transcripts: TranscriptStore, summarizer: Summarizer, heavyWork: Semaphore): Worker {
   return {
     name: "supplied-transcripts",
-    subject: "scribe.task.TaskCreated",
+    // Every task event (not only TaskCreated): the stuck-task sweeper's TaskRequeued re-drives a creation whose message was lost.
+    subject: "scribe.task.>",
     async handle(recorded) {
-      const event = recorded as unknown as Extract<TaskEvent, { type: "TaskCreated" }>;
-      if (!hasTranscript(event.data)) return;
+      const event = await createdBy(store, recorded);
+      if (!event || !hasTranscript(event.data)) return;
       const { state } = await loadState(store, recorded.streamName, taskDecider);
       if (state.status !== "live" || (state.state !== "pending" && state.state !== "scribing")) return;
       const metadata = reactingTo(recorded, "supplied-transcripts");
@@ -58,4 +59,15 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
         });
     },
   };
+}
+
+type Created = Extract<TaskEvent, { type: "TaskCreated" }>;
+
+/** The creation a delivery asks to carry on: the TaskCreated itself, or the one a re-drive of a supplied task names. */
+async function createdBy(store: EventStore, recorded: RecordedEvent): Promise<Created | null> {
+  const event = recorded as unknown as TaskEvent;
+  if (event.type === "TaskCreated") return event;
+  if (event.type !== "TaskRequeued" || event.data.step !== "supply") return null;
+  const [first] = (await store.readStream(recorded.streamName, { maxCount: 1 })) as unknown as TaskEvent[];
+  return first?.type === "TaskCreated" ? first : null;
 }

@@ -6,7 +6,7 @@ import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { isScribingAttempt, taskDecider } from "../tasks/decider.ts";
 import { loadState } from "../core/state-cache.ts";
-import type { TaskEvent } from "../tasks/events.ts";
+import { supersededByRequeue, type TaskEvent } from "../tasks/events.ts";
 import { taskFacts } from "./media-source.ts";
 import { TaskCancelled, type TranscriptionPipeline } from "./pipeline.ts";
 import type { Worker } from "../core/worker.ts";
@@ -20,7 +20,8 @@ const failAfterDeliveries = 3;
 
 /**
  * Whether an event makes a task ready for recognition: an upload's task is created (objstore, no
- * transcript), a remote task's media has been fetched, or a failed objstore task is retried.
+ * transcript), a remote task's media has been fetched, a failed objstore task is retried, or the stuck-task
+ * sweeper re-drives a task whose trigger was lost.
  */
 export function isTranscriptionTrigger(event: TaskEvent): boolean {
   switch (event.type) {
@@ -30,6 +31,8 @@ export function isTranscriptionTrigger(event: TaskEvent): boolean {
       return true;
     case "TaskRetried":
       return event.data.status === "pending";
+    case "TaskRequeued":
+      return event.data.step === "transcribe";
     default:
       return false;
   }
@@ -66,6 +69,8 @@ export function transcriptionWorker(
       const triggerAttempt = fold(taskDecider, events.filter((e) => e.revision <= recorded.revision) as never);
       const state = fold(taskDecider, events as never);
       if (state.status !== "live" || triggerAttempt.status !== "live" || state.attempts !== triggerAttempt.attempts) return;
+      // The sweeper re-drove the task after this trigger: the re-drive's delivery does the work, once.
+      if (supersededByRequeue(events, recorded)) return;
       if (state.state === "pending") {
         try {
           const started = await handle(store, recorded.streamName, taskDecider, (state) => taskDecider.decide({ type: "StartTranscription" }, state), {

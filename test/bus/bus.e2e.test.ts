@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { connect, nanos } from "nats";
-import { NatsBus } from "../../src/bus/nats.ts";
+import { DiscardPolicy, RetentionPolicy, connect, nanos } from "nats";
+import { NatsBus, defaultStreamName } from "../../src/bus/nats.ts";
 import { busContract, bytes, text, unique, waitFor } from "../contracts/bus.contract.ts";
 import { startNatsServer, type NatsServer } from "../support/nats-server.ts";
 
@@ -34,15 +34,25 @@ describe("NatsBus beyond the shared contract", () => {
     await bus.close();
   });
 
-  test("the stream is bounded by age and size", async () => {
+  test("the stream keeps work until done: interest retention, discard-new at its size limit, no age limit", async () => {
     const stream = unique("S");
-    const bus = await NatsBus.connect(server.url, { stream, subjects: [`${unique("bounded.t")}.>`], maxAgeMs: 3_600_000, maxBytes: 10_000_000 });
+    const bus = await NatsBus.connect(server.url, { stream, subjects: [`${unique("bounded.t")}.>`], maxBytes: 10_000_000 });
     await bus.close();
+    await (await NatsBus.connect(server.url)).close(); // the default stream
     const nc = await connect({ servers: server.url });
-    const config = (await (await nc.jetstreamManager()).streams.info(stream)).config;
-    expect([config.max_age, config.max_bytes]).toEqual([nanos(3_600_000), 10_000_000]);
-    const defaults = (await (await nc.jetstreamManager()).streams.info("SCRIBE")).config;
-    expect([defaults.max_age, defaults.max_bytes]).toEqual([nanos(7 * 24 * 3_600_000), 1024 ** 3]);
+    const jsm = await nc.jetstreamManager();
+    const config = (await jsm.streams.info(stream)).config;
+    // At most one message per KiB: reached first, and counted exactly by every nats-server (see BYTES_PER_MESSAGE).
+    expect(config).toMatchObject({ retention: RetentionPolicy.Interest, discard: DiscardPolicy.New, max_age: 0, max_bytes: 10_000_000, max_msgs: 9_765 });
+    const defaults = (await jsm.streams.info(defaultStreamName)).config;
+    expect(defaults).toMatchObject({
+      subjects: ["work.scribe.>"],
+      retention: RetentionPolicy.Interest,
+      discard: DiscardPolicy.New,
+      max_age: 0,
+      max_bytes: 1024 ** 3,
+      max_msgs: 1024 ** 2,
+    });
     await nc.close();
   });
 
@@ -73,7 +83,7 @@ describe("NatsBus beyond the shared contract", () => {
 
   test("re-opening with new settings updates the stream and the durable instead of failing", async () => {
     const stream = unique("S");
-    const root = unique("elsewhere.t"); // outside scribe.>, which the default stream already owns
+    const root = unique("elsewhere.t"); // outside scribe.>, which the default stream already owns (as work.scribe.>)
     const durable = unique("d");
     // The filter stays the same: nats-server 2.9 updates a durable's filter in place but may not
     // wake it for messages on the new subjects until its next pull, so a new filter wants a new durable.
@@ -95,7 +105,7 @@ describe("NatsBus beyond the shared contract", () => {
 
     const nc = await connect({ servers: server.url });
     const jsm = await nc.jetstreamManager();
-    expect((await jsm.streams.info(stream)).config.subjects).toEqual([`${root}.a.>`, `${root}.b.>`]);
+    expect((await jsm.streams.info(stream)).config.subjects).toEqual([`work.${root}.a.>`, `work.${root}.b.>`]);
     expect((await jsm.consumers.info(stream, durable)).config).toMatchObject({ ack_wait: nanos(1_000), max_deliver: 3 });
     await nc.close();
   });

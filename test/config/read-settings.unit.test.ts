@@ -36,7 +36,7 @@ describe("reading the environment through the schema", () => {
       null,
       null,
     ]);
-    expect(config.natsStream).toEqual({ maxAgeMs: 7 * 24 * 3600 * 1000, maxBytes: 1024 ** 3 });
+    expect(config.natsStream).toEqual({ maxBytes: 1024 ** 3 });
     expect(config.transcription.recognitionConcurrency).toBe(Math.max(1, cpus().length));
     expect([config.metricsEnabled, config.logLevel, config.mediaFetch.allowLoopback]).toEqual([true, "info", false]);
   });

@@ -15,6 +15,19 @@ export function readModelWriteContract(context: ContractContext): void {
       expect(await ids(c, { _id: 1 })).toEqual([]); // a number is not the string id
     });
 
+    test("an upsert whose filter names an existing _id but does not match it is refused with DuplicateKeyError (fenced checkpoints rely on it)", async () => {
+      const c = context.fresh();
+      await c.insertOne({ _id: "cp", position: 5, epoch: 2 });
+      await expect(c.replaceOne({ _id: "cp", epoch: { $lte: 1 } }, { _id: "cp", position: 9, epoch: 1 }, { upsert: true })).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
+      await expect(c.findOneAndUpdate({ _id: "cp", epoch: { $lte: 1 } }, { $set: { epoch: 1 } }, { upsert: true })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await c.findOne({ _id: "cp" })).toEqual({ _id: "cp", position: 5, epoch: 2 });
+      await c.replaceOne({ _id: "cp", epoch: { $lte: 3 } }, { _id: "cp", position: 9, epoch: 3 }, { upsert: true });
+      expect(await c.findOneAndUpdate({ _id: "new", epoch: { $lte: 3 } }, { $set: { epoch: 3 } }, { upsert: true })).toEqual({ _id: "new", epoch: 3 });
+      expect(await c.findOne({ _id: "cp" })).toEqual({ _id: "cp", position: 9, epoch: 3 });
+    });
+
     test("a unique index rejects duplicates on insert, update, replace and upsert", async () => {
       const c = context.fresh();
       await c.createIndex({ email: 1 }, { unique: true });

@@ -103,7 +103,7 @@ describe("the import graph", () => {
 test("the list of all projections is exactly what the capabilities' indexes declare", async () => {
   const { allProjections } = await import("../../projections/index.ts");
   const capabilities = await Promise.all(
-    ["accounts", "notifications", "tasks", "folders", "exports", "uploads", "search", "webhooks"].map(
+    ["accounts", "notifications", "tasks", "folders", "exports", "uploads", "search", "webhooks", "dead-letters"].map(
       (name) => import(`../../src/${name}/index.ts`) as Promise<{ projections: { name: string }[] }>,
     ),
   );
@@ -111,7 +111,7 @@ test("the list of all projections is exactly what the capabilities' indexes decl
   expect(allProjections.map((p) => p.name).sort()).toEqual(declared);
 });
 
-test("tests are grouped like the code: no test file sits directly in test/, each folder names a capability, a port, the plumbing or bench/", async () => {
+test("tests are grouped like the code: no test file sits directly in test/, each folder names a capability, a port, the plumbing, the fault suite or bench/", async () => {
   const { readdirSync } = await import("node:fs");
   const entries = readdirSync(join(root, "test"), { withFileTypes: true });
   expect(entries.filter((e) => e.isFile() && e.name.endsWith(".test.ts")).map((e) => e.name)).toEqual([]);
@@ -122,6 +122,8 @@ test("tests are grouped like the code: no test file sits directly in test/, each
     "projections",
     "workers",
     "service",
+    // The fault-injection suite: the whole service under injected faults, one named case per fault.
+    "faults",
     "contracts",
     "support",
     "bench",

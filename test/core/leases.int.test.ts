@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
-import { Leases, holdLeadership, type LeasedWork } from "../../src/core/lease.ts";
+import { Leases, currentPidSpace, holdLeadership, type LeasedWork } from "../../src/core/lease.ts";
 import type { DocumentStore } from "../../src/readmodels/port.ts";
 import { startPeriodicJob } from "../../src/core/periodic-job.ts";
 
@@ -32,30 +32,37 @@ const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 30
 };
 
 describe("leases", () => {
-  test("one holder at a time; it renews; another takes over once it expires or is released", async () => {
+  test("one holder at a time; it renews under the same epoch; another takes over once it expires or is released, one epoch up", async () => {
     const [a, b] = twoProcesses("basic");
     let clock = 1_000_000;
     const first = new Leases(a, "first", () => clock);
     const second = new Leases(b, "second", () => clock);
-    expect(await first.acquire("relay", 1000)).toBe(true);
-    expect(await second.acquire("relay", 1000)).toBe(false);
+    // A new lease's epoch is the time it is taken (ms), so one made anew still outranks every older epoch.
+    expect(await first.acquire("relay", 1000)).toBe(1_000_000);
+    expect(await second.acquire("relay", 1000)).toBeNull();
     clock += 900;
-    expect(await first.acquire("relay", 1000)).toBe(true); // renewed until 1,001,900
+    expect(await first.acquire("relay", 1000)).toBe(1_000_000); // renewed until 1,001,900
     clock += 900;
-    expect(await second.acquire("relay", 1000)).toBe(false);
+    expect(await second.acquire("relay", 1000)).toBeNull();
     expect(await second.holderOf("relay")).toBe("first");
     clock += 200;
-    expect(await second.acquire("relay", 1000)).toBe(true);
-    expect(await first.acquire("relay", 1000)).toBe(false);
+    expect(await second.acquire("relay", 1000)).toBe(1_002_000); // the time it is taken: more than one up
+    expect([await first.acquire("relay", 1000), first.epochOf("relay"), second.epochOf("relay")]).toEqual([null, null, 1_002_000]);
     await second.release("relay");
-    expect(await first.acquire("relay", 1000)).toBe(true);
+    expect(await first.acquire("relay", 1000)).toBe(1_002_001); // taken in the same millisecond: one up
   });
 
-  test("of many processes racing for a lease, exactly one gets it", async () => {
+  test("of many processes racing for a lease, new or run out, exactly one gets it, under the next epoch", async () => {
     const [a, b] = twoProcesses("race");
-    const contenders = Array.from({ length: 20 }, (_, i) => new Leases(i % 2 ? a : b, `p${i}`));
+    let clock = 1_000_000;
+    const contenders = Array.from({ length: 20 }, (_, i) => new Leases(i % 2 ? a : b, `p${i}`, () => clock));
     const won = await Promise.all(contenders.map((l) => l.acquire("projections", 5000)));
-    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(won.filter((epoch) => epoch !== null)).toEqual([1_000_000]);
+    // Run out: the others race to take it over (its holder would renew it, under its epoch).
+    clock += 6000;
+    const others = contenders.filter((_, i) => won[i] === null);
+    const again = await Promise.all(others.map((l) => l.acquire("projections", 5000)));
+    expect(again.filter((epoch) => epoch !== null)).toEqual([1_006_000]);
   });
 
   test("leadership: one runner among two; when the leader is cut off it stops itself, and the other takes over", async () => {
@@ -75,6 +82,8 @@ describe("leases", () => {
     await Bun.sleep(400);
     expect([...running]).toEqual(["A"]);
     expect([leaderA.isHeld(), leaderB.isHeld()]).toEqual([true, false]);
+    const epochA = leaderA.epoch()!;
+    expect(epochA).toBeGreaterThan(0);
 
     const consoleError = console.error;
     console.error = () => undefined;
@@ -88,6 +97,8 @@ describe("leases", () => {
       }, 3000);
       expect(overlap).toBe(false);
       expect(leaderA.isHeld()).toBe(false);
+      // The lease changed hands: B's checkpoint writes are fenced with the next epoch.
+      expect(leaderB.epoch()!).toBeGreaterThan(epochA);
     } finally {
       console.error = consoleError;
     }
@@ -115,18 +126,41 @@ describe("leases", () => {
   });
 });
 
-test("a lease whose holder was a process of this host that is gone is taken at once", async () => {
-  const [a, b] = twoProcesses("dead-holder");
-  const hostname = (await import("node:os")).hostname();
-  const exited = Bun.spawn(["true"]);
-  await exited.exited;
-  expect(await new Leases(a, `${hostname}:${process.pid}:alive`).acquire("live", 60_000)).toBe(true);
-  expect(await new Leases(b, "other").acquire("live", 60_000)).toBe(false);
-  expect(await new Leases(a, `${hostname}:${exited.pid}:gone`).acquire("dead", 60_000)).toBe(true);
-  expect(await new Leases(b, "other").acquire("dead", 60_000)).toBe(true);
+describe("a holder that is gone", () => {
+  const hostname = require("node:os").hostname() as string;
+  const here = currentPidSpace() ?? "this machine and PID namespace";
+  const me = { pid: process.pid, pidSpace: here };
+
+  test("on this machine and in this PID namespace: its lease is taken at once (a restart after kill -9), one epoch up", async () => {
+    const [a, b] = twoProcesses("dead-holder");
+    const exited = Bun.spawn(["true"]);
+    await exited.exited;
+    const alive = Bun.spawn(["sleep", "30"]);
+    try {
+      expect(await new Leases(a, `${hostname}:${alive.pid}:alive`, Date.now, { pid: alive.pid, pidSpace: here }).acquire("live", 60_000)).not.toBeNull();
+      expect(await new Leases(b, "other", Date.now, me).acquire("live", 60_000)).toBeNull();
+    } finally {
+      alive.kill();
+    }
+    const dead = (await new Leases(a, `${hostname}:${exited.pid}:gone`, Date.now, { pid: exited.pid, pidSpace: here }).acquire("dead", 60_000))!;
+    expect(await new Leases(b, "other", Date.now, me).acquire("dead", 60_000)).toBeGreaterThan(dead);
+  });
+
+  test("with the same host name and pid in another PID namespace (another container), or where unknown: its lease runs out first", async () => {
+    const [a, b] = twoProcesses("other-namespace");
+    const exited = Bun.spawn(["true"]);
+    await exited.exited;
+    // Same host name and pid, and that pid is no process here: yet it may be a live one in the other container.
+    const holder = `${hostname}:${exited.pid}:container`;
+    expect(await new Leases(a, holder, Date.now, { pid: exited.pid, pidSpace: `${here}-other` }).acquire("live", 60_000)).not.toBeNull();
+    expect(await new Leases(a, `${holder}-unknown`, Date.now, { pid: exited.pid, pidSpace: null }).acquire("unknown", 60_000)).not.toBeNull();
+    const taker = new Leases(b, `${hostname}:${process.pid}:taker`, Date.now, me);
+    expect([await taker.acquire("live", 60_000), await taker.acquire("unknown", 60_000)]).toEqual([null, null]);
+    expect(await taker.holderOf("live")).toBe(holder);
+  });
 });
 
-test("work that fails by itself while the lease is held is started again (a relay whose bus refused an event)", async () => {
+test("work that fails by itself while the lease is held is started again (a relay that could not read the log)", async () => {
   const [a] = twoProcesses("restart");
   let starts = 0;
   let fail: (error: Error) => void = () => undefined;
@@ -191,7 +225,7 @@ test("a start that takes longer than the lease (a projection rebuilt from the wh
 test("a one-off holder (a CLI) that loses its lease to another process stops at once, instead of writing beside it", async () => {
   const [a, b] = twoProcesses("cli-lost");
   const cli = new Leases(a, "cli");
-  expect(await cli.acquire("projections", 300)).toBe(true);
+  expect(await cli.acquire("projections", 300)).not.toBeNull();
   let heldAtTheEnd = true;
   const started = Date.now();
   const working = cli.whileHeld("projections", 300, async (lease) => {

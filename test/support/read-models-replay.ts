@@ -23,6 +23,8 @@ const projected = [
   "uploads",
   "search_tasks",
   "search_segments",
+  "task_slots",
+  "dead_letters",
 ];
 
 /**

@@ -93,6 +93,9 @@ describe.skipIf(!haveChromium)("the web app's accounts", () => {
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Account" }).waitFor();
+    // Once the page has asked for everything it shows (its prices come after the heading): a request still on its way
+    // would meet the ended session first and end it there, before the reload this part is about.
+    await page.getByRole("list", { name: "Plans for sale" }).waitFor();
 
     // Ended behind the app's back (signed out elsewhere): its next request gets 401, and the app asks to sign in.
     const ended = await fetch(`${web.service.url}/api/session`, { method: "DELETE", headers: await sessionHeaders(page) });

@@ -21,13 +21,15 @@ export const storageSettings = {
     shownDefault: "unset: in-process bus",
     description: "The NATS server (with JetStream) that carries the relay's messages to the workers.",
   }),
+  // Retired: an age limit drops work no worker has done. Still read (and checked) so that an environment that sets it
+  // starts as before; nothing uses its value.
   NATS_STREAM_MAX_AGE_SECONDS: integer({
     group: "bus",
     min: 60,
     max: 10 * 365 * 24 * 3600,
     fallback: 7 * 24 * 3600,
-    shownDefault: "604800 (7 days)",
-    description: "The JetStream stream keeps messages at most this long.",
+    shownDefault: "ignored",
+    description: "Retired, ignored: a message now stays in the stream until every worker that wants it has finished it, however old.",
   }),
   NATS_STREAM_MAX_BYTES: integer({
     group: "bus",
@@ -35,7 +37,8 @@ export const storageSettings = {
     max: Number.MAX_SAFE_INTEGER,
     fallback: 1024 ** 3,
     shownDefault: "1073741824 (1 GiB)",
-    description: "The JetStream stream keeps at most this many bytes.",
+    description:
+      "The most the JetStream stream holds of work not yet finished by every worker that wants it (and one message per KiB of it). When full, the relay waits; nothing is dropped.",
   }),
   S3_ENDPOINT: url({
     group: "blobs",

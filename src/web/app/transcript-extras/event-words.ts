@@ -10,6 +10,7 @@ const words: Record<string, string> = {
   TaskFinished: "Finished transcribing",
   TaskFailed: "Failed",
   TaskRetried: "Retried",
+  TaskRequeued: "Started again after its work was lost",
   TranscriptEdited: "Edited the transcript",
   TaskRenamed: "Renamed",
   TaskMoved: "Moved to another folder",
