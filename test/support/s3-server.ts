@@ -21,12 +21,20 @@ export type S3TestServer = {
   secretAccessKey: string;
   region: string;
   stop(): Promise<void>;
+  /** Kills radosgw alone (SIGKILL), as a crashed gateway: the objects stay with the OSD, the port stays free for it. */
+  stopGateway(): Promise<void>;
+  /** Starts radosgw again on the same port and cluster; resolves once it answers. */
+  startGateway(): Promise<void>;
 };
+
+/** The bucket and credentials every S3TestServer has: known before it answers, for processes started meanwhile. */
+export const s3TestAccount = { bucket: "scribe-test", accessKeyId: "SCRIBETESTKEY", secretAccessKey: "scribe-test-secret", region: "us-east-1" } as const;
 
 const binaries = ["monmaptool", "ceph-mon", "ceph", "ceph-osd", "radosgw", "radosgw-admin"];
 const installHint = "apt-get install -y --no-install-recommends radosgw ceph-mon ceph-osd";
 
-export async function startS3Server(): Promise<S3TestServer> {
+/** `port`: where radosgw listens (a free one by default), when something started before it must know its endpoint. */
+export async function startS3Server(options: { port?: number } = {}): Promise<S3TestServer> {
   const missing = binaries.filter((b) => !Bun.which(b));
   if (missing.length) throw new Error(`S3 test server: ${missing.join(", ")} not found; install with: ${installHint}`);
 
@@ -45,7 +53,8 @@ export async function startS3Server(): Promise<S3TestServer> {
   };
 
   try {
-    const [monPort, rgwPort] = freePorts(2) as [number, number];
+    const [monPort, freeRgwPort] = freePorts(2) as [number, number];
+    const rgwPort = options.port ?? freeRgwPort;
     const fsid = randomUUID();
     for (const sub of ["mon", "osd0", "run", "rgw"]) await mkdir(join(dir, sub));
     const conf = join(dir, "ceph.conf");
@@ -63,24 +72,36 @@ export async function startS3Server(): Promise<S3TestServer> {
     await run(["ceph", ...c, "osd", "crush", "add", "osd.0", "1.0", "root=default"]);
     await run(["ceph-osd", ...c, "-i", "0", "--mkfs", "--osd-uuid", osdUuid]);
     daemons.push(daemon(["ceph-osd", ...c, "-i", "0", "-f"], dir, "osd"));
-    daemons.push(daemon(["radosgw", ...c, "-n", "client.rgw", "-f"], dir, "rgw"));
+    const gateway = () => daemon(["radosgw", ...c, "-n", "client.rgw", "-f"], dir, "rgw");
+    daemons.push(gateway());
 
     const endpoint = `http://127.0.0.1:${rgwPort}`;
     // radosgw answers only once it has created its pools, which needs the OSD up.
     const crashed = () => daemons.find((d) => d.exitCode !== null || d.signalCode !== null);
-    await retry(async () => {
-      const dead = crashed();
-      if (dead) throw new FatalError(`${dead.name} exited (${dead.exitCode ?? dead.signalCode})`);
-      if (!(await fetch(endpoint)).ok) throw new Error("radosgw not ready");
-    }, 60_000);
+    const answering = () =>
+      retry(async () => {
+        const dead = crashed();
+        if (dead) throw new FatalError(`${dead.name} exited (${dead.exitCode ?? dead.signalCode})`);
+        if (!(await fetch(endpoint)).ok) throw new Error("radosgw not ready");
+      }, 60_000);
+    await answering();
 
     const server = {
       endpoint,
-      bucket: "scribe-test",
-      accessKeyId: "SCRIBETESTKEY",
-      secretAccessKey: "scribe-test-secret",
-      region: "us-east-1",
+      ...s3TestAccount,
       stop: () => stop(),
+      async stopGateway() {
+        const index = daemons.findIndex((d) => d.name === "rgw");
+        if (index < 0) return;
+        const [rgw] = daemons.splice(index, 1);
+        rgw!.kill("SIGKILL");
+        await rgw!.exited;
+      },
+      async startGateway() {
+        if (daemons.some((d) => d.name === "rgw")) return;
+        daemons.push(gateway());
+        await answering();
+      },
     };
     await run([
       "radosgw-admin",
