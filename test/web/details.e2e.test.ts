@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { chromiumAvailable, chromiumPath, registerThroughForm, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import { chromiumAvailable, chromiumPath, registerThroughForm, startBrowserHarness, untilInPage, type BrowserHarness } from "../support/browser.ts";
 import { until } from "../support/eventually.ts";
 import { prerequisite } from "../support/prerequisites.ts";
 
@@ -73,7 +73,8 @@ describe.skipIf(!haveChromium)("the web app's smaller things (issue 25)", () => 
     await page.getByRole("heading", { name: "Garden meeting", level: 1 }).waitFor();
     await page.getByRole("button", { name: "Rename", exact: true }).click();
     const field = page.getByLabel("New name");
-    expect(await page.evaluate<string>("document.activeElement.id")).toBe("task-name");
+    // The field takes the focus once the refusal is drawn (an effect after the render): waited for, not raced.
+    await untilInPage(page, 'document.activeElement?.id === "task-name"');
     expect(await field.inputValue()).toBe("Garden meeting");
 
     // Refused by the API: said once, next to the field, which takes the focus; nothing is cut.
@@ -82,7 +83,7 @@ describe.skipIf(!haveChromium)("the web app's smaller things (issue 25)", () => 
     await page.locator("#task-name-error", { hasText: "The name field is required." }).waitFor();
     expect(await shown(page, "The name field is required.")).toBe(1);
     expect(await field.getAttribute("aria-invalid")).toBe("true");
-    expect(await page.evaluate<string>("document.activeElement.id")).toBe("task-name");
+    await untilInPage(page, 'document.activeElement?.id === "task-name"');
     const long = "n".repeat(300);
     await field.fill(long);
     await page.getByRole("button", { name: "Save name" }).click();
@@ -99,7 +100,7 @@ describe.skipIf(!haveChromium)("the web app's smaller things (issue 25)", () => 
     expect(await page.title()).toContain("Board meeting");
     expect((await request<{ name: string }>("GET", `/api/tasks/${meeting}`)).name).toBe("Board meeting");
     // Focus is back on Rename.
-    expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Rename");
+    await untilInPage(page, 'document.activeElement?.textContent === "Rename"');
 
     // The transcript changed elsewhere (the version moved, the name did not): the rename is made without a word.
     await request("PATCH", `/api/tasks/${meeting}`, { segments: [{ id: 1, start: 0, end: 4_000, text: "Edited elsewhere." }] });

@@ -9,7 +9,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page, Response } from "playwright-core";
 import { join } from "node:path";
-import { chromiumAvailable, chromiumPath, registerThroughForm, screenshotsDir, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
+import {
+  chromiumAvailable,
+  chromiumPath,
+  registerThroughForm,
+  screenshotsDir,
+  startBrowserHarness,
+  untilInPage,
+  type BrowserHarness,
+} from "../support/browser.ts";
 import { until } from "../support/eventually.ts";
 import { spoken } from "../support/media-fixtures.ts";
 import { prerequisite } from "../support/prerequisites.ts";
@@ -124,7 +132,7 @@ describe.skipIf(!haveEspeak)("recording on the New transcription page", () => {
     // Focus moved from Record (gone) to Stop.
     const stop = page.getByRole("button", { name: "Stop and transcribe" });
     await stop.waitFor();
-    expect(await page.evaluate<string>("document.activeElement?.textContent ?? ''")).toBe("Stop and transcribe");
+    await untilInPage(page, 'document.activeElement?.textContent === "Stop and transcribe"');
 
     // The meter hears the speech, and says so in words; the timer reaches 3 seconds.
     const meter = page.getByRole("meter", { name: "Microphone level" });
@@ -189,7 +197,7 @@ describe.skipIf(!haveEspeak)("recording on the New transcription page", () => {
       await page.getByLabel(/^Uploading “Recording \d{4}-\d\d-\d\d \d\d:\d\d\.webm”$/).waitFor();
       // Focus is on Cancel (the Stop button is gone): the keyboard cancels.
       await page.getByRole("button", { name: "Cancel upload" }).waitFor();
-      expect(await page.evaluate<string>("document.activeElement?.textContent ?? ''")).toBe("Cancel upload");
+      await untilInPage(page, 'document.activeElement?.textContent === "Cancel upload"');
       aborted = page.waitForResponse((response) => response.url().endsWith("/api/uploads/abort"), { timeout: 30_000 });
       await page.keyboard.press("Enter");
       await page.getByRole("status").getByText("The upload was cancelled, and the server keeps none of it. The recording is still in this page").waitFor();
@@ -200,7 +208,7 @@ describe.skipIf(!haveEspeak)("recording on the New transcription page", () => {
     expect((await aborted)?.status()).toBe(200);
     expect(requests).not.toContain("POST /api/uploads/complete");
     const again = page.getByRole("button", { name: "Upload the recording again" });
-    expect(await page.evaluate<string>("document.activeElement?.textContent ?? ''")).toBe("Upload the recording again");
+    await untilInPage(page, 'document.activeElement?.textContent === "Upload the recording again"');
     await again.press("Enter");
     await page.waitForURL(/\/tasks\/\d+$/, { timeout: 60_000 });
     const id = Number(new URL(page.url()).pathname.split("/").pop());
