@@ -97,7 +97,8 @@ describe.skipIf(!haveChromium)("the web app's smaller things (issue 25)", () => 
     await page.getByRole("button", { name: "Save name" }).click();
     await page.getByRole("heading", { name: "Board meeting", level: 1 }).waitFor();
     await page.getByRole("status").filter({ hasText: "Renamed to “Board meeting”." }).waitFor();
-    expect(await page.title()).toContain("Board meeting");
+    // The tab's title is set in an effect after the render (useTitle).
+    await until("the title to name the task", async () => (await page.title()).includes("Board meeting"));
     expect((await request<{ name: string }>("GET", `/api/tasks/${meeting}`)).name).toBe("Board meeting");
     // Focus is back on Rename.
     await untilInPage(page, 'document.activeElement?.textContent === "Rename"');
@@ -183,7 +184,8 @@ describe.skipIf(!haveChromium)("the web app's smaller things (issue 25)", () => 
     await page.getByRole("button", { name: "Move", exact: true }).click();
     await page.getByText("Moved 1 task to Uncategorized.").waitFor();
     await until("the counts", async () => (await folderCount(page, "Work")) === 1 && (await folderCount(page, "Uncategorized")) === 2);
-    expect(await row(page, "Lecture").textContent()).toContain("Uncategorized");
+    // The task list is fetched again beside the folders, not before them: waited for, not raced.
+    await until("Lecture's row in Uncategorized", async () => (await row(page, "Lecture").textContent())?.includes("Uncategorized"));
     expect((await request<{ folder: string | null }>("GET", `/api/tasks/${lecture}`)).folder).toBeNull();
     web.expectClean();
   }, 60_000);

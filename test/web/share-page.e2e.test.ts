@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chromiumAvailable, chromiumPath, startBrowserHarness, type BrowserHarness, untilInPage } from "../support/browser.ts";
+import { until } from "../support/eventually.ts";
 import { prerequisite } from "../support/prerequisites.ts";
 
 const haveChromium = prerequisite(`Chromium at ${chromiumPath}`, chromiumAvailable, "apt-get install chromium; npm test installs it");
@@ -76,7 +77,8 @@ describe.skipIf(!haveChromium)("the share page drawn by the server", () => {
     expect(await page.getByRole("heading", { name: "Orchard <plans>", level: 1 }).count()).toBe(1);
     expect(await page.getByRole("region", { name: "Transcript" }).locator("li").count()).toBe(lines.length);
     expect(await page.evaluate<number>("window.mostHeadings")).toBe(1);
-    expect(await page.title()).toBe("Orchard <plans> · Scribe");
+    // The app titles the tab "Shared transcript" until the transcript is in, then by its name, in an effect after the render.
+    await until("the title to name the transcript", async () => (await page.title()) === "Orchard <plans> · Scribe");
     web.expectClean();
   });
 });
