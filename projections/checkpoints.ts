@@ -48,7 +48,7 @@ export class Checkpoints {
    * beat of the event being applied after it (0 when none takes long). Under a fence, read by claiming it.
    */
   async entry(name: string): Promise<CheckpointEntry> {
-    const saved = this.fence ? await this.claim(name) : await this.collection.findOne({ _id: name });
+    const saved = await this.claim(name);
     return { position: saved?.position ?? 0, version: saved?.version ?? 1, beat: saved?.beat ?? 0 };
   }
 
@@ -77,8 +77,7 @@ export class Checkpoints {
   async claim(name: string): Promise<CheckpointDocument | null> {
     if (!this.fence) return this.collection.findOne({ _id: name });
     const epoch = this.writerEpoch(name);
-    const claimed = await this.fenced(name, epoch, (filter) => this.collection.findOneAndUpdate(filter, { $set: { epoch } }, { upsert: true }));
-    return claimed;
+    return this.fenced(name, epoch, (filter) => this.collection.findOneAndUpdate(filter, { $set: { epoch } }, { upsert: true }));
   }
 
   private writerEpoch(name: string): number {

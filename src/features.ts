@@ -43,7 +43,7 @@ export type AccountsModule = {
   /** The configured identity provider (IDP_ISSUER), whose login the web app starts; null without one. */
   idp: OidcClient | null;
   /** Counts a sign-in refused for its size before its route's own throttle could (sign-in-rules.ts). */
-  countRefusedBySize: (context: RequestContext) => Promise<void>;
+  countRefusedBySize: (context: RequestContext, path: string) => Promise<void>;
 };
 
 /** Accounts, the authentication every other feature uses, limits and routes, with notifications and checkout. */

@@ -5,6 +5,7 @@ import type { Checkpoints } from "../projections/checkpoints.ts";
 import { encodeEvent, subjectFor } from "./subjects.ts";
 import { logger } from "../src/logging/logger.ts";
 import { LeaseFencedError } from "../src/core/lease.ts";
+import { doublingMs } from "../src/core/backoff.ts";
 
 const log = logger("relay");
 
@@ -16,7 +17,7 @@ type Refused = { entry: Pending; event: RecordedEvent };
 export type Relay = { stop(): Promise<void>; readonly done: Promise<void> };
 
 /** How long the relay waits before offering a refused event again: doubling from 250 ms to 5 s. */
-export const refusedRetryMs = (attempt: number) => Math.min(250 * 2 ** attempt, 5_000);
+export const refusedRetryMs = (attempt: number) => doublingMs(attempt, 5_000);
 /** While the bus keeps refusing, one line a minute says the relay still waits. */
 const STILL_WAITING_LOG_MS = 60_000;
 

@@ -4,6 +4,7 @@ import type { EventStore } from "../src/core/event-store.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 import { decodeReference, loadReferenced } from "./subjects.ts";
 import { logger, withLogContext } from "../src/logging/logger.ts";
+import { doublingMs } from "../src/core/backoff.ts";
 import { DEFAULT_MAX_DELIVER } from "../src/bus/retry.ts";
 import { deadLetterRecorder, type DeadLetterFailure, type DeadLetterRecorder } from "../src/dead-letters/record.ts";
 import { RedriveFailed } from "../src/dead-letters/redrive-worker.ts";
@@ -14,7 +15,7 @@ const log = logger("worker");
 export type DependenciesDown = () => Promise<string[]>;
 
 /** How long a message waits between tries while a dependency is down: doubling from 250 ms to 1 min. */
-export const outageRetryMs = (attempt: number) => Math.min(250 * 2 ** attempt, 60_000);
+export const outageRetryMs = (attempt: number) => doublingMs(attempt, 60_000);
 
 /**
  * Handles each delivery of the worker's subject. A failure is first told apart: when one of the process's own

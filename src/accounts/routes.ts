@@ -19,7 +19,7 @@ export type AuthRoutesDependencies = {
 export function authRoutes({ accounts, signInLimits, socialLogin, authenticated }: AuthRoutesDependencies) {
   const tags = ["Auth"];
   const publicRoutes = new Elysia({ name: "auth-public" })
-    .use(signInLimits.spentEarly("/api/register"))
+    .use(signInLimits.spentEarly)
     .post(
       "/api/register",
       async ({ body, request, set }) => {

@@ -187,9 +187,10 @@ export class Accounts {
    * Who sent this secret: null when it is unknown, revoked, expired, or came the wrong way (a session's secret
    * only in its cookie, a token or key only in `Authorization: Bearer`, so neither borrows the other's rate
    * limit). Every authenticated request asks, so the lookup is kept while the credentials and users read models
-   * stay as they were; expiry is checked on every request. `correlationId`: the request's, for a token's use.
+   * stay as they were; expiry is checked on every request. `correlationId`: the request's, for a token's use (a
+   * fresh one when none is given, made only when a use is recorded).
    */
-  async authenticate(secret: string, source: SecretSource = "bearer", correlationId: string = crypto.randomUUID()): Promise<Authentication | null> {
+  async authenticate(secret: string, source: SecretSource = "bearer", correlationId?: string): Promise<Authentication | null> {
     const hash = hashSecret(secret);
     const found = await this.authentications.get(hash, async () => {
       const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ hash });
@@ -213,12 +214,16 @@ export class Accounts {
   }
 
   /** A token within TOKEN_TTL_DAYS of its last recorded use; this use is recorded when the last is a day old. */
-  private async liveToken({ caller, user, createdAt, usedAt }: KnownCredential, now: number, correlationId: string): Promise<Authentication | null> {
+  private async liveToken(
+    { caller, user, createdAt, usedAt }: KnownCredential,
+    now: number,
+    correlationId: string | undefined,
+  ): Promise<Authentication | null> {
     const lifetimes = this.tokenLifetimes;
     let from = await lifetimes.countsFrom(caller.credentialId, createdAt, usedAt);
     if (now >= from + lifetimes.lifetimeMs) return null;
     if (lifetimes.claimUse(caller.credentialId, from, now)) {
-      await this.recordTokenUse(caller, now, correlationId);
+      await this.recordTokenUse(caller, now, correlationId ?? crypto.randomUUID());
       from = now;
     }
     return { caller, user, expiresAt: new Date(from + lifetimes.lifetimeMs).toISOString() };

@@ -48,7 +48,7 @@ export function sessionRoutes({ accounts, signInLimits, socialLogin, authenticat
   const ownPage = (context: RequestContext) => refuseCrossSite(context.request, site.origins(context));
 
   const signIn = new Elysia({ name: "session-sign-in" })
-    .use(signInLimits.spentEarly("/api/session/register"))
+    .use(signInLimits.spentEarly)
     .post(
       "/api/session",
       async ({ body, request, server, set }) => {

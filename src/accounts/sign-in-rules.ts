@@ -62,27 +62,26 @@ export class SignInLimits {
   }
 
   /**
-   * Once this process knows an address has spent its registrations for the minute, a registration to `path` from it
-   * is 429 before its body is read: a client sending 1 MiB registrations as fast as it can then costs next to nothing.
-   * (Not counted: it was refused before it could be an attempt. Elysia runs every `onRequest` hook for every request,
-   * so the hook looks at nothing but the method and path until they match.)
+   * Once this process knows an address has spent its registrations for the minute, a registration from it (to either
+   * path) is 429 before its body is read: a client sending 1 MiB registrations as fast as it can then costs next to
+   * nothing. (Not counted: it was refused before it could be an attempt.) One hook for both paths, used by both sets
+   * of routes: Elysia runs every `onRequest` hook for every request, so it looks at nothing but the method and path
+   * until they match.
    */
-  spentEarly(path: string) {
-    return new Elysia({ name: `registrations-spent-early:${path}` }).onRequest(({ request, server }) => {
-      if (request.method !== "POST" || new URL(request.url, "http://localhost").pathname !== path) return;
-      const retryAfter = this.registrations.knownSpent(registrationKey(this.addressOf({ request, server })));
-      if (retryAfter !== null) throw tooManyRegistrations(retryAfter);
-    });
-  }
+  readonly spentEarly = new Elysia({ name: "registrations-spent-early" }).onRequest(({ request, server }) => {
+    if (request.method !== "POST" || !registrationPaths.has(new URL(request.url, "http://localhost").pathname)) return;
+    const retryAfter = this.registrations.knownSpent(registrationKey(this.addressOf({ request, server })));
+    if (retryAfter !== null) throw tooManyRegistrations(retryAfter);
+  });
 
   /**
    * A sign-in or registration refused by its size (413, before its body is read) is an attempt like any other: it
    * counts toward its address's registrations, or toward its address's logins (there is no email to count it under),
-   * and is 429 instead once those are spent. For request-limits.ts, which refuses before the routes' hooks run.
+   * and is 429 instead once those are spent. For request-limits.ts, which refuses before the routes' hooks run and
+   * has read the request's path already.
    */
-  readonly refusedBySize = async (context: RequestContext): Promise<void> => {
+  readonly refusedBySize = async (context: RequestContext, path: string): Promise<void> => {
     if (context.request.method !== "POST") return;
-    const path = new URL(context.request.url, "http://localhost").pathname;
     if (registrationPaths.has(path)) await this.registration(context);
     else if (loginPaths.has(path)) await this.login(undefined, context);
   };

@@ -26,7 +26,7 @@ export type UserRoutesDependencies = {
  * and a stored file of any other type, go as an attachment besides: saved, not shown, when opened directly (an
  * `<img>` ignores that).
  */
-const imageHeaders = { "content-security-policy": "default-src 'none'; sandbox", "x-content-type-options": "nosniff" };
+const imageHeaders = { "content-security-policy": "default-src 'none'; sandbox" };
 const attachmentHeaders = { ...imageHeaders, "content-disposition": "attachment" };
 const rasterTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 

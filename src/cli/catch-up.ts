@@ -51,7 +51,7 @@ export async function catchUpReadModels(
   const deadline = Date.now() + timeoutMs;
   const leases = new Leases(db);
   for (;;) {
-    if (await leases.acquire("projections", leaseMs)) break;
+    if ((await leases.acquire("projections", leaseMs)) !== null) break;
     // A server is the writer: it projects the events within moments.
     if (await reached()) return "server";
     if (Date.now() > deadline) throw new Error(`the read models did not reach log position ${target} within ${timeoutMs} ms`);

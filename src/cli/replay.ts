@@ -45,7 +45,7 @@ async function main(): Promise<number> {
   const leases = new Leases(documents);
   try {
     const started = performance.now();
-    if (await leases.acquire("projections", config.leaseTtlMs)) {
+    if ((await leases.acquire("projections", config.leaseTtlMs)) !== null) {
       // No server writes the read models: this process is their writer until it is done.
       const results = await leases.whileHeld("projections", config.leaseTtlMs, (lease) =>
         new ProjectionRunner(store, documents, allProjections, lease, context).rebuild(chosen.map((p) => p.name)),
@@ -89,7 +89,7 @@ async function replayBesideWriter(
     if (request?.state === "done") return built.events;
     if (request?.state === "failed") throw new Error(`the server could not swap ${projection.name} in: ${request.message ?? "no reason given"}`);
     // The writer went away (stopped, or its lease ran out): then the swap is this process's to do.
-    if (await leases.acquire("projections", leaseTtlMs)) {
+    if ((await leases.acquire("projections", leaseTtlMs)) !== null) {
       await leases.whileHeld("projections", leaseTtlMs, async (lease) => {
         await swapShadowIn(store, documents, new Checkpoints(documents, lease), projection, built.position, context);
         await requests.deleteOne({ _id: projection.name });

@@ -77,7 +77,21 @@ class RenewalClock {
   get trusted(): boolean {
     return this.renewedAt > 0 && Date.now() - this.renewedAt < (this.ttlMs * 2) / 3;
   }
+
+  /**
+   * Renews lease `name` for the epoch held, counting from when the renewal was sent: false when another process
+   * holds it now (or under another epoch); rejects when the store does not answer, which leaves the clock as it was.
+   */
+  async renew(leases: Leases, name: string, epoch: number | null): Promise<boolean> {
+    const sentAt = Date.now();
+    if ((await leases.acquire(name, this.ttlMs)) !== epoch) return false;
+    this.renewed(sentAt);
+    return true;
+  }
 }
+
+/** How often a holder renews: three times a lease, so one late renewal still leaves it trusted. */
+const renewEveryMs = (ttlMs: number) => Math.max(50, Math.floor(ttlMs / 3));
 
 /**
  * Time-bound exclusive roles across processes (the relay, the projection writer, each timed job),
@@ -184,18 +198,14 @@ export class Leases {
       refuse(new LeaseLostError(name, why));
     };
     const isHeld = () => lost === null && clock.trusted;
-    const renew = setInterval(
-      () => {
-        const sentAt = Date.now();
-        this.acquire(name, ttlMs).then(
-          (renewed) => (renewed === epoch ? clock.renewed(sentAt) : loseIt("another process holds it now")),
-          () => {
-            if (!clock.trusted) loseIt("it could not be renewed in time");
-          },
-        );
-      },
-      Math.max(50, ttlMs / 3),
-    );
+    const renew = setInterval(() => {
+      clock.renew(this, name, epoch).then(
+        (renewed) => renewed || loseIt("another process holds it now"),
+        () => {
+          if (!clock.trusted) loseIt("it could not be renewed in time");
+        },
+      );
+    }, renewEveryMs(ttlMs));
     try {
       return await Promise.race([work({ isHeld, epoch: () => epoch }), lostLease]);
     } finally {
@@ -261,7 +271,7 @@ export type LeadershipOptions = {
  * `isHeld` turns false at 2/3 of the lease, so checks made just before a write stay on the safe side.
  */
 export function holdLeadership(leases: Leases, name: string, start: () => Promise<LeasedWork>, options: LeadershipOptions): Leadership {
-  const intervalMs = options.intervalMs ?? Math.max(50, Math.floor(options.ttlMs / 3));
+  const intervalMs = options.intervalMs ?? renewEveryMs(options.ttlMs);
   const log = options.log ?? ((message: string) => leaseLog.info({ lease: name }, message));
   const clock = new RenewalClock(options.ttlMs);
   /** The epoch the work was started under (fencing its checkpoint writes). */
@@ -330,10 +340,8 @@ export function holdLeadership(leases: Leases, name: string, start: () => Promis
   };
 
   const renewWhileStarting = async () => {
-    const sentAt = Date.now();
     try {
-      if ((await leases.acquire(name, options.ttlMs)) === epoch) clock.renewed(sentAt);
-      else clock.lost();
+      if (!(await clock.renew(leases, name, epoch))) clock.lost();
     } catch (error) {
       leaseLog.warn({ lease: name, err: error }, `${name}: lease store unreachable`);
     }

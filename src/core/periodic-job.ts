@@ -30,7 +30,7 @@ export function startPeriodicJob(name: string, work: () => Promise<void>, option
     if (running) return;
     running = true;
     try {
-      if (leases && !(await leases.acquire(`job:${name}`, leaseMs))) return;
+      if (leases && (await leases.acquire(`job:${name}`, leaseMs)) === null) return;
       await work();
     } catch (error) {
       log.error({ job: name, err: error }, "periodic job failed; the next run tries again");

@@ -23,7 +23,7 @@ function parseHere({ parts, plan }: LargeBodyJob): LargeBodyOutcome {
   }
   // What was parsed is garbage once this job is answered: collected before the next one piles up on it.
   setTimeout(() => Bun.gc(true), 0);
-  return { text: JSON.stringify(plan ? prune(value, plan) : value) };
+  return { text: JSON.stringify(prune(value, plan)) };
 }
 
 serveOnThread<LargeBodyJob, LargeBodyOutcome>(parseHere);

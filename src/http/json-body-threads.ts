@@ -7,7 +7,7 @@ import type { BodyPlan } from "./body-plans.ts";
 const log = logger("http");
 
 /** A large body's text as it was read, and what its route's schema keeps of it (null: all of it). */
-export type LargeBodyJob = { parts: string[]; plan: BodyPlan | null };
+export type LargeBodyJob = { parts: string[]; plan: BodyPlan };
 export type LargeBodyOutcome =
   | { text: string }
   | { empty: true }
@@ -37,7 +37,7 @@ export class JsonBodyThreads {
   private readonly threads: { thread: BackgroundThread<LargeBodyJob, LargeBodyOutcome>; busy: number }[] = [];
 
   /** The body parsed as json-body.ts parses it, with what the plan leaves out taken out; undefined when it is blank. */
-  async parse(parts: string[], plan: BodyPlan | null): Promise<unknown> {
+  async parse(parts: string[], plan: BodyPlan): Promise<unknown> {
     const slot = this.leastBusy();
     slot.busy++;
     let outcome: LargeBodyOutcome;

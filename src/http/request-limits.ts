@@ -87,7 +87,7 @@ export const takesLargeBody = (method: string, path: string) => transcriptRoute(
  * Told of a request about to be refused for its size, before its route's hooks could see it: the sign-in routes
  * count it as an attempt (sign-in-rules.ts), and throw a 429 instead once their limit is spent.
  */
-export type BeforeSizeRefusal = (context: RequestContext) => Promise<void>;
+export type BeforeSizeRefusal = (context: RequestContext, path: string) => Promise<void>;
 
 export function requestLimits(
   limits: RequestLimits,
@@ -134,7 +134,7 @@ export function requestLimits(
       const refuse = (status: number, message: string) => (isOpenAiPath(path) ? openAiErrorJson(status, message) : errorJson(status, { message }));
       // The rest is Bun's to read and drop after the answer: see `refuseUnread` below.
       if (declared > limit) {
-        await beforeSizeRefusal({ request, server });
+        await beforeSizeRefusal({ request, server }, path);
         return refuse(413, tooLarge(limit));
       }
       if (declared > limits.bodyBytes) holdHeavyWork(request, await heavyWork.acquire());
@@ -157,7 +157,7 @@ export function requestLimits(
       // (measured: 12 MB sent chunked to a 1 MiB route, nothing came back). test/http/early-refusals.e2e.test.ts.
       const refuseUnread = async (reader: { cancel(): Promise<void> }, error: DomainError): Promise<never> => {
         await reader.cancel().catch(() => undefined);
-        if (error.status === 413) await beforeSizeRefusal({ request, server: context.server });
+        if (error.status === 413) await beforeSizeRefusal({ request, server: context.server }, path);
         throw error;
       };
       if (!contentType.includes("json")) {

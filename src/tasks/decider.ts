@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
-import { maxRetries, type Disk, type FolderRef, type RequeueStep, type TaskEvent, type TaskStatus } from "./events.ts";
+import { isInFlight, maxRetries, type Disk, type FolderRef, type RequeueStep, type TaskEvent, type TaskStatus } from "./events.ts";
 import { hasTranscript, type TranscriptRef } from "./transcripts.ts";
 
 type Created = Extract<TaskEvent, { type: "TaskCreated" }>["data"];
@@ -97,8 +97,6 @@ function nextStep(task: Live): RequeueStep {
   return task.mediaReady ? "transcribe" : "fetch";
 }
 
-const inFlight = (state: TaskStatus) => state === "pending" || state === "waiting" || state === "scribing";
-
 export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
   initialState: () => ({ status: "none" }),
 
@@ -192,7 +190,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "UnshareTask":
         return task.shared ? [{ type: "TaskUnshared", data: { userId, taskId } }] : [];
       case "DeleteTask":
-        return [{ type: "TaskDeleted", data: { userId, taskId, wasInFlight: inFlight(task.state), attempt: task.attempts } }];
+        return [{ type: "TaskDeleted", data: { userId, taskId, wasInFlight: isInFlight(task.state), attempt: task.attempts } }];
       case "RetryTask":
         if (task.state !== "failed") throw new ValidationFailedError({ status: ["Only a failed task can be retried."] }, "Only a failed task can be retried.");
         if (task.attempts > maxRetries) {
@@ -227,7 +225,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
       case "RequestExport":
         return [{ type: "ExportRequested", data: { userId, taskId, format: command.format, version: command.version, requestedAt: command.now } }];
       case "FinishTask": {
-        if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
+        if (!isInFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
         const { quality, diarizationFailure } = command;
         return [
           {
@@ -249,7 +247,7 @@ export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
         ];
       }
       case "FailTask":
-        if (!inFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
+        if (!isInFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
         return [{ type: "TaskFailed", data: { userId, taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
       default:
         return assertNever(command);

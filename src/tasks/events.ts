@@ -6,6 +6,7 @@ export type TaskStatus = "pending" | "waiting" | "scribing" | "finished" | "fail
 export const taskStatuses: readonly TaskStatus[] = ["pending", "waiting", "scribing", "finished", "failed"];
 /** Pending, waiting and scribing tasks count against the concurrent-task limit. */
 export const inFlightStatuses: readonly TaskStatus[] = ["pending", "waiting", "scribing"];
+export const isInFlight = (status: TaskStatus) => inFlightStatuses.includes(status);
 
 export type FolderRef = { id: number; name: string };
 

@@ -6,10 +6,8 @@ import { loadState } from "../core/state-cache.ts";
 import { userStream } from "../accounts/events.ts";
 import { admissionDecider, maxConcurrentTasks, slotOfUpload } from "./admission.ts";
 import { taskDecider } from "./decider.ts";
-import { inFlightStatuses, taskStream, type Disk, type TaskEvent, type TaskStatus } from "./events.ts";
-import { hasTranscript } from "./transcripts.ts";
-
-const isInFlight = (status: TaskStatus) => inFlightStatuses.includes(status);
+import { isInFlight, taskStream, type Disk, type TaskEvent } from "./events.ts";
+import { secondsCharged, type TranscriptSource } from "./transcripts.ts";
 
 /** A slot whose attempt has not begun this long after it was taken belongs to a creation or retry that died. */
 const abandonedAfterMs = 60_000;
@@ -29,15 +27,16 @@ export type EndedAttempt = { endedAt: string; chargeSeconds: number };
  * slot) or the task was deleted. Null while it may still finish, or never began.
  */
 export function endedAttempt(events: readonly RecordedEvent[], attempt: number): EndedAttempt | null {
-  let supplied = false;
+  let created: TranscriptSource | null = null;
   for (const recorded of events) {
     const event = recorded as unknown as TaskEvent;
     switch (event.type) {
       case "TaskCreated":
-        supplied = hasTranscript(event.data);
+        created = event.data;
         break;
       case "TaskFinished":
-        if (event.data.attempt === attempt) return { endedAt: recorded.time, chargeSeconds: supplied ? 0 : Math.max(0, event.data.cost ?? 0) };
+        if (event.data.attempt === attempt)
+          return { endedAt: recorded.time, chargeSeconds: created ? secondsCharged(created, event.data.cost) : Math.max(0, event.data.cost ?? 0) };
         break;
       case "TaskFailed":
         if (event.data.attempt === attempt) return { endedAt: recorded.time, chargeSeconds: 0 };

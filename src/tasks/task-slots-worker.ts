@@ -5,7 +5,7 @@ import { admissionDecider } from "./admission.ts";
 import { userStream } from "../accounts/events.ts";
 import type { TaskEvent } from "./events.ts";
 import type { Worker } from "../core/worker.ts";
-import { hasTranscript } from "./transcripts.ts";
+import { secondsCharged } from "./transcripts.ts";
 
 type Created = Extract<TaskEvent, { type: "TaskCreated" }>;
 
@@ -26,7 +26,8 @@ export function taskSlotWorker(store: EventStore, now: () => Date = () => new Da
       let charge: { seconds: number; now: string } | undefined;
       if (event.type === "TaskFinished" && event.data.cost && event.data.cost > 0) {
         const [created] = (await store.readStream(recorded.streamName, { maxCount: 1 })) as unknown as Created[];
-        if (created?.type === "TaskCreated" && !hasTranscript(created.data)) charge = { seconds: event.data.cost, now: now().toISOString() };
+        const seconds = created?.type === "TaskCreated" ? secondsCharged(created.data, event.data.cost) : 0;
+        if (seconds > 0) charge = { seconds, now: now().toISOString() };
       }
       // The slot of exactly this attempt: a late event about an earlier attempt frees nothing the retry holds.
       await handle(

@@ -52,7 +52,7 @@ export class WebhookDelivery {
    */
   async attempt(messageId: string, which: "first" | "due", metadata: EventMetadata): Promise<boolean> {
     const lease = `webhook-message:${messageId}`;
-    if (!(await this.leases.acquire(lease, this.settings.timeoutMs + 15_000))) return false;
+    if ((await this.leases.acquire(lease, this.settings.timeoutMs + 15_000)) === null) return false;
     try {
       const state = await this.message(messageId);
       if (state.status !== "pending") return true;

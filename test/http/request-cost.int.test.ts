@@ -66,6 +66,26 @@ async function leastCost(method: string, path: string, body: string, runs = 5): 
   return { ms: least, answer: answer! };
 }
 
+/** A request declaring `bytes` of body, streamed 64 KiB at a time; `sent()` says how much of it was read. */
+function declared(method: string, path: string, bytes: number, headers: Record<string, string> = {}) {
+  const piece = new Uint8Array(64 * 1024).fill(0x20);
+  let read = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (read >= bytes) return controller.close();
+      const next = piece.subarray(0, Math.min(piece.byteLength, bytes - read));
+      read += next.byteLength;
+      controller.enqueue(next);
+    },
+  });
+  const request = new Request(`${app.origin}${path}`, {
+    method,
+    headers: { "content-type": "application/json", "content-length": String(bytes), ...headers },
+    body,
+  });
+  return { request, sent: () => read };
+}
+
 describe("every string has a bound, checked before anything that is not linear", () => {
   test("each string of a request body, query or path has a maxLength in the published schema (or is one of a few values, or a file)", async () => {
     const strings = await requestStrings();
@@ -141,44 +161,16 @@ describe("over-long values cost in proportion to their size", () => {
 
   test("a body larger than anything its route's schema can hold is 413 by its Content-Length, before a byte is read", async () => {
     for (const shape of shapes.filter((candidate) => !candidate.sizes)) {
-      let read = 0;
-      const body = new ReadableStream<Uint8Array>({
-        pull(controller) {
-          read += 64 * 1024;
-          controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
-          if (read >= 1024 * 1024) controller.close();
-        },
-      });
-      const headers = { "content-type": "application/json", "content-length": String(1024 * 1024), authorization: `Bearer ${token}` };
-      const answer = await app.service.app.handle(new Request(`${app.origin}${shape.path}`, { method: shape.method, headers, body }));
+      const { request, sent } = declared(shape.method, shape.path, 1024 * 1024, { authorization: `Bearer ${token}` });
+      const answer = await app.service.app.handle(request);
       expect([shape.label, answer.status]).toEqual([shape.label, 413]);
       expect(((await answer.json()) as { message: string }).message).toMatch(/takes at most \d+ bytes/);
-      expect(read).toBeLessThanOrEqual(2 * 64 * 1024); // what the stream had queued: nothing was read from it
+      expect(sent()).toBeLessThanOrEqual(2 * 64 * 1024); // what the stream had queued: nothing was read from it
     }
   });
 });
 
 describe("an anonymous body over the ordinary limit", () => {
-  /** A request declaring `bytes` of body, streamed 64 KiB at a time; `sent()` says how much of it was read. */
-  function declared(method: string, path: string, bytes: number, headers: Record<string, string> = {}) {
-    const piece = new Uint8Array(64 * 1024).fill(0x20);
-    let read = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (read >= bytes) return controller.close();
-        const next = piece.subarray(0, Math.min(piece.byteLength, bytes - read));
-        read += next.byteLength;
-        controller.enqueue(next);
-      },
-    });
-    const request = new Request(`${app.origin}${path}`, {
-      method,
-      headers: { "content-type": "application/json", "content-length": String(bytes), ...headers },
-      body,
-    });
-    return { request, sent: () => read };
-  }
-
   test("is answered 401 before it is read, in the shape of its route", async () => {
     for (const [method, path] of [
       ["POST", "/api/tasks"],
