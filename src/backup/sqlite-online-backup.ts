@@ -16,7 +16,7 @@ const DONE = 101;
 const OPEN_READONLY = 0x1;
 const OPEN_READWRITE = 0x2;
 const OPEN_CREATE = 0x4;
-/** The server's writers wait 5 s for a lock (src/eventstore/sqlite.ts); the copy waits as long for a moment without one. */
+/** The server's writers wait 5 s for a lock (src/eventstore/sqlite-file.ts); the copy waits as long for a moment without one. */
 const BUSY_TIMEOUT_MS = 5000;
 const GIVE_UP_AFTER_MS = 60_000;
 
@@ -41,7 +41,8 @@ function library(): Library {
     loaded = dlopen("libsqlite3.so.0", symbols).symbols;
   } catch (error) {
     throw new Error(
-      `the online backup needs the system's SQLite library (Debian: apt-get install libsqlite3-0; scripts/setup.sh does): ${error instanceof Error ? error.message : String(error)}`,
+      "the online backup needs the system's SQLite library (Debian: apt-get install libsqlite3-0; scripts/setup.sh does): " +
+        (error instanceof Error ? error.message : String(error)),
     );
   }
   return loaded;

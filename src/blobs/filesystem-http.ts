@@ -1,14 +1,25 @@
 import { attachmentDisposition } from "./content-disposition.ts";
 import { BodyTooLargeError, IncompleteBodyError, PartBusyError } from "./file-io.ts";
-import type { FileBlobStore } from "./filesystem.ts";
-import { NoSuchUploadError, isValidBlobKey } from "./port.ts";
+import type { FilePartWriter } from "./filesystem-parts.ts";
+import { NoSuchUploadError, isValidBlobKey, type BlobStore } from "./port.ts";
 import { serveBlob } from "./serve.ts";
+import type { SignedGrant } from "./signing.ts";
+
+/** What answering its signed URLs needs of the embedded store (filesystem.ts), which hands itself over. */
+export type SignedStorage = BlobStore & {
+  /** Largest part a PUT may send. */
+  readonly maxPartBytes: number;
+  /** Receives the parts PUT to signed URLs. */
+  readonly parts: Pick<FilePartWriter, "write">;
+  /** The grant a signed request carries, or null when it is forged, tampered with or expired. */
+  verify(method: "GET" | "PUT", key: string, query: URLSearchParams): SignedGrant | null;
+};
 
 /**
  * The embedded store's stand-in for S3's presigned URLs: GET of a signed object and PUT of a signed
  * part, answered from the raw Request so part bodies stream to disk without being buffered.
  */
-export async function serveStorageRequest(store: FileBlobStore, request: Request): Promise<Response> {
+export async function serveStorageRequest(store: SignedStorage, request: Request): Promise<Response> {
   // The base: without a Host (HTTP/1.0) the request's URL is relative.
   const url = new URL(request.url, "http://localhost");
   const at = url.pathname.indexOf("/storage/");
@@ -35,7 +46,7 @@ export async function serveStorageRequest(store: FileBlobStore, request: Request
   return json(405, "method not allowed", { allow: "GET, HEAD, PUT" });
 }
 
-async function serveObject(store: FileBlobStore, key: string, request: Request, downloadName: string | undefined): Promise<Response> {
+async function serveObject(store: SignedStorage, key: string, request: Request, downloadName: string | undefined): Promise<Response> {
   const headers = new Headers({
     // Uploaded bytes are served from the API's own origin: never let a browser run them.
     "x-content-type-options": "nosniff",
@@ -45,7 +56,7 @@ async function serveObject(store: FileBlobStore, key: string, request: Request, 
   return (await serveBlob(store, key, request, headers)) ?? json(404, "no such object");
 }
 
-async function receivePart(store: FileBlobStore, key: string, uploadId: string, partNumber: number, request: Request, boundSize?: number): Promise<Response> {
+async function receivePart(store: SignedStorage, key: string, uploadId: string, partNumber: number, request: Request, boundSize?: number): Promise<Response> {
   const lengthHeader = request.headers.get("content-length");
   let declared: number | null = null;
   if (lengthHeader !== null) {

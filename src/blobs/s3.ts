@@ -1,20 +1,10 @@
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListPartsCommand,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { attachmentDisposition } from "./content-disposition.ts";
-import { NoSuchUploadError, isValidBlobKey } from "./port.ts";
+import { isValidBlobKey } from "./port.ts";
 import { fixedSizeChunks } from "./chunks.ts";
-import { httpStatus, isNoSuchUpload, isS3Error } from "./s3-errors.ts";
+import { httpStatus, isS3Error } from "./s3-errors.ts";
+import { S3Multipart } from "./s3-multipart.ts";
 import type { BlobInfo, BlobRead, BlobStore, ByteRange, SignedRequest, UploadedPart } from "./port.ts";
 
 export type S3BlobStoreOptions = {
@@ -45,11 +35,13 @@ export class S3BlobStore implements BlobStore {
   /** Signs the URLs handed to clients; signing is local, so it never talks to its endpoint. */
   private readonly signer: S3Client;
   private readonly bucket: string;
+  private readonly multipart: S3Multipart;
 
   constructor(options: S3BlobStoreOptions) {
     this.bucket = options.bucket;
     this.client = S3BlobStore.clientFor(options, options.endpoint);
     this.signer = options.publicEndpoint ? S3BlobStore.clientFor(options, options.publicEndpoint) : this.client;
+    this.multipart = new S3Multipart(this.client, this.bucket);
   }
 
   private static clientFor(options: S3BlobStoreOptions, endpoint: string): S3Client {
@@ -135,9 +127,7 @@ export class S3BlobStore implements BlobStore {
 
   async createMultipartUpload(key: string, options: { contentType: string; partSize?: number }): Promise<{ uploadId: string }> {
     checkKey(key);
-    const out = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: options.contentType }));
-    if (!out.UploadId) throw new Error(`CreateMultipartUpload ${key} returned no UploadId`);
-    return { uploadId: out.UploadId };
+    return this.multipart.create(key, options.contentType);
   }
 
   async signUploadPart(
@@ -155,42 +145,12 @@ export class S3BlobStore implements BlobStore {
 
   async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
     checkKey(key);
-    const parts: UploadedPart[] = [];
-    let marker: string | undefined;
-    try {
-      for (;;) {
-        const out = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
-        for (const part of out.Parts ?? []) {
-          if (part.PartNumber === undefined || !part.ETag) continue;
-          parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: part.ETag });
-        }
-        if (!out.IsTruncated || !out.NextPartNumberMarker) break;
-        marker = out.NextPartNumberMarker;
-      }
-    } catch (error) {
-      if (isNoSuchUpload(error)) throw new NoSuchUploadError(uploadId);
-      throw error;
-    }
-    return parts.sort((a, b) => a.partNumber - b.partNumber);
+    return this.multipart.listParts(key, uploadId);
   }
 
   async completeMultipartUpload(key: string, uploadId: string, parts: UploadedPart[]): Promise<BlobInfo> {
     checkKey(key);
-    try {
-      await this.client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId: uploadId,
-          MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
-        }),
-      );
-    } catch (error) {
-      // Ceph RGW (16.x) answers a complete of an unknown upload with 500 "This multipart completion
-      // is already in progress"; asking whether the upload still exists tells the two apart.
-      if (isNoSuchUpload(error) || (await this.uploadIsGone(key, uploadId))) throw new NoSuchUploadError(uploadId);
-      throw error;
-    }
+    await this.multipart.complete(key, uploadId, parts);
     const info = await this.head(key);
     if (!info) throw new Error(`completed upload ${uploadId} but ${key} is not there`);
     return info;
@@ -198,25 +158,12 @@ export class S3BlobStore implements BlobStore {
 
   async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
     checkKey(key);
-    try {
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
-    } catch (error) {
-      if (!isNoSuchUpload(error)) throw error;
-    }
+    await this.multipart.abort(key, uploadId);
   }
 
   async close(): Promise<void> {
     this.client.destroy();
     if (this.signer !== this.client) this.signer.destroy();
-  }
-
-  private async uploadIsGone(key: string, uploadId: string): Promise<boolean> {
-    try {
-      await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, MaxParts: 1 }));
-      return false;
-    } catch (error) {
-      return isNoSuchUpload(error);
-    }
   }
 
   /** One PutObject when the stream fits in a part, otherwise a multipart upload of fixed-size parts. */
@@ -231,11 +178,7 @@ export class S3BlobStore implements BlobStore {
       const parts: UploadedPart[] = [];
       let bytes: Uint8Array | undefined = firstBytes;
       while (bytes) {
-        const partNumber = parts.length + 1;
-        const out = await this.client.send(
-          new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: bytes, ContentLength: bytes.byteLength }),
-        );
-        parts.push({ partNumber, size: bytes.byteLength, etag: out.ETag ?? "" });
+        parts.push(await this.multipart.uploadPart(key, uploadId, parts.length + 1, bytes));
         const next = await chunks.next();
         bytes = next.done ? undefined : next.value;
       }

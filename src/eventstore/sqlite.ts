@@ -1,7 +1,5 @@
-import { Database, type Statement } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import type { EventMetadata, NewEvent, RecordedEvent } from "../core/event.ts";
+import type { Database, Statement } from "bun:sqlite";
+import type { NewEvent, RecordedEvent } from "../core/event.ts";
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -11,27 +9,14 @@ import {
   type Subscription,
 } from "../core/event-store.ts";
 import { assertEventSizes } from "./event-size.ts";
-import { skipForeignEvent } from "../core/foreign-events.ts";
+import { openEventsDatabase } from "./sqlite-file.ts";
+import { EVENT_COLUMNS, ours, type EventRow } from "./sqlite-rows.ts";
 
-type Row = {
-  position: number;
-  stream_name: string;
-  revision: number;
-  event_id: string;
-  type: string;
-  /** Text as this application writes it; another application sharing the file may have written a BLOB. */
-  data: string | Uint8Array;
-  metadata: string | Uint8Array;
-  time: string;
-};
 type Stored = { stream_name: string; revision: number; position: number };
 
 const CATCH_UP_BATCH = 500;
 /** Appends from other processes (the operator CLI) are only seen by polling the file. */
 const POLL_MS = 100;
-/** The server and the CLI share the file; a writer waits this long for the other's lock instead of failing. */
-const BUSY_TIMEOUT_MS = 5000;
-const COLUMNS = "position, stream_name, revision, event_id, type, data, metadata, time";
 
 /** The embedded event store: one SQLite file (WAL) under DATA_DIR, shared by the server and the operator CLI. */
 export class SqliteEventStore implements EventStore {
@@ -39,8 +24,8 @@ export class SqliteEventStore implements EventStore {
   private readonly insert: Statement<never, [string, number, string, string, string, string, string]>;
   private readonly lastRevision: Statement<{ revision: number | null }, [string]>;
   private readonly byId: Statement<Stored, [string]>;
-  private readonly streamRows: Statement<Row, [string, number, number]>;
-  private readonly allRows: Statement<Row, [number, number]>;
+  private readonly streamRows: Statement<EventRow, [string, number, number]>;
+  private readonly allRows: Statement<EventRow, [number, number]>;
   private readonly head: Statement<{ position: number | null }, []>;
   private readonly appendTx: (streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult;
   /** Wakes subscriptions waiting for new events; resolved on every local append and when polling sees a foreign one. */
@@ -51,31 +36,12 @@ export class SqliteEventStore implements EventStore {
 
   /** `path` is a file (its folder is created) or ":memory:" for tests. */
   constructor(path: string) {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path, { create: true, strict: true });
-    this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Durable up to the last checkpoint on power loss, but never corrupt; commits skip fsync, hence the 2 ms append budget.
-    this.db.exec("PRAGMA synchronous = NORMAL");
-    // Switching to WAL does not wait on the busy handler: two processes creating the file at once must retry.
-    retryWhileBusy(() => this.db.exec("PRAGMA journal_mode = WAL"));
-    retryWhileBusy(() =>
-      this.db.exec(`CREATE TABLE IF NOT EXISTS events (
-      position INTEGER PRIMARY KEY AUTOINCREMENT,
-      stream_name TEXT NOT NULL,
-      revision INTEGER NOT NULL,
-      event_id TEXT NOT NULL UNIQUE,
-      type TEXT NOT NULL,
-      data TEXT NOT NULL,
-      metadata TEXT NOT NULL,
-      time TEXT NOT NULL,
-      UNIQUE (stream_name, revision)
-    )`),
-    );
+    this.db = openEventsDatabase(path);
     this.insert = this.db.prepare("INSERT INTO events (stream_name, revision, event_id, type, data, metadata, time) VALUES (?, ?, ?, ?, ?, ?, ?)");
     this.lastRevision = this.db.prepare("SELECT max(revision) AS revision FROM events WHERE stream_name = ?");
     this.byId = this.db.prepare("SELECT stream_name, revision, position FROM events WHERE event_id = ?");
-    this.streamRows = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision LIMIT ?`);
-    this.allRows = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
+    this.streamRows = this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision LIMIT ?`);
+    this.allRows = this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
     this.head = this.db.prepare("SELECT max(position) AS position FROM events");
     // IMMEDIATE takes the write lock before reading the revision, so two appenders (even in two processes) cannot both pass the check.
     const tx = this.db.transaction((s: string, e: NewEvent[], x: ExpectedRevision) => this.appendLocked(s, e, x));
@@ -234,47 +200,6 @@ export class SqliteEventStore implements EventStore {
  */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function retryWhileBusy(run: () => void): void {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      run();
-      return;
-    } catch (error) {
-      const busy = error instanceof Error && "code" in error && String(error.code).startsWith("SQLITE_BUSY");
-      if (!busy || Date.now() > deadline) throw error;
-      Bun.sleepSync(5);
-    }
-  }
-}
-
 function partialDuplicate(streamName: string): Error {
   return new Error(`append to ${streamName}: some event ids of this batch are already stored, but not as this same batch`);
-}
-
-/**
- * A row as this application's event, or null when another application sharing the file wrote it (a BLOB, text that
- * is not JSON): skipped with a warning and counted (core/foreign-events.ts), never a halt of every reader at its position.
- */
-function ours(row: Row): RecordedEvent | null {
-  try {
-    return toRecorded(row);
-  } catch (error) {
-    skipForeignEvent({ streamName: row.stream_name, type: row.type, position: row.position }, error instanceof Error ? error.message : String(error));
-    return null;
-  }
-}
-
-function toRecorded(row: Row): RecordedEvent {
-  if (typeof row.data !== "string" || typeof row.metadata !== "string") throw new Error("not JSON text (binary)");
-  return {
-    id: row.event_id,
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-    streamName: row.stream_name,
-    revision: row.revision,
-    position: row.position,
-    time: row.time,
-  };
 }

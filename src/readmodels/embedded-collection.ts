@@ -2,39 +2,16 @@
  * A collection of the embedded store (embedded.ts): every filter translates to SQL (embedded-sql.ts); writes
  * are read-modify-write in JS inside one IMMEDIATE transaction each.
  */
-import type { Statement } from "bun:sqlite";
 import type { Collection, Document, Filter, FindOptions, Scalar, Sort, TextClause, TextHit, TextIndexSpec, Update, UpdateResult } from "./port.ts";
-import { indexName, parseFilter, parseFindOptions, parseSort } from "./filter.ts";
-import { field, orderBy, translateFilter, type SqlParam } from "./embedded-sql.ts";
+import { idOnly, parseFilter, parseFindOptions } from "./filter.ts";
+import { orderBy, type SqlParam } from "./embedded-sql.ts";
+import { translateFilter } from "./embedded-sql-shapes.ts";
+import { createIndex, dropIndex } from "./embedded-indexes.ts";
 import { applyUpdate, parseUpdate, seedFromFilter, type ParsedUpdate } from "./update.ts";
 import { createTextIndex, searchText } from "./embedded-text.ts";
-
-/** What a collection needs from the store's one connection. */
-export interface SqliteSession {
-  /** A prepared statement, cached per SQL string. */
-  statement(sql: string): Statement;
-  explain(sql: string, params: SqlParam[]): string[];
-  /** Runs `work` in one IMMEDIATE transaction; unique violations become DuplicateKeyError. */
-  write<R>(collection: string, work: () => R): R;
-  /** Runs `work` in the read snapshot this turn of the event loop shares. */
-  read<R>(work: () => R): R;
-}
+import type { SqliteSession } from "./sqlite-session.ts";
 
 type Row = { id: string; doc: string };
-
-/**
- * The `_id` of a filter that is exactly `{ _id: "<string>" }`, the commonest shape (lookups by key,
- * counters), which skips parsing and translating; null for any other filter.
- */
-function idOnly(filter: Filter): string | null {
-  let id: unknown = null;
-  let keys = 0;
-  for (const key in filter) {
-    if (++keys > 1 || key !== "_id") return null;
-    id = filter[key];
-  }
-  return typeof id === "string" && Object.getPrototypeOf(filter) === Object.prototype ? id : null;
-}
 
 export class EmbeddedCollection<T extends Document = Document> implements Collection<T> {
   private readonly table: string;
@@ -169,36 +146,11 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   async createIndex(keys: Sort, options?: { unique?: boolean }): Promise<void> {
-    const sort = parseSort(keys);
-    if (sort.length === 0) throw new TypeError("an index needs at least one key");
-    if (sort.length === 1 && sort[0]![0].join(".") === "_id") return; // the primary key already is one
-    const keyName = indexName(keys);
-    // "ix2": indexes now end with the keys' json_type (see below); an "ix" index from before is replaced.
-    const name = `ix2:${this.name}:${keyName}`;
-    const unique = options?.unique === true;
-    const existing = this.store.statement(`SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?`).get(name) as { sql: string } | null;
-    if (existing !== null) {
-      if (existing.sql.startsWith("CREATE UNIQUE") !== unique) throw new TypeError(`index ${name} exists with other options`);
-      return;
-    }
-    const fields = sort.map(([segments, dir]) => ({ field: field(segments), dir }));
-    // The json_type of each key goes last: where embedded-sql.ts must tell 1 from true (or a string from an
-    // array), its type check is then answered from the index too, and the order the keys give is kept.
-    const expressions = [
-      ...fields.map(({ field: f, dir }) => `${f.value}${dir === -1 ? " DESC" : ""}`),
-      ...fields.filter(({ field: f }) => f.value !== "id").map(({ field: f }) => f.type),
-    ].join(", ");
-    this.store.write(this.name, () => {
-      this.store.statement(`CREATE ${unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${name}" ON ${this.table} (${expressions})`).run();
-      this.store.statement(`DROP INDEX IF EXISTS "ix:${this.name}:${keyName}"`).run();
-    });
+    createIndex(this.store, this.name, keys, options);
   }
 
   async dropIndex(keys: Sort): Promise<void> {
-    const keyName = indexName(keys);
-    this.store.write(this.name, () => {
-      for (const name of [`ix2:${this.name}:${keyName}`, `ix:${this.name}:${keyName}`]) this.store.statement(`DROP INDEX IF EXISTS "${name}"`).run();
-    });
+    dropIndex(this.store, this.name, keys);
   }
 
   async clear(): Promise<void> {

@@ -27,7 +27,7 @@
  */
 import type { Scalar, TextClause, TextHit, TextIndexSpec } from "./port.ts";
 import { isIndexSegment } from "./filter.ts";
-import type { SqliteSession } from "./embedded-collection.ts";
+import type { SqliteSession } from "./sqlite-session.ts";
 
 const WORD = /^[\p{L}\p{N}]+$/u;
 const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -143,10 +143,9 @@ export function searchText<T>(
     const match = matchExpression(scope, clauses, hasPairs(session, collection));
     const { n } = session.statement(`SELECT count(*) AS n FROM (SELECT rowid ${first})`).get(match) as { n: number };
     if (n === 0 || limit <= 0 || skip >= n) return { total: n, hits: [] };
+    const page = `SELECT id, score FROM (SELECT rowid AS id, bm25(${fts}) AS score ${first}) ORDER BY score, id LIMIT ? OFFSET ?`;
     const rows = session
-      .statement(
-        `SELECT c.doc AS doc, m.score AS score FROM (SELECT id, score FROM (SELECT rowid AS id, bm25(${fts}) AS score ${first}) ORDER BY score, id LIMIT ? OFFSET ?) m JOIN "${collection}" c ON c.rowid = m.id ORDER BY m.score, m.id`,
-      )
+      .statement(`SELECT c.doc AS doc, m.score AS score FROM (${page}) m JOIN "${collection}" c ON c.rowid = m.id ORDER BY m.score, m.id`)
       .all(match, limit, skip) as { doc: string; score: number }[];
     return { total: n, hits: rows.map((row) => ({ document: JSON.parse(row.doc) as T, score: -row.score })) };
   });

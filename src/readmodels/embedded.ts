@@ -17,7 +17,8 @@ import { Database, SQLiteError, type Statement } from "bun:sqlite";
 import type { Document, DocumentStore } from "./port.ts";
 import { DuplicateKeyError } from "./port.ts";
 import type { SqlParam } from "./embedded-sql.ts";
-import { EmbeddedCollection, type SqliteSession } from "./embedded-collection.ts";
+import { EmbeddedCollection } from "./embedded-collection.ts";
+import type { SqliteSession } from "./sqlite-session.ts";
 import { textIndexObjects, textTriggersMovedTo } from "./embedded-text.ts";
 
 export { EmbeddedCollection } from "./embedded-collection.ts";
@@ -30,8 +31,9 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   // Filters with $in lists of varying length make many distinct SQL strings, so the cache is bounded.
   private readonly statements = new Map<string, Statement>();
   // CREATE TABLE IF NOT EXISTS may wait for the write lock (a replay running), so only once per name.
-  // A collection object holds nothing but its name (and SQL strings), so one per name is handed out.
-  private readonly collections = new Map<string, EmbeddedCollection>();
+  // A collection object holds nothing but its name (and SQL strings): a new one per call costs nothing and is
+  // typed as the caller asks; the tables already made are remembered here.
+  private readonly tables = new Set<string>();
   // Prepared once: `db.transaction(work)` would build a new wrapper function on every write.
   private readonly begin: Statement;
   private readonly beginRead: Statement;
@@ -62,14 +64,12 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   }
 
   collection<T extends Document = Document>(name: string): EmbeddedCollection<T> {
-    let collection = this.collections.get(name);
-    if (collection === undefined) {
+    if (!this.tables.has(name)) {
       if (!COLLECTION_NAME.test(name) || name.startsWith("sqlite_")) throw new TypeError(`invalid collection name ${name}`);
       this.write(name, () => this.db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`));
-      collection = new EmbeddedCollection(name, this);
-      this.collections.set(name, collection);
+      this.tables.add(name);
     }
-    return collection as unknown as EmbeddedCollection<T>;
+    return new EmbeddedCollection<T>(name, this);
   }
 
   /**
@@ -124,9 +124,9 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     this.forget(name);
   }
 
-  /** A table that is gone: its collection object (which made it) and the statements prepared on it. */
+  /** A table that is gone: that it was made, and the statements prepared on it. */
   private forget(name: string): void {
-    this.collections.delete(name);
+    this.tables.delete(name);
     for (const [sql, statement] of this.statements) {
       if (!sql.includes(`"${name}"`) && !sql.includes(`"${textIndexObjects.table(name)}"`)) continue;
       statement.finalize();

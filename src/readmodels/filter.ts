@@ -95,6 +95,20 @@ function scalar(path: string, value: unknown): Scalar {
   throw new TypeError(`${path}: only strings, finite numbers, booleans and null can be compared`);
 }
 
+/**
+ * The `_id` of a filter that is exactly `{ _id: "<string>" }`, the commonest shape (lookups by key,
+ * counters), which skips parsing and translating; null for any other filter.
+ */
+export function idOnly(filter: Filter): string | null {
+  let id: unknown = null;
+  let keys = 0;
+  for (const key in filter) {
+    if (++keys > 1 || key !== "_id") return null;
+    id = filter[key];
+  }
+  return typeof id === "string" && Object.getPrototypeOf(filter) === Object.prototype ? id : null;
+}
+
 /** Validates sort/skip/limit; `limit: 0` means no limit, as in MongoDB. */
 export function parseFindOptions(options: FindOptions = {}): { sort: [string[], 1 | -1][]; skip: number; limit: number } {
   const { skip = 0, limit = 0 } = options;

@@ -40,6 +40,30 @@ export function liveStage(status: string, reported: RecognitionProgress | null):
   return { stage: chunksDone === 0 && reported.chunksRunning === 0 ? "queued" : "recognising", progress };
 }
 
+/**
+ * What the pipeline last reported for a task that is scribing (null otherwise, or without `readProgress`), read again
+ * at most every `progressEveryMs` for the same attempt: a blob read is dearer than the read model's. A read that
+ * fails keeps what the same attempt reported before.
+ */
+function progressReader(
+  readProgress: ((attempt: number) => Promise<RecognitionProgress | null>) | undefined,
+  progressEveryMs: number,
+): (task: TaskDocument) => Promise<RecognitionProgress | null> {
+  let reported: { attempt: number; at: number; progress: RecognitionProgress | null } | null = null;
+  return async (task) => {
+    if (task.status !== "scribing" || !readProgress) return null;
+    const now = Date.now();
+    if (reported?.attempt === task.attempts && now - reported.at < progressEveryMs) return reported.progress;
+    try {
+      reported = { attempt: task.attempts, at: now, progress: await readProgress(task.attempts) };
+    } catch (error) {
+      log.warn({ err: error }, "task status stream: reading the task's progress failed; reading it again later");
+      reported = { attempt: task.attempts, at: now, progress: reported?.attempt === task.attempts ? reported.progress : null };
+    }
+    return reported.progress;
+  };
+}
+
 const encoder = new TextEncoder();
 const ended = (status: string) => status === "finished" || status === "failed";
 
@@ -58,7 +82,6 @@ export function taskStatusStream(
   const pollMs = options.pollMs ?? 250;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const maxMs = options.maxMs ?? 3_600_000;
-  const progressEveryMs = options.progressEveryMs ?? 1000;
   /** Reads in a row that may fail before the stream ends (20 at the default 250 ms: 5 s). */
   const maxFailures = 20;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -69,20 +92,7 @@ export function taskStatusStream(
     clearTimeout(timer);
     clearInterval(heartbeat);
   };
-  // What the pipeline last reported, and when it was read: a blob read is dearer than the read model's.
-  let reported: { attempt: number; at: number; progress: RecognitionProgress | null } | null = null;
-  const progressOf = async (task: TaskDocument): Promise<RecognitionProgress | null> => {
-    if (task.status !== "scribing" || !options.readProgress) return null;
-    const now = Date.now();
-    if (reported?.attempt === task.attempts && now - reported.at < progressEveryMs) return reported.progress;
-    try {
-      reported = { attempt: task.attempts, at: now, progress: await options.readProgress(task.attempts) };
-    } catch (error) {
-      log.warn({ err: error }, "task status stream: reading the task's progress failed; reading it again later");
-      reported = { attempt: task.attempts, at: now, progress: reported?.attempt === task.attempts ? reported.progress : null };
-    }
-    return reported.progress;
-  };
+  const progressOf = progressReader(options.readProgress, options.progressEveryMs ?? 1000);
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (text: string) => {

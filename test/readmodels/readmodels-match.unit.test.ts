@@ -8,7 +8,8 @@ import { Database } from "bun:sqlite";
 import type { Document, Filter } from "../../src/readmodels/port.ts";
 import { parseFilter } from "../../src/readmodels/filter.ts";
 import { compareStrings, compileFilter } from "../../src/readmodels/match.ts";
-import { translate, translateFilter } from "../../src/readmodels/embedded-sql.ts";
+import { translate } from "../../src/readmodels/embedded-sql.ts";
+import { translateFilter } from "../../src/readmodels/embedded-sql-shapes.ts";
 import { applyUpdate, parseUpdate, seedFromFilter } from "../../src/readmodels/update.ts";
 
 const values: unknown[] = [undefined, null, 0, 1, 1.5, -2, "", "1", "a", "ab", "B", "é", "😀", "[]", true, false, [], ["a", 1, true, null], { x: 1 }];

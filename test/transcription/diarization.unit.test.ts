@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { clusterSpeakers, diarize, silhouette, voiceFeatures } from "../../src/transcription/diarization.ts";
+import { diarize } from "../../src/transcription/diarization.ts";
+import { clusterSpeakers, silhouette } from "../../src/transcription/speaker-clusters.ts";
+import { voiceFeatures } from "../../src/transcription/voice-print.ts";
 
 /** Deterministic noise. */
 function random(seed: number) {
