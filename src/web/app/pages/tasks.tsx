@@ -1,13 +1,15 @@
 import { useLocation } from "preact-iso";
-import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiError, api, call, type components } from "../api.ts";
+import { useState } from "preact/hooks";
+import { api, call, type components } from "../api.ts";
 import { Notifications, QueueCounts } from "../tasks/activity.tsx";
 import { Filters } from "../tasks/filters.tsx";
 import { type FolderList, Folders } from "../tasks/folders.tsx";
 import { Pagination } from "../tasks/pagination.tsx";
 import { apiQuery, readTaskQuery, type TaskQuery, taskListUrl } from "../tasks/query.ts";
 import { SelectionActions } from "../tasks/selection-actions.tsx";
-import { TaskRow } from "../tasks/task-row.tsx";
+import { useSelection } from "../tasks/selection.ts";
+import { TaskRows } from "../tasks/task-rows.tsx";
+import { type Loaded, useLoaded } from "../tasks/use-loaded.ts";
 import { useTitle } from "../ui/navigation.tsx";
 import "../tasks/tasks.css";
 
@@ -15,24 +17,50 @@ type TaskList = components["schemas"]["TaskList"];
 type User = components["schemas"]["User"];
 type Notification = components["schemas"]["Notification"];
 
-/**
- * Loads `load()` again whenever `key` changes or `reload()` is called; an answer to an older load is dropped. The
- * older value stays on screen meanwhile (no flicker), marked `stale` until the answer for `key` arrives.
- */
-function useLoaded<T>(load: () => Promise<T>, key: string) {
-  const [state, setState] = useState<{ value: T | null; problem: string | null; key: string | null }>({ value: null, problem: null, key: null });
-  const [round, setRound] = useState(0);
-  useEffect(() => {
-    let current = true;
-    load().then(
-      (value) => current && setState({ value, problem: null, key }),
-      (error: unknown) => current && setState((now) => ({ value: now.value, problem: ApiError.of(error).message, key })),
-    );
-    return () => {
-      current = false;
-    };
-  }, [key, round]);
-  return { value: state.value, problem: state.problem, stale: state.key !== key, reload: useCallback(() => setRound((r) => r + 1), []) };
+/** The list's live region: what the last bulk action did, then how many tasks match (once the page asked for is in). */
+function ListSummary({ said, list, folder }: { said: string; list: Loaded<TaskList>; folder: string | null }) {
+  return (
+    <p role="status" class="task-summary">
+      {said}
+      {said && " "}
+      {list.value && !list.stale && `${list.value.total === 1 ? "1 transcription" : `${list.value.total} transcriptions`}${folder ? ` in ${folder}` : ""}.`}
+    </p>
+  );
+}
+
+/** What the page reads: the tasks `query` asks for (loaded again when its `url` changes), the folders, the account and its notifications. */
+function useTaskListData(query: TaskQuery, url: string) {
+  const list = useLoaded<TaskList>(() => call(api.GET("/api/tasks", { params: { query: apiQuery(query) } })), url);
+  const folders = useLoaded<FolderList>(() => call(api.GET("/api/folders")), "");
+  const user = useLoaded<User>(() => call(api.GET("/api/user")), "");
+  const notifications = useLoaded<Notification[]>(() => call(api.GET("/api/notifications")), "");
+  const everything = () => {
+    list.reload();
+    folders.reload();
+    user.reload();
+    notifications.reload();
+  };
+  return { list, folders, user, notifications, everything };
+}
+
+type TaskSideProps = {
+  query: TaskQuery;
+  folders: FolderList | null;
+  user: User | null;
+  notifications: Loaded<Notification[]>;
+  /** After a change: the folder to show now (a renamed one by its new name, null after a deletion), and reload. */
+  onFoldersChanged: (show: string | null | undefined) => void;
+};
+
+/** Beside the list: the folders with their counts, the account's queue and its latest notifications. */
+function TaskSide({ query, folders, user, notifications, onFoldersChanged }: TaskSideProps) {
+  return (
+    <aside class="task-side">
+      <Folders folders={folders} query={query} hrefFor={(folder) => taskListUrl(query, { folder })} onChanged={onFoldersChanged} />
+      <QueueCounts queue={user?.queue ?? null} />
+      <Notifications notifications={notifications.value} onRead={notifications.reload} />
+    </aside>
+  );
 }
 
 /**
@@ -45,32 +73,12 @@ export function TaskList() {
   const { query: raw, route } = useLocation();
   const query = readTaskQuery(raw);
   const url = taskListUrl(query, { page: query.page });
-  const list = useLoaded<TaskList>(() => call(api.GET("/api/tasks", { params: { query: apiQuery(query) } })), url);
-  const folders = useLoaded<FolderList>(() => call(api.GET("/api/folders")), "");
-  const user = useLoaded<User>(() => call(api.GET("/api/user")), "");
-  const notifications = useLoaded<Notification[]>(() => call(api.GET("/api/notifications")), "");
-  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const { list, folders, user, notifications, everything } = useTaskListData(query, url);
+  const selection = useSelection(url);
   const [said, setSaid] = useState("");
 
-  // A selection belongs to the page it was made on.
-  useEffect(() => setSelected(new Set()), [url]);
-
   const go = (change: Partial<TaskQuery>) => route(taskListUrl(query, change));
-  const everything = () => {
-    list.reload();
-    folders.reload();
-    user.reload();
-    notifications.reload();
-  };
   const rows = list.value?.data ?? [];
-  const allSelected = rows.length > 0 && rows.every((task) => selected.has(task.id));
-  const select = (id: number, on: boolean) =>
-    setSelected((now) => {
-      const next = new Set(now);
-      if (on) next.add(id);
-      else next.delete(id);
-      return next;
-    });
 
   return (
     <section class="task-page">
@@ -81,40 +89,31 @@ export function TaskList() {
         </a>
       </div>
       <div class="task-layout">
-        <aside class="task-side">
-          <Folders
-            folders={folders.value}
-            query={query}
-            hrefFor={(folder) => taskListUrl(query, { folder })}
-            onChanged={(show) => {
-              if (show !== undefined) go({ folder: show });
-              everything();
-            }}
-          />
-          <QueueCounts queue={user.value?.queue ?? null} />
-          <Notifications notifications={notifications.value} onRead={notifications.reload} />
-        </aside>
+        <TaskSide
+          query={query}
+          folders={folders.value}
+          user={user.value}
+          notifications={notifications}
+          onFoldersChanged={(show) => {
+            if (show !== undefined) go({ folder: show });
+            everything();
+          }}
+        />
         <div class="task-content">
           <Filters query={query} onApply={go} />
-          <p role="status" class="task-summary">
-            {said}
-            {said && " "}
-            {list.value &&
-              !list.stale &&
-              `${list.value.total === 1 ? "1 transcription" : `${list.value.total} transcriptions`}${query.folder ? ` in ${query.folder}` : ""}.`}
-          </p>
+          <ListSummary said={said} list={list} folder={query.folder} />
           {list.problem && (
             <p role="alert" class="form-error">
               {list.problem} <a href="/">Show all transcriptions</a>
             </p>
           )}
-          {selected.size > 0 && (
+          {selection.selected.size > 0 && (
             <SelectionActions
-              ids={[...selected]}
+              ids={[...selection.selected]}
               folders={folders.value?.folders.map((folder) => folder.name) ?? []}
               onDone={(message) => {
                 setSaid(message);
-                setSelected(new Set());
+                selection.selectOnly([]);
                 everything();
               }}
             />
@@ -126,34 +125,16 @@ export function TaskList() {
             </p>
           )}
           {rows.length > 0 && (
-            <>
-              <div class="select-all">
-                <input
-                  id="select-all"
-                  type="checkbox"
-                  checked={allSelected}
-                  onChange={(event) => setSelected(event.currentTarget.checked ? new Set(rows.map((task) => task.id)) : new Set())}
-                />
-                <label for="select-all" class="inline-label">
-                  Select all on this page
-                </label>
-              </div>
-              <ul class="task-list" aria-label="Transcriptions" aria-busy={list.stale}>
-                {rows.map((task) => (
-                  <TaskRow
-                    key={task.id}
-                    task={task}
-                    selected={selected.has(task.id)}
-                    onSelect={select}
-                    onChanged={() => {
-                      list.reload();
-                      user.reload();
-                      notifications.reload();
-                    }}
-                  />
-                ))}
-              </ul>
-            </>
+            <TaskRows
+              rows={rows}
+              selection={selection}
+              busy={list.stale}
+              onChanged={() => {
+                list.reload();
+                user.reload();
+                notifications.reload();
+              }}
+            />
           )}
           {/* The page of the rows shown, not of the URL: the two differ until the new page's rows arrive. */}
           {list.value && <Pagination page={list.value.current_page} lastPage={list.value.last_page} hrefFor={(page) => taskListUrl(query, { page })} />}

@@ -1,13 +1,9 @@
 /**
  * The microphone while it records: getUserMedia (the browser asks for the permission here, so only when the
- * person presses Record), MediaRecorder for the bytes, and an AnalyserNode for the level meter. Loaded with
+ * person presses Record), MediaRecorder for the bytes, and the level meter (level-meter.ts). Loaded with
  * `import()` on the first press, so that the page carries none of it until someone records.
- *
- * An AnalyserNode rather than an AudioWorklet: it reads the level on the page's own thread, with no worklet
- * module to fetch (none for the Content-Security-Policy's `worker-src`/`script-src` to allow) and nothing to
- * post between threads; a few times a frame is all a meter needs.
  */
-import { levelOf } from "./level.ts";
+import { openLevelMeter } from "./level-meter.ts";
 import type { Recorded } from "./recording-file.ts";
 
 export type Microphone = {
@@ -47,20 +43,7 @@ export async function openMicrophone(type: string, onInterrupted: () => void): P
     throw error;
   }
 
-  // The meter is a help, not a need: without an audio graph the recording goes on, the meter hidden.
-  let audio: AudioContext | null = null;
-  let analyser: AnalyserNode | null = null;
-  try {
-    audio = new AudioContext();
-    analyser = audio.createAnalyser();
-    analyser.fftSize = 2048;
-    audio.createMediaStreamSource(stream).connect(analyser);
-    // Created after awaits, it may start suspended (autoplay rules); the press that started it lets it resume.
-    audio.resume().catch(() => undefined);
-  } catch {
-    analyser = null;
-  }
-  const samples = new Float32Array(2048);
+  const meter = openLevelMeter(stream);
 
   const chunks: Blob[] = [];
   let bytes = 0;
@@ -72,7 +55,7 @@ export async function openMicrophone(type: string, onInterrupted: () => void): P
     recorder.onstop = () => {
       ended ??= performance.now();
       release();
-      audio?.close().catch(() => undefined);
+      meter.close();
       resolve();
       if (!wanted) onInterrupted();
     };
@@ -100,11 +83,7 @@ export async function openMicrophone(type: string, onInterrupted: () => void): P
     startedAt,
     seconds: () => ((ended ?? performance.now()) - started) / 1000,
     bytes: () => bytes,
-    level() {
-      if (!analyser) return null;
-      analyser.getFloatTimeDomainData(samples);
-      return levelOf(samples);
-    },
+    level: () => meter.level(),
     async stop() {
       end();
       await finished;

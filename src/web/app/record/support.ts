@@ -13,7 +13,10 @@ export type RecordingEnvironment = { isSecureContext: boolean; hasGetUserMedia: 
  */
 export function recordingUnavailable(environment: RecordingEnvironment): string | null {
   if (!environment.isSecureContext) {
-    return "Recording needs a secure connection: browsers lend the microphone only to pages opened over https (or at localhost). Open Scribe at its https address to record, or upload a recording made elsewhere.";
+    return (
+      "Recording needs a secure connection: browsers lend the microphone only to pages opened over https (or at localhost). " +
+      "Open Scribe at its https address to record, or upload a recording made elsewhere."
+    );
   }
   if (!environment.hasGetUserMedia || !environment.hasMediaRecorder) {
     return "This browser cannot record audio. Use a recent Firefox, Chrome, Edge or Safari, or upload a recording made elsewhere.";
@@ -37,7 +40,11 @@ export function microphoneProblem(error: unknown): string {
     case "NotAllowedError":
     case "PermissionDeniedError":
     case "SecurityError":
-      return "Scribe may not use the microphone. To record, allow it for this site: open the site settings from the icon left of the address (a lock, or a crossed-out microphone), set Microphone to Allow, then press Record again. If it is allowed there, check that your system's privacy settings let this browser use the microphone.";
+      return (
+        "Scribe may not use the microphone. To record, allow it for this site: open the site settings from the icon left of the address " +
+        "(a lock, or a crossed-out microphone), set Microphone to Allow, then press Record again. " +
+        "If it is allowed there, check that your system's privacy settings let this browser use the microphone."
+      );
     case "NotFoundError":
     case "DevicesNotFoundError":
     case "OverconstrainedError":

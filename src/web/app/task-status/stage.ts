@@ -1,3 +1,4 @@
+import type { TaskState } from "./task-state.ts";
 /**
  * What a task's status stream says of where it is (`GET /api/tasks/{id}/events`, `event: status`), read defensively
  * (a field this app does not know, or an older server without them, reads as nothing to say), and in words.
@@ -11,7 +12,7 @@ const stages: readonly string[] = ["queued", "fetching", "preparing", "recognisi
 export type Progress = { percent: number; chunks_done: number; chunks: number };
 
 /** A followed task as the stream last said it. */
-export type Followed = { status: string; attempts: number; failure_reason: string | null; stage: Stage | null; progress: Progress | null };
+export type Followed = { status: TaskState; attempts: number; failure_reason: string | null; stage: Stage | null; progress: Progress | null };
 
 const count = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 
@@ -23,7 +24,7 @@ function progressOf(value: unknown): Progress | null {
 }
 
 /** One `event: status`'s data (already parsed JSON, with a string `status`) as the page uses it. */
-export function readFollowed(data: { status: string } & Record<string, unknown>): Followed {
+export function readFollowed(data: { status: TaskState } & Record<string, unknown>): Followed {
   const stage = typeof data.stage === "string" && stages.includes(data.stage) ? (data.stage as Stage) : null;
   return {
     status: data.status,

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { isTaskState, type TaskState } from "../task-status/task-state.ts";
 import { serverSentEvents } from "./server-sent-events.ts";
 
 /** What the status stream says of a task (`GET /api/tasks/{id}/events`, `event: status`). */
-export type TaskStatus = { status: string; attempts: number; failure_reason: string | null };
+export type TaskStatus = { status: TaskState; attempts: number; failure_reason: string | null };
 
 export const inProgress = (status: string) => status === "pending" || status === "waiting" || status === "scribing";
 
@@ -19,7 +20,7 @@ const pause = (ms: number, signal: AbortSignal) =>
 function asStatus(data: string): TaskStatus | null {
   try {
     const value: unknown = JSON.parse(data);
-    if (typeof value === "object" && value !== null && "status" in value && typeof value.status === "string") return value as TaskStatus;
+    if (typeof value === "object" && value !== null && "status" in value && isTaskState(value.status)) return value as TaskStatus;
   } catch {}
   return null;
 }
@@ -103,7 +104,7 @@ export async function followTaskStatus(id: number, signal: AbortSignal, onStatus
  * status stream (a failed one's stream answers at once with its `failure_reason`, then ends). `restart()`
  * follows it again (after a retry). `onSettled` is called when a task in progress finishes, fails or is deleted.
  */
-export function useLiveStatus(task: { id: number; status: string; attempts: number }, onSettled: () => void) {
+export function useLiveStatus(task: { id: number; status: TaskState; attempts: number }, onSettled: () => void) {
   const [live, setLive] = useState<TaskStatus | "deleted">({ status: task.status, attempts: task.attempts, failure_reason: null });
   const [round, setRound] = useState(0);
   const settled = useRef(onSettled);
@@ -114,7 +115,7 @@ export function useLiveStatus(task: { id: number; status: string; attempts: numb
   useEffect(() => {
     if (!follow) return;
     const controller = new AbortController();
-    let last = task.status;
+    let last: TaskState | "deleted" = task.status;
     void followTaskStatus(task.id, controller.signal, (next) => {
       setLive(next);
       const now = next === "deleted" ? "deleted" : next.status;

@@ -1,4 +1,4 @@
-import { type components } from "../api.ts";
+import type { components } from "../api.ts";
 import { RetryButton } from "../ui/retry-button.tsx";
 import { dateTime, duration } from "../ui/format.ts";
 import { knownDuration } from "../task-status/stage.ts";

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
-import { resolvedOutcomeId, type TranscriptEdits } from "./use-transcript-edits.ts";
+import { resolvedOutcomeId } from "./edit-conflict-state.ts";
+import type { TranscriptEdits } from "./edit-types.ts";
 
 /**
  * The notice of a change that met a newer transcript (saved meanwhile in another tab or on another device): it says

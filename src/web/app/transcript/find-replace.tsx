@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { countMatches, replaceAll } from "./find-replace.ts";
 import type { Segment } from "./segments.ts";
-import type { EditOutcome } from "./use-transcript-edits.ts";
+import type { EditOutcome } from "./edit-types.ts";
 
 export type FindReplaceProps = {
   segments: readonly Segment[];

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { segmentAt, type Segment } from "./segments.ts";
-import { playerAction } from "./shortcuts.ts";
+import { usePlayerShortcuts } from "./use-player-shortcuts.ts";
 
 export type Playback = {
   /** The element the player renders (null until it does). */
@@ -17,7 +17,7 @@ export type Playback = {
 /**
  * The player's state as the transcript needs it: which segment is playing (recomputed only when it changes, so
  * the list re-renders once per segment, not four times a second), seeking, playing one segment, and the
- * keyboard shortcuts (shortcuts.ts) on the whole page.
+ * keyboard shortcuts (use-player-shortcuts.ts) on the whole page.
  */
 export function usePlayback(segments: readonly Segment[]): Playback {
   const media = useRef<HTMLMediaElement | null>(null);
@@ -88,34 +88,7 @@ export function usePlayback(segments: readonly Segment[]): Playback {
     void element.play().catch(() => undefined);
   }, []);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      const element = media.current;
-      const target = event.target instanceof HTMLElement ? event.target : document.body;
-      const type = target instanceof HTMLInputElement ? target.type : undefined;
-      const action = playerAction(
-        event.key,
-        { tagName: target.tagName, isContentEditable: target.isContentEditable, type },
-        {
-          ctrl: event.ctrlKey,
-          alt: event.altKey,
-          meta: event.metaKey,
-        },
-      );
-      if (!element || !action) return;
-      event.preventDefault();
-      if (action.kind === "toggle") {
-        stopAt.current = null;
-        if (element.paused) void element.play().catch(() => undefined);
-        else element.pause();
-      } else {
-        const duration = Number.isFinite(element.duration) ? element.duration : Number.POSITIVE_INFINITY;
-        seek(Math.min(duration, Math.max(0, element.currentTime + action.seconds)) * 1000);
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [seek]);
+  usePlayerShortcuts(media, stopAt, seek);
 
   return { media, attach, current, seek, playSegment };
 }

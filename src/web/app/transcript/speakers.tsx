@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { speakersOf, withSpeakerRenamed, type Segment } from "./segments.ts";
-import type { EditOutcome } from "./use-transcript-edits.ts";
+import type { EditOutcome } from "./edit-types.ts";
 
 export type SpeakersProps = {
   segments: readonly Segment[];

@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { ApiError, api, call } from "../api.ts";
+import type { TaskState } from "../task-status/task-state.ts";
 
-export type Retried = { status: string; attempts: number };
+export type Retried = { status: TaskState; attempts: number };
 
 /**
  * Retries a failed task (`PATCH /api/tasks/{id}/retry`): at most 3 times, which the API enforces and says. One button
