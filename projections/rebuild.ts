@@ -2,7 +2,7 @@ import type { RecordedEvent } from "../src/core/event.ts";
 import type { EventStore } from "../src/core/event-store.ts";
 import type { Document, DocumentStore } from "../src/readmodels/port.ts";
 import { checkpointId, type Checkpoints } from "./checkpoints.ts";
-import { noProjectionContext, type Projection, type ProjectionContext } from "../src/core/projection.ts";
+import { declaredBy, noProjectionContext, type Projection, type ProjectionContext } from "../src/core/projection.ts";
 
 /**
  * Rebuilding a read model beside the live one: the projection folds the whole log into shadow
@@ -33,14 +33,14 @@ export async function foldLog(
   after: number,
   context: ProjectionContext = noProjectionContext,
 ): Promise<{ position: number; events: number }> {
-  const types = new Set(projection.eventTypes);
+  const declared = declaredBy(projection);
   let position = after;
   let events = 0;
   for (;;) {
     const batch: RecordedEvent[] = await store.readAll({ after: position, limit: 1000 });
     if (batch.length === 0) return { position, events };
     for (const event of batch) {
-      if (types.has(event.type)) await projection.apply(event, db, context);
+      if (declared(event)) await projection.apply(event, db, context);
       position = event.position;
       events++;
     }

@@ -1,34 +1,20 @@
-import type { EventStore, Subscription } from "../src/core/event-store.ts";
+import type { EventStore } from "../src/core/event-store.ts";
 import type { DocumentStore } from "../src/readmodels/port.ts";
 import { Checkpoints, checkpointId, type CheckpointEntry } from "./checkpoints.ts";
 import { backoffMs } from "../src/core/backoff.ts";
-import { noProjectionContext, type Projection, type ProjectionContext } from "../src/core/projection.ts";
-import { buildShadow, replayRequests, swapShadowIn } from "./rebuild.ts";
-import { patienceOf, watchProgress, type Patience } from "./patience.ts";
+import { declaredBy, noProjectionContext, type Projection, type ProjectionContext } from "../src/core/projection.ts";
+import { buildShadow, swapShadowIn } from "./rebuild.ts";
+import type { Patience } from "./patience.ts";
+import { PositionWaiters } from "./position-waiters.ts";
+import { CheckpointSaves } from "./checkpoint-saves.ts";
+import { startingAt, type Running } from "./running.ts";
+import { pollReplays, takeReadyReplays } from "./replay-poll.ts";
 import { logger } from "../src/logging/logger.ts";
 import { LeaseFencedError, type LeaseFence } from "../src/core/lease.ts";
 
 const log = logger("projections");
 
-type Running = {
-  projection: Projection;
-  subscription: Subscription;
-  processed: number;
-  saveTimer: Timer | null;
-  failures: number;
-  retry: Timer | null;
-  paused: boolean;
-  /** Whether an event is being applied now: a wait on this projection is not stalled then. */
-  applying: boolean;
-  /** When its subscription first failed since it last applied an event (null while it runs). */
-  failingSince: number | null;
-};
-
-/** How often a projection busy with one event says so in its saved checkpoint (beatWhileApplying). */
-export const WORKING_BEAT_MS = 1_000;
-
-/** How often the writer looks for shadows that a `bun run replay` built beside it. */
-const REPLAY_POLL_MS = 250;
+export { WORKING_BEAT_MS } from "./checkpoint-saves.ts";
 
 /**
  * Runs each projection on its own checkpointed subscription to the log. Checkpoints are saved shortly
@@ -46,9 +32,9 @@ const REPLAY_POLL_MS = 250;
 export class ProjectionRunner {
   private readonly running = new Map<string, Running>();
   private readonly checkpoints: Checkpoints;
-  private waiters: { position: number; names: string[] | null; resolve: () => void }[] = [];
-  private replayPoll: Timer | null = null;
-  private takingReplays: Promise<void> = Promise.resolve();
+  private readonly saves: CheckpointSaves;
+  private readonly waiters = new PositionWaiters(this.running);
+  private replayPoll: { stop(): Promise<void> } | null = null;
   /** Whether this process's lease is trusted now (the writer given to the constructor). */
   private readonly mayHold: () => boolean;
   /** Set when a checkpoint save was refused for a later epoch (LeaseFencedError); cleared by the next start. */
@@ -68,6 +54,7 @@ export class ProjectionRunner {
   ) {
     this.mayHold = typeof writer === "function" ? writer : () => writer.isHeld();
     this.checkpoints = new Checkpoints(db, typeof writer === "function" ? null : writer);
+    this.saves = new CheckpointSaves(this.checkpoints, (error) => this.fencedOut(error));
   }
 
   /** Whether this runner may write now: its lease is trusted and no later holder has fenced it out. */
@@ -118,23 +105,11 @@ export class ProjectionRunner {
         after = await this.checkpoints.load(id);
       }
       await projection.setup?.(this.db);
-      const running: Running = {
-        projection,
-        subscription: undefined as unknown as Subscription,
-        processed: after,
-        saveTimer: null,
-        failures: 0,
-        retry: null,
-        paused: false,
-        applying: false,
-        failingSince: null,
-      };
+      const running = startingAt(projection, after);
       this.subscribe(running);
       this.running.set(projection.name, running);
     }
-    this.replayPoll = setInterval(() => {
-      this.takingReplays = this.takingReplays.then(() => this.takeReplays()).catch((error: unknown) => log.error({ err: error }, "taking a replay in failed"));
-    }, REPLAY_POLL_MS);
+    this.replayPoll = pollReplays(() => this.takeReplays());
   }
 
   /**
@@ -144,12 +119,12 @@ export class ProjectionRunner {
    */
   private subscribe(running: Running): void {
     const { projection } = running;
-    const types = new Set(projection.eventTypes);
+    const declared = declaredBy(projection);
     const subscription = this.store.subscribe({ after: running.processed }, async (event) => {
       if (!this.mayWrite()) throw new Error(`projection ${projection.name}: no longer the writer`);
-      if (types.has(event.type)) {
+      if (declared(event)) {
         running.applying = true;
-        const beating = this.beatWhileApplying(running);
+        const beating = this.saves.beatWhileApplying(running);
         try {
           await projection.apply(event, this.db, this.context);
         } finally {
@@ -160,8 +135,8 @@ export class ProjectionRunner {
       running.processed = event.position;
       running.failures = 0;
       running.failingSince = null;
-      this.scheduleCheckpoint(running);
-      this.wakeWaiters();
+      this.saves.schedule(running);
+      this.waiters.wake();
     });
     running.subscription = subscription;
     subscription.done.catch((error: unknown) => {
@@ -183,14 +158,13 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
-    if (this.replayPoll) clearInterval(this.replayPoll);
+    await this.replayPoll?.stop();
     this.replayPoll = null;
-    await this.takingReplays;
     const stopping = [...this.running.values()];
     this.running.clear();
     for (const running of stopping) {
       if (running.retry) clearTimeout(running.retry);
-      await running.subscription.stop();
+      await running.subscription?.stop();
       if (running.saveTimer) clearTimeout(running.saveTimer);
       if (this.fenced) continue;
       await this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version).catch((error: unknown) => {
@@ -200,24 +174,9 @@ export class ProjectionRunner {
     }
   }
 
-  /**
-   * Resolves once the named projections (all by default) have processed the log up to `position`; gives up
-   * (rejects) as `patience` says: by default once they stand still 5 s, or after 60 s (patience.ts).
-   */
+  /** Resolves once the named projections (all by default) have processed the log up to `position` (PositionWaiters). */
   waitFor(position: number, names: string[] | null = null, patience: Partial<Patience> | number = {}): Promise<void> {
-    if (this.reached(position, names)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const progress = () => {
-        const relevant = (names ?? [...this.running.keys()]).map((name) => this.running.get(name));
-        return relevant.some((running) => running?.applying) ? null : relevant.map((running) => running?.processed ?? 0).join();
-      };
-      const stopWatching = watchProgress(patienceOf(patience), progress, (why) => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`projections did not reach position ${position}: ${why}`));
-      });
-      const waiter = { position, names, resolve: () => (stopWatching(), resolve()) };
-      this.waiters.push(waiter);
-    });
+    return this.waiters.waitFor(position, names, patience);
   }
 
   /**
@@ -248,7 +207,7 @@ export class ProjectionRunner {
       running.paused = true;
       if (running.retry) clearTimeout(running.retry);
       running.retry = null;
-      await running.subscription.stop();
+      await running.subscription?.stop();
     }
     try {
       const position = await swapShadowIn(this.store, this.db, this.checkpoints, projection, shadowPosition, this.context);
@@ -261,68 +220,19 @@ export class ProjectionRunner {
     }
   }
 
-  /** Swaps in the shadows a `bun run replay` built while this process was the writer (see src/cli/replay.ts). */
+  /** Swaps in the shadows a `bun run replay` built while this process was the writer (replay-poll.ts). */
   private async takeReplays(): Promise<void> {
     if (!this.active || !this.mayWrite()) return;
-    const requests = replayRequests(this.db);
-    for (const request of await requests.find({ state: "ready" })) {
-      const projection = this.projections.find((p) => p.name === request._id);
-      if (!projection) continue;
-      try {
-        await this.swapIn(projection, request.position);
-        await requests.updateOne({ _id: request._id, state: "ready" }, { $set: { state: "done" } });
-        log.info({ projection: projection.name, position: request.position }, "the replayed read model is in service");
-      } catch (error) {
-        // Fenced out: the request stays ready for the process that holds the lease now.
-        if (error instanceof LeaseFencedError) return this.fencedOut(error);
-        await requests.updateOne({ _id: request._id }, { $set: { state: "failed", message: error instanceof Error ? error.message : String(error) } });
-        throw error;
-      }
-    }
+    await takeReadyReplays(this.db, this.projections, (projection, position) => this.swapIn(projection, position)).catch((error: unknown) => {
+      // Fenced out: the request stays ready for the process that holds the lease now.
+      if (error instanceof LeaseFencedError) return this.fencedOut(error);
+      throw error;
+    });
   }
 
   private byName(name: string): Projection {
     const projection = this.projections.find((p) => p.name === name);
     if (!projection) throw new Error(`unknown projection "${name}" (known: ${this.projections.map((p) => p.name).join(", ")})`);
     return projection;
-  }
-
-  /**
-   * While an event takes long to apply (a maximal transcript indexed for search: seconds), its checkpoint is
-   * saved again each WORKING_BEAT_MS with a beat counted up, so API processes waiting on the saved checkpoints
-   * (wait.ts) see the work going on rather than a projection standing still.
-   */
-  private beatWhileApplying(running: Running): Timer {
-    let beat = 0;
-    const { projection } = running;
-    return setInterval(() => {
-      this.checkpoints.save(checkpointId(projection.name), running.processed, projection.version, ++beat).catch((error: unknown) => {
-        if (error instanceof LeaseFencedError) return this.fencedOut(error);
-        log.warn({ projection: projection.name, position: running.processed, err: error }, "checkpoint beat not saved");
-      });
-    }, WORKING_BEAT_MS);
-  }
-
-  private scheduleCheckpoint(running: Running): void {
-    if (running.saveTimer) return;
-    running.saveTimer = setTimeout(() => {
-      running.saveTimer = null;
-      this.checkpoints.save(checkpointId(running.projection.name), running.processed, running.projection.version).catch((error: unknown) => {
-        if (error instanceof LeaseFencedError) return this.fencedOut(error);
-        log.warn({ projection: running.projection.name, position: running.processed, err: error }, "checkpoint not saved");
-      });
-    }, 10);
-  }
-
-  private reached(position: number, names: string[] | null): boolean {
-    const relevant = names ?? [...this.running.keys()];
-    return relevant.every((name) => (this.running.get(name)?.processed ?? 0) >= position);
-  }
-
-  private wakeWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const still: typeof this.waiters = [];
-    for (const waiter of this.waiters) this.reached(waiter.position, waiter.names) ? waiter.resolve() : still.push(waiter);
-    this.waiters = still;
   }
 }

@@ -1,4 +1,5 @@
 import { emailClaimStream, identityClaimStream } from "./accounts/claims.ts";
+import { parseStreamName } from "./core/event.ts";
 import { userStream } from "./accounts/events.ts";
 import { tokenLifetimeStream } from "./accounts/token-lifetimes.ts";
 import { deadLetterStream } from "./dead-letters/events.ts";
@@ -14,7 +15,7 @@ import { webhookEndpointsStream, webhookMessageStream } from "./webhooks/events.
  * each is covered.
  */
 /** A builder's stream name up to and with its first `-`: the family it names. */
-const family = (streamName: string) => streamName.slice(0, streamName.indexOf("-") + 1);
+const family = (streamName: string) => `${parseStreamName(streamName).category}-`;
 
 export const applicationStreamPrefixes: readonly string[] = [
   family(userStream(1)),

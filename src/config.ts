@@ -49,7 +49,10 @@ export type Config = {
    * 1 MiB) done at once per process, the rest waiting in line (HEAVY_WORK_AT_ONCE, default 1).
    */
   heavyWorkAtOnce: number;
-  /** Request body limits (BODY_LIMIT_BYTES, TRANSCRIPT_BODY_LIMIT_BYTES, JSON_MAX_DEPTH, JSON_MAX_VALUES, OPENAI_COMPAT_FILE_LIMIT_BYTES); see src/http/request-limits.ts. */
+  /**
+   * Request body limits (BODY_LIMIT_BYTES, TRANSCRIPT_BODY_LIMIT_BYTES, JSON_MAX_DEPTH, JSON_MAX_VALUES,
+   * OPENAI_COMPAT_FILE_LIMIT_BYTES); see src/http/request-limits.ts.
+   */
   requestLimits: RequestLimits;
   rateLimitPerMinute: number;
   /** Requests a minute per web app session (SESSION_RATE_LIMIT_PER_MINUTE); tokens and API keys have rateLimitPerMinute. */

@@ -2,7 +2,7 @@ import { userEventTypes, type UserEvent } from "./accounts/events.ts";
 import type { ClaimEvent } from "./accounts/claims.ts";
 import { admissionEventTypes, type AdmissionEvent } from "./tasks/admission.ts";
 import { taskEventTypes, type TaskEvent } from "./tasks/events.ts";
-import { folderEventTypes, type FolderEvent } from "./folders/decider.ts";
+import { folderEventTypes, type FolderEvent } from "./folders/events.ts";
 import { uploadEventTypes, type UploadEvent } from "./uploads/events.ts";
 import type { SequenceEvent } from "./core/sequence.ts";
 import type { TokenLifetimeEvent } from "./accounts/token-lifetimes.ts";

@@ -1,4 +1,3 @@
-import type { AnyElysia } from "elysia";
 import type { Config } from "./config.ts";
 import type { Adapters } from "./adapters.ts";
 import type { RequestObserver } from "./http/request-observer.ts";
@@ -29,7 +28,7 @@ export type MetricsParts = {
  * Attaches this process's metrics to what it does (requests, deliveries, appends, transcriptions) and returns
  * `GET /metrics`; null when METRICS=off, and then nothing is counted at all.
  */
-export function instrumentService(config: Config, adapters: Adapters, parts: MetricsParts): { routes: AnyElysia; stop(): void } | null {
+export function instrumentService(config: Config, adapters: Adapters, parts: MetricsParts): { routes: ReturnType<typeof metricsRoutes>; stop(): void } | null {
   if (!config.metricsEnabled) return null;
   const metrics = new ServiceMetrics();
   metrics.expectWorkers(parts.workers().map((worker) => worker.name));

@@ -1,5 +1,5 @@
 import type { Bus, Consumer } from "../src/bus/port.ts";
-import type { JobObservation, JobObserver, JobOutcome, Worker } from "../src/core/worker.ts";
+import { deliverTo, type JobObservation, type JobObserver, type JobOutcome, type Worker } from "../src/core/worker.ts";
 import type { EventStore } from "../src/core/event-store.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 import { decodeReference, loadReferenced } from "./subjects.ts";
@@ -74,7 +74,7 @@ export async function startWorker(
         // Every line logged while the worker handles the event carries its worker and correlation id (see withLogContext).
         const handled = event;
         await whileDown(
-          () => withLogContext({ worker: worker.name, correlationId: handled.metadata.correlationId }, () => worker.handle(handled, message)),
+          () => withLogContext({ worker: worker.name, correlationId: handled.metadata.correlationId }, () => deliverTo(worker, handled, message)),
           dependenciesDown,
           stopping.signal,
           { worker: worker.name, eventType: handled.type, eventId: handled.id, stream: handled.streamName },

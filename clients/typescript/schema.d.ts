@@ -593,6 +593,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tasks/{id}/audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the task's original file
+         * @description objstore tasks only; `Range: bytes=…` gives 206 with Content-Range (416 when unsatisfiable). 404 when the file is missing or the task is not on objstore.
+         */
+        get: operations["getTasksByIdAudio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}/audio-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed URL of the task's original file, for media players
+         * @description For `<audio>`/`<video>` elements, which cannot send a token: the URL serves what `/audio` serves (Range, 206, 416) without a token, for `expires_in` seconds (6 hours). 404 when `/audio` would be 404.
+         */
+        get: operations["getTasksByIdAudioUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}/audio/signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The task's original file at a signed URL
+         * @description The URL `GET /api/tasks/{id}/audio-url` gives; no token. 403 when the signature is wrong or expired.
+         */
+        get: operations["getTasksByIdAudioSigned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/folders": {
         parameters: {
             query?: never;
@@ -755,66 +815,6 @@ export interface paths {
          * @description Discards the parts; later sign-part and complete are refused.
          */
         post: operations["postUploadsAbort"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/tasks/{id}/audio": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Stream the task's original file
-         * @description objstore tasks only; `Range: bytes=…` gives 206 with Content-Range (416 when unsatisfiable). 404 when the file is missing or the task is not on objstore.
-         */
-        get: operations["getTasksByIdAudio"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/tasks/{id}/audio-url": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A signed URL of the task's original file, for media players
-         * @description For `<audio>`/`<video>` elements, which cannot send a token: the URL serves what `/audio` serves (Range, 206, 416) without a token, for `expires_in` seconds (6 hours). 404 when `/audio` would be 404.
-         */
-        get: operations["getTasksByIdAudioUrl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/tasks/{id}/audio/signed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The task's original file at a signed URL
-         * @description The URL `GET /api/tasks/{id}/audio-url` gives; no token. 403 when the signature is wrong or expired.
-         */
-        get: operations["getTasksByIdAudioSigned"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1059,12 +1059,16 @@ export interface components {
             name: string;
             file: string;
             path: string;
-            disk: string | null;
+            /** @enum {string|null} */
+            disk: "objstore" | "remote" | "videolink" | null;
             size: number | null;
             duration: number;
             cost: number | null;
-            /** @description pending, waiting, scribing, finished or failed. */
-            status: string;
+            /**
+             * @description pending, waiting, scribing, finished or failed.
+             * @enum {string}
+             */
+            status: "pending" | "waiting" | "scribing" | "finished" | "failed";
             attempts: number;
             quality: number | null;
             /** Format: date-time */
@@ -1085,8 +1089,8 @@ export interface components {
                 tokens: string[] | null;
             }[] | null;
             export: {
-                allowed_formats: string[];
-                heavy_formats: string[];
+                allowed_formats: ("txt" | "srt" | "vtt" | "csv" | "pdf" | "docx")[];
+                heavy_formats: ("pdf" | "docx")[];
                 version: string;
             };
             speaker_diarization: boolean;
@@ -1098,11 +1102,16 @@ export interface components {
             id: number;
             name: string;
             file: string;
-            disk: string | null;
+            /** @enum {string|null} */
+            disk: "objstore" | "remote" | "videolink" | null;
             size: number | null;
             duration: number;
             cost: number | null;
-            status: string;
+            /**
+             * @description pending, waiting, scribing, finished or failed.
+             * @enum {string}
+             */
+            status: "pending" | "waiting" | "scribing" | "finished" | "failed";
             attempts: number;
             quality: number | null;
             folder: string | null;
@@ -1119,7 +1128,11 @@ export interface components {
         CreatedTask: {
             id: number;
             name: string;
-            status: string;
+            /**
+             * @description pending, waiting, scribing, finished or failed.
+             * @enum {string}
+             */
+            status: "pending" | "waiting" | "scribing" | "finished" | "failed";
             speaker_diarization: boolean;
             /** Format: date-time */
             created_at: string;
@@ -1177,16 +1190,28 @@ export interface components {
             subscription: {
                 /** @description Display name: Free, Pay as you go, Pro, Max. */
                 plan: string;
-                /** @description free | payg | pro | max */
-                plan_key: string;
-                /** @description free | paid */
-                tier: string;
-                /** @description none | month | year */
-                billing_interval: string;
+                /**
+                 * @description free | payg | pro | max
+                 * @enum {string}
+                 */
+                plan_key: "free" | "payg" | "pro" | "max";
+                /**
+                 * @description free | paid
+                 * @enum {string}
+                 */
+                tier: "free" | "paid";
+                /**
+                 * @description none | month | year
+                 * @enum {string}
+                 */
+                billing_interval: "none" | "month" | "year";
                 /** @description Whether a paid plan is in force (false on Free). */
                 active: boolean;
-                /** @description free (web only, no API) | standard (API, medium priority) | priority (API, high priority) */
-                access_tier: string;
+                /**
+                 * @description free (web only, no API) | standard (API, medium priority) | priority (API, high priority)
+                 * @enum {string}
+                 */
+                access_tier: "free" | "standard" | "priority";
             };
             queue: {
                 /** @description Tasks pending or waiting. */
@@ -1235,7 +1260,7 @@ export interface components {
         Notification: {
             /** @description Stable id (the id of the event that caused the notification). */
             id: string;
-            /** @description Plan changed | Balance low | Task finished | Task failed | Export ready | Webhook disabled */
+            /** @description Plan changed | Balance low | Task finished | Task failed | Export ready | Task problem | Webhook disabled */
             title: string;
             message: string;
             /** @description The task it is about (Task finished, Task failed, Export ready); null for the account's own. A deleted task's notifications are no longer listed. */
@@ -1297,10 +1322,16 @@ export interface components {
         CheckoutOptions: {
             /** @description The payment provider: `sandbox` (no money is taken) in the embedded profile. */
             provider: string;
-            /** @description test | month | year */
-            plan: string;
-            /** @description The plan this buys: pro. */
-            plan_key: string;
+            /**
+             * @description test | month | year
+             * @enum {string}
+             */
+            plan: "test" | "month" | "year";
+            /**
+             * @description The plan this buys: pro.
+             * @enum {string}
+             */
+            plan_key: "free" | "payg" | "pro" | "max";
             /** @description The plan's name, as the account shows it: Pro. */
             plan_name: string;
             /** @description Seconds of transcription the plan grants each calendar month (Pro: 72000, 20 hours). */
@@ -1310,8 +1341,11 @@ export interface components {
             price: number;
             /** @description ISO 4217, e.g. USD. */
             currency: string;
-            /** @description month | year */
-            interval: string;
+            /**
+             * @description month | year
+             * @enum {string}
+             */
+            interval: "month" | "year";
             customer: {
                 id: number;
                 email: string;
@@ -1358,8 +1392,11 @@ export interface components {
         WebhookDelivery: {
             /** @description The webhook-id header: the same on every attempt of a message. */
             message_id: string;
-            /** @description task.finished, task.failed, task.deleted, export.ready or webhook.test */
-            type: string;
+            /**
+             * @description task.finished, task.failed, task.deleted, export.ready or webhook.test
+             * @enum {string}
+             */
+            type: "task.finished" | "task.failed" | "task.deleted" | "export.ready" | "webhook.test";
             /** @description 1 for the first attempt of the message. */
             attempt: number;
             succeeded: boolean;
@@ -3707,7 +3744,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: number;
-                        status: string;
+                        /**
+                         * @description pending, waiting, scribing, finished or failed.
+                         * @enum {string}
+                         */
+                        status: "pending" | "waiting" | "scribing" | "finished" | "failed";
                         attempts: number;
                     };
                 };
@@ -3958,7 +3999,8 @@ export interface operations {
                     "application/json": {
                         id: number;
                         name: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "pending" | "waiting" | "scribing" | "finished" | "failed";
                         duration: number;
                         /** Format: date-time */
                         created_at: string;
@@ -4166,6 +4208,266 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTasksByIdAudio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Task id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file, with its content type (audio or video). */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/*": string;
+                    "video/*": string;
+                };
+            };
+            /** @description The part of the file the Range asked for. */
+            206: {
+                headers: {
+                    /** @description `bytes start-end/size` of the part sent. */
+                    "Content-Range"?: string;
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/*": string;
+                    "video/*": string;
+                };
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's resource is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Range not satisfiable. */
+            416: {
+                headers: {
+                    /** @description `bytes start-end/size` of the part sent. */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTasksByIdAudioUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Task id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                        expires_in: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's resource is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTasksByIdAudioSigned: {
+        parameters: {
+            query?: {
+                user?: string;
+                expires?: string;
+                signature?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Task id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file, with its content type (audio or video). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/*": string;
+                    "video/*": string;
+                };
+            };
+            /** @description The part of the file the Range asked for. */
+            206: {
+                headers: {
+                    /** @description `bytes start-end/size` of the part sent. */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/*": string;
+                    "video/*": string;
+                };
+            };
+            /** @description The URL is forged, altered or expired. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's resource is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Range not satisfiable. */
+            416: {
+                headers: {
+                    /** @description `bytes start-end/size` of the part sent. */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Internal server error. */
@@ -5118,266 +5420,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal server error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getTasksByIdAudio: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Task id */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The whole file, with its content type (audio or video). */
-            200: {
-                headers: {
-                    /** @description Requests left to this credential in the current minute. */
-                    "X-RateLimit-Remaining"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/*": string;
-                    "video/*": string;
-                };
-            };
-            /** @description The part of the file the Range asked for. */
-            206: {
-                headers: {
-                    /** @description `bytes start-end/size` of the part sent. */
-                    "Content-Range"?: string;
-                    /** @description Requests left to this credential in the current minute. */
-                    "X-RateLimit-Remaining"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/*": string;
-                    "video/*": string;
-                };
-            };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (another user's resource is not found either). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Range not satisfiable. */
-            416: {
-                headers: {
-                    /** @description `bytes start-end/size` of the part sent. */
-                    "Content-Range"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal server error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getTasksByIdAudioUrl: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Task id */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    /** @description Requests left to this credential in the current minute. */
-                    "X-RateLimit-Remaining"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        url: string;
-                        expires_in: number;
-                    };
-                };
-            };
-            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (another user's resource is not found either). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal server error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getTasksByIdAudioSigned: {
-        parameters: {
-            query?: {
-                user?: string;
-                expires?: string;
-                signature?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Task id */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The whole file, with its content type (audio or video). */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/*": string;
-                    "video/*": string;
-                };
-            };
-            /** @description The part of the file the Range asked for. */
-            206: {
-                headers: {
-                    /** @description `bytes start-end/size` of the part sent. */
-                    "Content-Range"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/*": string;
-                    "video/*": string;
-                };
-            };
-            /** @description The URL is forged, altered or expired. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (another user's resource is not found either). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Range not satisfiable. */
-            416: {
-                headers: {
-                    /** @description `bytes start-end/size` of the part sent. */
-                    "Content-Range"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Internal server error. */

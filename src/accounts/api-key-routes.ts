@@ -1,4 +1,5 @@
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "./authentication.ts";
 import { ForbiddenError } from "../core/errors.ts";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { Accounts, Caller } from "./service.ts";
@@ -8,7 +9,7 @@ import { apiKeyBody, apiKeyView, createdApiKey } from "./schemas.ts";
  * The API Keys page of account settings (spec 5.2): first-party only, so these routes take an access
  * token from login or the web app's session, never an API key (a leaked key cannot mint more keys).
  */
-export function apiKeyRoutes({ accounts, authenticated }: { accounts: Accounts; authenticated: AnyElysia }) {
+export function apiKeyRoutes({ accounts, authenticated }: { accounts: Accounts; authenticated: Authenticated }) {
   const detail = (summary: string, description?: string) => ({ tags: ["API keys"], security: [{ bearer: [] }], summary, description });
   const firstParty = (caller: Caller) => {
     if (caller.kind === "api_key") throw new ForbiddenError("API keys are managed with a login token from account settings, not with an API key.");

@@ -78,3 +78,6 @@ export function authentication(accounts: Accounts, { tokens, sessions, site }: A
     },
   );
 }
+
+/** The authentication plugin: a route that `.use`s it gets `caller`, `user`, `metadata` and `expiresAt`, typed. */
+export type Authenticated = ReturnType<typeof authentication>;

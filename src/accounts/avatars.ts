@@ -38,5 +38,7 @@ export function initialsAvatar(name: string, userId: number): string {
     .join("")
     .replace(/[<>&"']/g, "");
   const color = palette[userId % palette.length];
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" viewBox="0 0 128 128"><rect width="128" height="128" rx="64" fill="${color}"/><text x="64" y="64" dy=".35em" text-anchor="middle" font-family="sans-serif" font-size="52" fill="#fff">${initials || "?"}</text></svg>`;
+  const circle = `<rect width="128" height="128" rx="64" fill="${color}"/>`;
+  const letters = `<text x="64" y="64" dy=".35em" text-anchor="middle" font-family="sans-serif" font-size="52" fill="#fff">${initials || "?"}</text>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" viewBox="0 0 128 128">${circle}${letters}</svg>`;
 }

@@ -1,5 +1,5 @@
 import { positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
-import type { RecordedEvent } from "../core/event.ts";
+import type { Recorded } from "../core/event.ts";
 import { userIdOfStream, type UserEvent } from "./events.ts";
 
 type CredentialFields = {
@@ -26,8 +26,18 @@ type CredentialFields = {
  */
 export type CredentialDocument = ProjectedDocument & CredentialFields;
 
-const documentId = (recorded: RecordedEvent): string | null => {
-  const event = recorded as unknown as UserEvent;
+const credentialEventTypes = [
+  "AccessTokenIssued",
+  "AccessTokenRevoked",
+  "AccessTokenUsed",
+  "ApiKeyCreated",
+  "ApiKeyRevoked",
+  "SessionStarted",
+  "SessionEnded",
+] as const;
+type CredentialEvent = Extract<UserEvent, { type: (typeof credentialEventTypes)[number] }>;
+
+const documentId = (event: Recorded<CredentialEvent>): string => {
   switch (event.type) {
     case "AccessTokenIssued":
     case "AccessTokenRevoked":
@@ -39,15 +49,12 @@ const documentId = (recorded: RecordedEvent): string | null => {
     case "SessionStarted":
     case "SessionEnded":
       return `session:${event.data.sessionId}`;
-    default:
-      return null;
   }
 };
 
-function evolve(current: CredentialFields | null, recorded: RecordedEvent): CredentialFields | null {
-  const userId = userIdOfStream(recorded.streamName);
+function evolve(current: CredentialFields | null, event: Recorded<CredentialEvent>): CredentialFields | null {
+  const userId = userIdOfStream(event.streamName);
   if (userId === null) return current;
-  const event = recorded as unknown as UserEvent;
   switch (event.type) {
     case "AccessTokenIssued": {
       const { tokenHash, tokenId, issuedAt } = event.data;
@@ -68,22 +75,20 @@ function evolve(current: CredentialFields | null, recorded: RecordedEvent): Cred
     case "ApiKeyRevoked":
     case "SessionEnded":
       return null;
-    default:
-      return current;
   }
 }
 
-export const credentialsProjection: Projection = {
+export const credentialsProjection: Projection<CredentialEvent> = {
   name: "credentials",
   // 2: keyed by credential id with a position, the hash a field (was: keyed by hash, no position).
   // 3: a token's last recorded use (`usedAt`).
   version: 3,
   collections: ["credentials"],
-  eventTypes: ["AccessTokenIssued", "AccessTokenRevoked", "AccessTokenUsed", "ApiKeyCreated", "ApiKeyRevoked", "SessionStarted", "SessionEnded"],
+  eventTypes: credentialEventTypes,
   async setup(db) {
     await db.collection("credentials").createIndex({ hash: 1 }, { unique: true });
     await db.collection("credentials").createIndex({ userId: 1, kind: 1 });
     await db.collection("credentials").createIndex({ credentialId: 1 });
   },
-  apply: positionGuarded<CredentialFields>({ collection: "credentials", documentId, evolve }),
+  apply: positionGuarded<CredentialFields, CredentialEvent>({ collection: "credentials", documentId, evolve }),
 };

@@ -73,6 +73,62 @@ const accountEventTypes: ReadonlySet<string> = new Set(userEventTypes);
 const withItem = <T>(set: ReadonlySet<T>, item: T) => new Set([...set, item]);
 const withoutItem = <T>(set: ReadonlySet<T>, item: T) => new Set([...set].filter((x) => x !== item));
 
+/** The commands that hand out or take back a way in: access tokens, sessions, API keys. */
+type CredentialCommand = Extract<
+  UserCommand,
+  { type: "IssueAccessToken" | "RevokeAccessToken" | "RecordTokenUse" | "StartSession" | "EndSession" | "CreateApiKey" | "RevokeApiKey" }
+>;
+
+const credentialCommandTypes: Record<CredentialCommand["type"], true> = {
+  IssueAccessToken: true,
+  RevokeAccessToken: true,
+  RecordTokenUse: true,
+  StartSession: true,
+  EndSession: true,
+  CreateApiKey: true,
+  RevokeApiKey: true,
+};
+const isCredentialCommand = (command: UserCommand): command is CredentialCommand => Object.hasOwn(credentialCommandTypes, command.type);
+
+function decideCredential(command: CredentialCommand, state: UserState): UserEvent[] {
+  switch (command.type) {
+    // Tokens are not folded (a login a day for years would make every command on the account slower):
+    // the caller authenticated with the token it revokes, so it is live, and a second revoke is harmless.
+    case "IssueAccessToken":
+      registered(state);
+      return [{ type: "AccessTokenIssued", data: { tokenId: command.tokenId, tokenHash: command.tokenHash, method: command.method, issuedAt: command.now } }];
+    case "RevokeAccessToken":
+      registered(state);
+      return [{ type: "AccessTokenRevoked", data: { tokenId: command.tokenId, revokedAt: command.now } }];
+    // The caller has just authenticated with the token, so it is live (tokens are not folded, as above).
+    case "RecordTokenUse":
+      registered(state);
+      return [{ type: "AccessTokenUsed", data: { tokenId: command.tokenId, usedAt: command.now } }];
+    // Sessions are not folded either, for the same reason: the caller ends the session it signed in with.
+    case "StartSession": {
+      registered(state);
+      const { sessionId, sessionHash, expiresAt, method, now } = command;
+      return [issued({ kind: "session", sessionId, sessionHash, expiresAt }, method, now)];
+    }
+    case "EndSession":
+      registered(state);
+      return [{ type: "SessionEnded", data: { sessionId: command.sessionId, endedAt: command.now } }];
+    case "CreateApiKey": {
+      const user = registered(state);
+      if (!plans[user.plan].apiAccess) throw new ForbiddenError("API keys need a Pro, Max or pay-as-you-go plan.");
+      const { keyId, name, keyHash, prefix, now } = command;
+      return [{ type: "ApiKeyCreated", data: { keyId, name, keyHash, prefix, createdAt: now } }];
+    }
+    case "RevokeApiKey": {
+      const user = registered(state);
+      if (!user.apiKeys.has(command.keyId)) throw new NotFoundError("API key not found.");
+      return [{ type: "ApiKeyRevoked", data: { keyId: command.keyId, revokedAt: command.now } }];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
 /**
  * Profile, credentials, plan and balance of `user-<id>`. Charges are decided by the admission decider
  * (tasks/admission.ts) on the same stream, where a task's slot makes its charge happen once.
@@ -132,6 +188,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   },
 
   decide(command, state): UserEvent[] {
+    if (isCredentialCommand(command)) return decideCredential(command, state);
     switch (command.type) {
       case "RegisterUser": {
         if (state.status === "registered") return [];
@@ -142,27 +199,6 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
           issued(credential, method, now),
         ];
       }
-      // Tokens are not folded (a login a day for years would make every command on the account slower):
-      // the caller authenticated with the token it revokes, so it is live, and a second revoke is harmless.
-      case "IssueAccessToken":
-        registered(state);
-        return [{ type: "AccessTokenIssued", data: { tokenId: command.tokenId, tokenHash: command.tokenHash, method: command.method, issuedAt: command.now } }];
-      case "RevokeAccessToken":
-        registered(state);
-        return [{ type: "AccessTokenRevoked", data: { tokenId: command.tokenId, revokedAt: command.now } }];
-      // The caller has just authenticated with the token, so it is live (tokens are not folded, as above).
-      case "RecordTokenUse":
-        registered(state);
-        return [{ type: "AccessTokenUsed", data: { tokenId: command.tokenId, usedAt: command.now } }];
-      // Sessions are not folded either, for the same reason: the caller ends the session it signed in with.
-      case "StartSession": {
-        registered(state);
-        const { sessionId, sessionHash, expiresAt, method, now } = command;
-        return [issued({ kind: "session", sessionId, sessionHash, expiresAt }, method, now)];
-      }
-      case "EndSession":
-        registered(state);
-        return [{ type: "SessionEnded", data: { sessionId: command.sessionId, endedAt: command.now } }];
       case "UpdateProfile": {
         if (command.name === undefined && command.email === undefined) return [];
         const user = registered(state);
@@ -199,17 +235,6 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case "TopUpSeconds":
         registered(state);
         return [{ type: "SecondsToppedUp", data: { seconds: command.seconds, source: command.source, toppedUpAt: command.now } }];
-      case "CreateApiKey": {
-        const user = registered(state);
-        if (!plans[user.plan].apiAccess) throw new ForbiddenError("API keys need a Pro, Max or pay-as-you-go plan.");
-        const { keyId, name, keyHash, prefix, now } = command;
-        return [{ type: "ApiKeyCreated", data: { keyId, name, keyHash, prefix, createdAt: now } }];
-      }
-      case "RevokeApiKey": {
-        const user = registered(state);
-        if (!user.apiKeys.has(command.keyId)) throw new NotFoundError("API key not found.");
-        return [{ type: "ApiKeyRevoked", data: { keyId: command.keyId, revokedAt: command.now } }];
-      }
       case "MarkNotificationsRead":
         // Notifications live only in their read model, so the account records the intent and the
         // projection applies it; always a fact, even when nothing happens to be unread.

@@ -5,7 +5,7 @@ import { handle } from "../core/command-handler.ts";
 import type { UserEvent } from "./events.ts";
 import { loadState } from "../core/state-cache.ts";
 import { userDecider } from "./decider.ts";
-import { userStream } from "./events.ts";
+import { userIdOfStream, userStream } from "./events.ts";
 import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
 
 /**
@@ -13,15 +13,15 @@ import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
  * up, that address's claim is released, so another account may register with it. Releasing checks the
  * owner, and an address the account has taken back since keeps its claim, so a redelivery changes nothing.
  */
-export function emailClaimsWorker(store: EventStore): Worker {
+export function emailClaimsWorker(store: EventStore): Worker<Extract<UserEvent, { type: "ProfileUpdated" }>> {
   return {
     name: "email-claims",
     subject: "scribe.user.ProfileUpdated",
+    eventTypes: ["ProfileUpdated"],
     async handle(recorded) {
-      const event = recorded as unknown as Extract<UserEvent, { type: "ProfileUpdated" }>;
-      const previous = event.data.previousEmail;
-      if (previous === undefined) return;
-      const userId = Number(recorded.streamName.slice("user-".length));
+      const previous = recorded.data.previousEmail;
+      const userId = userIdOfStream(recorded.streamName);
+      if (previous === undefined || userId === null) return;
       const { state: account } = await loadState(store, userStream(userId), userDecider);
       if (account.status === "registered" && normalizeEmail(account.email) === normalizeEmail(previous)) return;
       await handle(store, emailClaimStream(previous), claimDecider, (state) => claimDecider.decide({ type: "Release", userId }, state), {

@@ -1,3 +1,4 @@
+import { numericStreamId } from "../core/event.ts";
 import type { BillingInterval, PlanKey } from "./plans.ts";
 
 export type Identity = { issuer: string; subject: string };
@@ -65,7 +66,7 @@ export const userEventTypes: readonly UserEventType[] = [
 
 export const userStream = (userId: number | string) => `user-${userId}`;
 
-export function userIdOfStream(streamName: string): number | null {
-  const match = /^user-(\d+)$/.exec(streamName);
-  return match ? Number(match[1]) : null;
-}
+export const userIdOfStream = (streamName: string): number | null => numericStreamId(streamName, "user");
+
+/** The account a stored event is about (it is on the account's stream), or null for another stream: how other capabilities read it. */
+export const userIdOf = (event: { streamName: string }): number | null => userIdOfStream(event.streamName);

@@ -43,12 +43,13 @@ type Scheme = {
 /** Signature schemes an ID token may use (RFC 7518 3.3-3.5); `none` and HMAC are refused. */
 function scheme(alg: string): Scheme | null {
   const match = /^(RS|PS|ES)(256|384|512)$/.exec(alg);
-  if (!match) return null;
-  const [, family, bits] = match as unknown as [string, "RS" | "PS" | "ES", "256" | "384" | "512"];
+  const family = match?.[1];
+  const bits = match?.[2];
+  if (family === undefined || bits === undefined) return null;
   const hash = `SHA-${bits}`;
   if (family === "RS") return { alg, kty: "RSA", key: { name: "RSASSA-PKCS1-v1_5", hash }, verify: { name: "RSASSA-PKCS1-v1_5" } };
   if (family === "PS") return { alg, kty: "RSA", key: { name: "RSA-PSS", hash }, verify: { name: "RSA-PSS", saltLength: Number(bits) / 8 } };
-  const namedCurve = { "256": "P-256", "384": "P-384", "512": "P-521" }[bits];
+  const namedCurve = bits === "256" ? "P-256" : bits === "384" ? "P-384" : "P-521";
   return { alg, kty: "EC", key: { name: "ECDSA", namedCurve }, verify: { name: "ECDSA", hash } };
 }
 

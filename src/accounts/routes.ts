@@ -1,4 +1,5 @@
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "./authentication.ts";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { Accounts, SignedIn, TokenResponse } from "./service.ts";
 import type { SocialLogin } from "./social-login.ts";
@@ -12,13 +13,14 @@ export type AuthRoutesDependencies = {
   signInLimits: SignInLimits;
   /** Registrations per client address per minute (REGISTRATIONS_PER_MINUTE). */
   socialLogin: SocialLogin | null;
-  authenticated: AnyElysia;
+  authenticated: Authenticated;
 };
 
-/** Register, login, social login (public) and logout (authenticated): spec 4.1. */
-export function authRoutes({ accounts, signInLimits, socialLogin, authenticated }: AuthRoutesDependencies) {
-  const tags = ["Auth"];
-  const publicRoutes = new Elysia({ name: "auth-public" })
+const tags = ["Auth"];
+
+/** Register, login and social login: public, under the sign-in limits. */
+function publicAuthRoutes({ accounts, signInLimits, socialLogin }: AuthRoutesDependencies) {
+  return new Elysia({ name: "auth-public" })
     .use(signInLimits.spentEarly)
     .post(
       "/api/register",
@@ -35,7 +37,9 @@ export function authRoutes({ accounts, signInLimits, socialLogin, authenticated 
           tags,
           summary: "Create an account",
           description:
-            "201 with a token, which lasts TOKEN_TTL_DAYS (default 30) after its last use, then 401. 422 when a field is invalid, the email is taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE attempts a minute from one client address (default 5): every attempt counts, refused ones included, and the limit is checked before the body is validated.",
+            "201 with a token, which lasts TOKEN_TTL_DAYS (default 30) after its last use, then 401. 422 when a field is invalid, the email is " +
+            "taken, or the confirmation differs. 429 (with Retry-After) past REGISTRATIONS_PER_MINUTE attempts a minute from one client address " +
+            "(default 5): every attempt counts, refused ones included, and the limit is checked before the body is validated.",
         },
       },
     )
@@ -52,7 +56,10 @@ export function authRoutes({ accounts, signInLimits, socialLogin, authenticated 
           tags,
           summary: "Log in with email and password",
           description:
-            "200 with a new token, which lasts TOKEN_TTL_DAYS (default 30) after its last use (each request moves its end on), then 401. 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE (5) attempts per minute per email, with Retry-After; every attempt counts, 422s included, checked before the body is validated, and a body without a usable email (missing, not a string, over 255 characters) counts toward its client address instead.",
+            "200 with a new token, which lasts TOKEN_TTL_DAYS (default 30) after its last use (each request moves its end on), then 401. 401 " +
+            "for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE (5) attempts per minute per email, " +
+            "with Retry-After; every attempt counts, 422s included, checked before the body is validated, and a body without a usable email " +
+            "(missing, not a string, over 255 characters) counts toward its client address instead.",
         },
       },
     )
@@ -68,12 +75,16 @@ export function authRoutes({ accounts, signInLimits, socialLogin, authenticated 
           tags,
           summary: "Log in through the identity provider",
           description:
-            "Exchanges an OAuth 2.0 / OpenID Connect authorization code with the configured issuer; creates the account on first login. The token lasts TOKEN_TTL_DAYS (default 30) after its last use, like a password login's.",
+            "Exchanges an OAuth 2.0 / OpenID Connect authorization code with the configured issuer; creates the account on first login. The " +
+            "token lasts TOKEN_TTL_DAYS (default 30) after its last use, like a password login's.",
         },
       },
     );
+}
 
-  const logout = new Elysia({ name: "auth-logout" }).use(authenticated).post(
+/** Logout: revokes the credential the request came with. */
+function logoutRoutes({ accounts, authenticated }: AuthRoutesDependencies) {
+  return new Elysia({ name: "auth-logout" }).use(authenticated).post(
     "/api/logout",
     async ({ caller, request, set }) => {
       await accounts.logout(caller, correlationIdOf(request));
@@ -89,6 +100,9 @@ export function authRoutes({ accounts, signInLimits, socialLogin, authenticated 
       },
     },
   );
+}
 
-  return new Elysia({ name: "auth-routes" }).use(publicRoutes).use(logout);
+/** Register, login, social login (public) and logout (authenticated): spec 4.1. */
+export function authRoutes(dependencies: AuthRoutesDependencies) {
+  return new Elysia({ name: "auth-routes" }).use(publicAuthRoutes(dependencies)).use(logoutRoutes(dependencies));
 }

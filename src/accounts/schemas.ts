@@ -1,6 +1,8 @@
 import { nameText } from "../http/names.ts";
 import { longestEmail } from "../http/formats.ts";
 import { t } from "elysia";
+import { stringEnum } from "../http/openapi/string-enum.ts";
+import { planKeys, type BillingInterval, type Plan } from "./plans.ts";
 
 const email = t.String({
   format: "email",
@@ -42,6 +44,10 @@ export const updateUserBody = t.Object({
   avatar: t.Optional(t.File({ description: "PNG, JPEG, GIF or WebP image, at most 5 MB (multipart/form-data)." })),
 });
 
+// The subscription's closed sets (src/accounts/plans.ts).
+const billingIntervals = ["none", "month", "year"] as const satisfies readonly BillingInterval[];
+const accessTiers = ["free", "standard", "priority"] as const satisfies readonly Plan["accessTier"][];
+
 export const userResponse = t.Object({
   id: t.Integer(),
   name: t.String(),
@@ -57,11 +63,11 @@ export const userResponse = t.Object({
   }),
   subscription: t.Object({
     plan: t.String({ description: "Display name: Free, Pay as you go, Pro, Max." }),
-    plan_key: t.String({ description: "free | payg | pro | max" }),
-    tier: t.String({ description: "free | paid" }),
-    billing_interval: t.String({ description: "none | month | year" }),
+    plan_key: stringEnum(planKeys, { description: "free | payg | pro | max" }),
+    tier: stringEnum(["free", "paid"], { description: "free | paid" }),
+    billing_interval: stringEnum(billingIntervals, { description: "none | month | year" }),
     active: t.Boolean({ description: "Whether a paid plan is in force (false on Free)." }),
-    access_tier: t.String({ description: "free (web only, no API) | standard (API, medium priority) | priority (API, high priority)" }),
+    access_tier: stringEnum(accessTiers, { description: "free (web only, no API) | standard (API, medium priority) | priority (API, high priority)" }),
   }),
   queue: t.Object({
     pending_count: t.Integer({ description: "Tasks pending or waiting." }),

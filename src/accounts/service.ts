@@ -1,7 +1,6 @@
 import type { EventStore } from "../core/event-store.ts";
 import { loadState } from "../core/state-cache.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import { StampedCache } from "../readmodels/stamped-cache.ts";
 import { byUser, type EventMetadata } from "../core/event.ts";
 import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
@@ -10,19 +9,16 @@ import type { WaitForProjections } from "../core/projection.ts";
 import type { UserDocument } from "./users-projection.ts";
 import type { CredentialDocument } from "./credentials-projection.ts";
 import { plans, type BillingInterval, type PlanKey } from "./plans.ts";
-import { userDecider, type NewCredential, type UserCommand } from "./decider.ts";
+import type { NewCredential, UserCommand } from "./decider.ts";
 import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
-import { userStream, type Identity } from "./events.ts";
+import type { Identity } from "./events.ts";
+import { AccountCommands } from "./commands.ts";
+import { CredentialLookup, type Authentication, type Caller, type SecretSource } from "./credential-lookup.ts";
 import type { registerBody } from "./schemas.ts";
-import { hashPassword, hashSecret, newAccessToken, newApiKey, newSessionSecret, verifyPassword } from "./secrets.ts";
+import { hashPassword, newAccessToken, newApiKey, newSessionSecret, verifyPassword } from "./secrets.ts";
 import { TokenLifetimes } from "./token-lifetimes.ts";
-import { logger } from "../logging/logger.ts";
 
-export type Caller = { userId: number; kind: "token" | "api_key" | "session"; credentialId: string };
-/** `expiresAt`: a session's end, or a token's unless it is used again (TOKEN_TTL_DAYS); null for API keys, which live until revoked. */
-export type Authentication = { caller: Caller; user: UserDocument; expiresAt: string | null };
-/** What authenticating keeps per secret: when a token's lifetime counts from is worked out on each request. */
-type KnownCredential = Authentication & { createdAt: string; usedAt: string | undefined };
+export type { Authentication, Caller, SecretSource } from "./credential-lookup.ts";
 export type PublicUser = { id: number; name: string; email: string };
 export type TokenResponse = { token: string; user: PublicUser };
 
@@ -33,15 +29,10 @@ export type TokenResponse = { token: string; user: PublicUser };
 export type CredentialKind = "token" | "session";
 export type SignedIn = { kind: CredentialKind; secret: string; user: PublicUser; expiresAt: string | null };
 
-/** Where a request's secret came from: a session secret is taken only from the cookie, a token or key only from the header. */
-export type SecretSource = "bearer" | "cookie";
-
 /** How long a web app session lasts from sign-in by default (SESSION_DAYS). */
 export const defaultSessionLifetimeMs = 30 * 24 * 60 * 60 * 1000;
 /** How long an access token lasts after its last use by default (TOKEN_TTL_DAYS). */
 export const defaultTokenLifetimeMs = 30 * 24 * 60 * 60 * 1000;
-
-const log = logger("accounts");
 
 const emailTaken = "The email has already been taken.";
 
@@ -62,7 +53,8 @@ export type Registration = Pick<typeof registerBody.static, "name" | "email"> & 
  * the read models show it, so a token works on the very next request.
  */
 export class Accounts {
-  private readonly authentications: StampedCache<KnownCredential>;
+  private readonly commands: AccountCommands;
+  private readonly credentials: CredentialLookup;
   private readonly now: () => Date;
   private readonly sessionLifetimeMs: number;
   readonly tokenLifetimes: TokenLifetimes;
@@ -76,7 +68,8 @@ export class Accounts {
     this.now = options.now ?? (() => new Date());
     this.sessionLifetimeMs = options.sessionLifetimeMs ?? defaultSessionLifetimeMs;
     this.tokenLifetimes = new TokenLifetimes(store, options.tokenLifetimeMs ?? defaultTokenLifetimeMs, this.now);
-    this.authentications = new StampedCache(db, ["credentials", "users"], 10_000);
+    this.commands = new AccountCommands(store);
+    this.credentials = new CredentialLookup(db, this.commands, this.tokenLifetimes, this.now);
   }
 
   private get users() {
@@ -93,7 +86,7 @@ export class Accounts {
 
   /** Runs a command on the account's stream and waits for the read models to show it. */
   async execute(userId: number, command: UserCommand, metadata: EventMetadata): Promise<void> {
-    const result = await handle(this.store, userStream(userId), userDecider, (state) => userDecider.decide(command, state), { metadata });
+    const result = await this.commands.run(userId, command, { metadata });
     if (result.position !== null) await this.waitFor(result.position, ["users", "credentials"]);
   }
 
@@ -104,8 +97,7 @@ export class Accounts {
   async claimEmail(email: string, userId: number, metadata: EventMetadata): Promise<void> {
     const stream = emailClaimStream(email);
     const { state: claim } = await loadState(this.store, stream, claimDecider);
-    const abandonedBy =
-      claim.owner !== null && claim.owner !== userId && (await this.store.readStream(userStream(claim.owner))).length === 0 ? claim.owner : null;
+    const abandonedBy = claim.owner !== null && claim.owner !== userId && !(await this.commands.exists(claim.owner)) ? claim.owner : null;
     await handle(
       this.store,
       stream,
@@ -183,64 +175,9 @@ export class Accounts {
     await this.execute(caller.userId, command, byUser(caller.userId, correlationId));
   }
 
-  /**
-   * Who sent this secret: null when it is unknown, revoked, expired, or came the wrong way (a session's secret
-   * only in its cookie, a token or key only in `Authorization: Bearer`, so neither borrows the other's rate
-   * limit). Every authenticated request asks, so the lookup is kept while the credentials and users read models
-   * stay as they were; expiry is checked on every request. `correlationId`: the request's, for a token's use (a
-   * fresh one when none is given, made only when a use is recorded).
-   */
-  async authenticate(secret: string, source: SecretSource = "bearer", correlationId?: string): Promise<Authentication | null> {
-    const hash = hashSecret(secret);
-    const found = await this.authentications.get(hash, async () => {
-      const credential = await this.db.collection<CredentialDocument>("credentials").findOne({ hash });
-      if (!credential) return null;
-      const user = await this.findById(credential.userId);
-      if (!user) return null;
-      return {
-        caller: { userId: credential.userId, kind: credential.kind, credentialId: credential.credentialId },
-        user,
-        expiresAt: credential.expiresAt ?? null,
-        createdAt: credential.createdAt,
-        usedAt: credential.usedAt,
-      };
-    });
-    if (!found || (found.caller.kind === "session") !== (source === "cookie")) return null;
-    const { caller, user, expiresAt } = found;
-    const now = this.now().getTime();
-    if (caller.kind === "token") return this.liveToken(found, now, correlationId);
-    if (expiresAt !== null && Date.parse(expiresAt) <= now) return null;
-    return { caller, user, expiresAt };
-  }
-
-  /** A token within TOKEN_TTL_DAYS of its last recorded use; this use is recorded when the last is a day old. */
-  private async liveToken(
-    { caller, user, createdAt, usedAt }: KnownCredential,
-    now: number,
-    correlationId: string | undefined,
-  ): Promise<Authentication | null> {
-    const lifetimes = this.tokenLifetimes;
-    let from = await lifetimes.countsFrom(caller.credentialId, createdAt, usedAt);
-    if (now >= from + lifetimes.lifetimeMs) return null;
-    if (lifetimes.claimUse(caller.credentialId, from, now)) {
-      await this.recordTokenUse(caller, now, correlationId ?? crypto.randomUUID());
-      from = now;
-    }
-    return { caller, user, expiresAt: new Date(from + lifetimes.lifetimeMs).toISOString() };
-  }
-
-  /** Appends AccessTokenUsed; the request does not wait for the read models, and a failure only means a later request records it. */
-  private async recordTokenUse(caller: Caller, now: number, correlationId: string): Promise<void> {
-    const tokenId = caller.credentialId;
-    try {
-      const command: UserCommand = { type: "RecordTokenUse", tokenId, now: new Date(now).toISOString() };
-      await handle(this.store, userStream(caller.userId), userDecider, (state) => userDecider.decide(command, state), {
-        metadata: byUser(caller.userId, correlationId),
-      });
-    } catch (error) {
-      this.tokenLifetimes.forget(tokenId);
-      log.warn({ err: error, tokenId }, "could not record an access token's use; the next request tries again");
-    }
+  /** Who sent this secret (see CredentialLookup): null when it is unknown, revoked, expired, or came the wrong way. */
+  authenticate(secret: string, source: SecretSource = "bearer", correlationId?: string): Promise<Authentication | null> {
+    return this.credentials.authenticate(secret, source, correlationId);
   }
 
   async createApiKey(userId: number, name: string, correlationId: string) {

@@ -1,4 +1,5 @@
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "./authentication.ts";
 import { UnauthenticatedError } from "../core/errors.ts";
 import { correlationIdOf } from "../http/correlation.ts";
 import { refuseCrossSite, type OwnSite } from "../http/cross-site.ts";
@@ -13,7 +14,7 @@ export type SessionRoutesDependencies = {
   accounts: Accounts;
   signInLimits: SignInLimits;
   socialLogin: SocialLogin | null;
-  authenticated: AnyElysia;
+  authenticated: Authenticated;
   site: OwnSite;
 };
 
@@ -35,19 +36,14 @@ function sessionOf(caller: Caller): Caller {
 const security = [{ session: [] }];
 const tags = ["Session"];
 const signInNote =
-  "For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the endpoints of Auth, which answer a bearer token.";
+  "For the web app: the answer sets the `scribe_session` cookie (HttpOnly, SameSite=Strict, Path=/, Secure over https) and carries no " +
+  "token. 403 unless the request comes from this service's own pages (Origin, else Sec-Fetch-Site or Referer). API clients use the " +
+  "endpoints of Auth, which answer a bearer token.";
 
-/**
- * The web app's first-party session (docs/web-app.md). Signing in here hands out no token: the secret goes into an
- * HttpOnly cookie, which the authentication plugin accepts on every API route with its own rate limit
- * (SESSION_RATE_LIMIT_PER_MINUTE), under the login throttle and registration limit of `/api/login` and
- * `/api/register`. Every sign-in is refused unless it comes from our own pages, so another site cannot sign a
- * visitor in to an account of its choosing.
- */
-export function sessionRoutes({ accounts, signInLimits, socialLogin, authenticated, site }: SessionRoutesDependencies) {
+/** Sign in with email and password, register, or sign in through the identity provider: each from our own pages only. */
+function signInRoutes({ accounts, signInLimits, socialLogin, site }: SessionRoutesDependencies) {
   const ownPage = (context: RequestContext) => refuseCrossSite(context.request, site.origins(context));
-
-  const signIn = new Elysia({ name: "session-sign-in" })
+  return new Elysia({ name: "session-sign-in" })
     .use(signInLimits.spentEarly)
     .post(
       "/api/session",
@@ -65,7 +61,9 @@ export function sessionRoutes({ accounts, signInLimits, socialLogin, authenticat
         detail: {
           tags,
           summary: "Sign in to the web app with email and password",
-          description: `${signInNote} 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE attempts a minute per email, counted together with POST /api/login and as it counts them.`,
+          description:
+            `${signInNote} 401 for a wrong email or password (the same answer for both). 429 after LOGIN_ATTEMPTS_PER_MINUTE attempts a ` +
+            "minute per email, counted together with POST /api/login and as it counts them.",
           security: [],
         },
       },
@@ -87,7 +85,9 @@ export function sessionRoutes({ accounts, signInLimits, socialLogin, authenticat
         detail: {
           tags,
           summary: "Create an account and sign in to the web app",
-          description: `${signInNote} 422 as for POST /api/register; 429 past REGISTRATIONS_PER_MINUTE attempts a minute from one client address, counted together with it and as it counts them.`,
+          description:
+            `${signInNote} 422 as for POST /api/register; 429 past REGISTRATIONS_PER_MINUTE attempts a minute from one client address, ` +
+            "counted together with it and as it counts them.",
           security: [],
         },
       },
@@ -105,13 +105,18 @@ export function sessionRoutes({ accounts, signInLimits, socialLogin, authenticat
         detail: {
           tags,
           summary: "Sign in to the web app through the identity provider",
-          description: `${signInNote} The code is exchanged as by POST /api/auth/social-login (422 for an unknown provider or a bad code, 502 when the provider fails).`,
+          description:
+            `${signInNote} The code is exchanged as by POST /api/auth/social-login (422 for an unknown provider or a bad code, 502 when the ` +
+            "provider fails).",
           security: [],
         },
       },
     );
+}
 
-  const current = new Elysia({ name: "session-current" })
+/** The signed-in session: who it is, and signing out. */
+function currentSessionRoutes({ accounts, authenticated, site }: SessionRoutesDependencies) {
+  return new Elysia({ name: "session-current" })
     .use(authenticated)
     .get(
       "/api/session",
@@ -142,11 +147,22 @@ export function sessionRoutes({ accounts, signInLimits, socialLogin, authenticat
         detail: {
           tags,
           summary: "Sign out of the web app",
-          description: `Ends the session (its cookie is refused from now on, here and in every other tab) and clears the \`${sessionCookieName}\` cookie. 403 unless the request comes from this service's own pages.`,
+          description:
+            `Ends the session (its cookie is refused from now on, here and in every other tab) and clears the \`${sessionCookieName}\` cookie. ` +
+            "403 unless the request comes from this service's own pages.",
           security,
         },
       },
     );
+}
 
-  return new Elysia({ name: "session-routes" }).use(signIn).use(current);
+/**
+ * The web app's first-party session (docs/web-app.md). Signing in here hands out no token: the secret goes into an
+ * HttpOnly cookie, which the authentication plugin accepts on every API route with its own rate limit
+ * (SESSION_RATE_LIMIT_PER_MINUTE), under the login throttle and registration limit of `/api/login` and
+ * `/api/register`. Every sign-in is refused unless it comes from our own pages, so another site cannot sign a
+ * visitor in to an account of its choosing.
+ */
+export function sessionRoutes(dependencies: SessionRoutesDependencies) {
+  return new Elysia({ name: "session-routes" }).use(signInRoutes(dependencies)).use(currentSessionRoutes(dependencies));
 }

@@ -1,6 +1,7 @@
 import { fileResponse } from "../http/openapi/responses.ts";
 import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "./authentication.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { UserDocument } from "./users-projection.ts";
@@ -16,7 +17,7 @@ export type UserRoutesDependencies = {
   blobs: BlobStore;
   publicUrl: string;
   queueOf: QueueOf;
-  authenticated: AnyElysia;
+  authenticated: Authenticated;
 };
 
 /**

@@ -12,7 +12,7 @@ export function subscriptionView(user: Pick<UserDocument, "plan" | "interval">) 
   return {
     plan: plan.name,
     plan_key: plan.key,
-    tier: plan.key === "free" ? "free" : "paid",
+    tier: plan.key === "free" ? ("free" as const) : ("paid" as const),
     billing_interval: user.interval,
     active: plan.key !== "free",
     access_tier: plan.accessTier,

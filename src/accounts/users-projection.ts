@@ -1,4 +1,4 @@
-import type { RecordedEvent } from "../core/event.ts";
+import type { Recorded } from "../core/event.ts";
 import type { Projection, ProjectedDocument } from "../core/projection.ts";
 import { positionGuarded } from "../core/projection.ts";
 import { userEventTypes, userIdOfStream, type UserEvent } from "./events.ts";
@@ -25,8 +25,7 @@ export type UserFields = {
 export type UserDocument = ProjectedDocument & UserFields;
 type Fields = UserFields;
 
-function evolveUser(doc: Fields | null, recorded: RecordedEvent): Fields | null {
-  const event = recorded as unknown as UserEvent;
+function evolveUser(doc: Fields | null, event: Recorded<UserEvent>): Fields | null {
   if (event.type === "UserRegistered") {
     const { userId, name, email, passwordHash, registeredAt } = event.data;
     return {
@@ -44,7 +43,7 @@ function evolveUser(doc: Fields | null, recorded: RecordedEvent): Fields | null 
     };
   }
   if (doc === null) return null;
-  const touched = { ...doc, updatedAt: recorded.time };
+  const touched = { ...doc, updatedAt: event.time };
   switch (event.type) {
     case "ProfileUpdated":
       return {
@@ -66,7 +65,7 @@ function evolveUser(doc: Fields | null, recorded: RecordedEvent): Fields | null 
   }
 }
 
-export const usersProjection: Projection = {
+export const usersProjection: Projection<UserEvent> = {
   name: "users",
   collections: ["users"],
   eventTypes: userEventTypes,
@@ -75,7 +74,7 @@ export const usersProjection: Projection = {
     // The monthly allowance job looks for ledgers of past months every few minutes: without this, a scan of every user.
     await db.collection("users").createIndex({ "ledger.period": 1 });
   },
-  apply: positionGuarded<UserFields>({
+  apply: positionGuarded<UserFields, UserEvent>({
     collection: "users",
     documentId: (event) => {
       const id = userIdOfStream(event.streamName);

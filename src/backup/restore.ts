@@ -28,7 +28,8 @@ async function verify(backup: string, manifest: BackupManifest): Promise<void> {
   const blobs = await countBlobFiles(join(backup, dataFiles.blobs));
   if (blobs.files !== manifest.blobs.files || blobs.bytes !== manifest.blobs.bytes)
     throw new BackupRefused(
-      `${backup} is incomplete: ${dataFiles.blobs}/ holds ${blobs.files} files (${blobs.bytes} bytes), the manifest says ${manifest.blobs.files} (${manifest.blobs.bytes} bytes)`,
+      `${backup} is incomplete: ${dataFiles.blobs}/ holds ${blobs.files} files (${blobs.bytes} bytes), ` +
+        `the manifest says ${manifest.blobs.files} (${manifest.blobs.bytes} bytes)`,
     );
 }
 

@@ -32,8 +32,9 @@ export function newReference(userId: number, offer: OfferKey, expiresAt: Date): 
 /** The reference, when its signature holds (expired or not: callers decide whether expiry matters). */
 export function readReference(key: string, token: string): CheckoutReference | null {
   const match = /^([A-Za-z0-9_-]{1,512})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!match) return null;
-  const [, encoded, signature] = match as unknown as [string, string, string];
+  const encoded = match?.[1];
+  const signature = match?.[2];
+  if (encoded === undefined || signature === undefined) return null;
   // Compared as text, not decoded bytes: base64url decoding forgives the last character's spare bits,
   // and one reference must have exactly one spelling (webhooks are de-duplicated by it).
   const given = Buffer.from(signature);

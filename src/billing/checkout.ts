@@ -1,6 +1,6 @@
 import { NotFoundError } from "../core/errors.ts";
-import { plans } from "../accounts/plans.ts";
-import { catalogue, isOfferKey, type OfferKey } from "./catalogue.ts";
+import { plans, type PlanKey } from "../accounts/plans.ts";
+import { catalogue, isOfferKey, type Offer, type OfferKey } from "./catalogue.ts";
 import { isExpired, newReference, readReference, signReference, type CheckoutReference } from "./checkout-reference.ts";
 
 /**
@@ -16,14 +16,14 @@ export type PaymentProvider = { name: string; checkoutUrl(reference: string, ori
 export type CheckoutOptions = {
   provider: string;
   plan: OfferKey;
-  plan_key: string;
+  plan_key: PlanKey;
   /** What the plan is called and grants (src/accounts/plans.ts), for a client that shows what is for sale. */
   plan_name: string;
   monthly_allowance_seconds: number;
   description: string;
   price: number;
   currency: string;
-  interval: string;
+  interval: Offer["interval"];
   customer: { id: number; email: string; name: string };
   checkout_url: string;
   reference: string;

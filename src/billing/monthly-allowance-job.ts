@@ -1,9 +1,7 @@
 import { bySystem } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import { handle } from "../core/command-handler.ts";
-import { userDecider } from "../accounts/decider.ts";
-import { userStream } from "../accounts/events.ts";
+import { AccountCommands } from "../accounts/commands.ts";
 import { periodOf } from "../accounts/plans.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import { startPeriodicJob, type PeriodicJob } from "../core/periodic-job.ts";
@@ -15,13 +13,12 @@ import { startPeriodicJob, type PeriodicJob } from "../core/periodic-job.ts";
 export async function grantMonthlyAllowances(store: EventStore, db: DocumentStore, now: Date): Promise<number> {
   const period = periodOf(now);
   const due = await db.collection<UserDocument>("users").find({ "ledger.period": { $lt: period } }, { limit: 1000 });
+  const accounts = new AccountCommands(store);
   let granted = 0;
   for (const user of due) {
-    const result = await handle(
-      store,
-      userStream(user.id),
-      userDecider,
-      (state) => userDecider.decide({ type: "GrantMonthlyAllowance", now: now.toISOString() }, state),
+    const result = await accounts.run(
+      user.id,
+      { type: "GrantMonthlyAllowance", now: now.toISOString() },
       {
         metadata: bySystem("monthly-allowance", `monthly-allowance-${period}`),
       },

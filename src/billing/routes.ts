@@ -1,22 +1,26 @@
 import { leaveBodyUnread, rawBodyText } from "../http/raw-body.ts";
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import { correlationIdOf } from "../http/correlation.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Checkout } from "./checkout.ts";
 import type { PaymentWebhooks } from "./payment-webhook.ts";
 import { signatureHeader } from "./webhook-signature.ts";
 import type { OriginOf } from "../http/request-origin.ts";
+import { planKeys } from "../accounts/plans.ts";
+import { offerKeys } from "./catalogue.ts";
+import { stringEnum } from "../http/openapi/string-enum.ts";
 
 export const checkoutOptions = t.Object({
   provider: t.String({ description: "The payment provider: `sandbox` (no money is taken) in the embedded profile." }),
-  plan: t.String({ description: "test | month | year" }),
-  plan_key: t.String({ description: "The plan this buys: pro." }),
+  plan: stringEnum(offerKeys, { description: "test | month | year" }),
+  plan_key: stringEnum(planKeys, { description: "The plan this buys: pro." }),
   plan_name: t.String({ description: "The plan's name, as the account shows it: Pro." }),
   monthly_allowance_seconds: t.Integer({ description: "Seconds of transcription the plan grants each calendar month (Pro: 72000, 20 hours)." }),
   description: t.String(),
   price: t.Integer({ description: "Minor units of currency (cents): test 100, month 1500, year 15000." }),
   currency: t.String({ description: "ISO 4217, e.g. USD." }),
-  interval: t.String({ description: "month | year" }),
+  interval: stringEnum(["month", "year"], { description: "month | year" }),
   customer: t.Object({ id: t.Integer(), email: t.String(), name: t.String() }),
   checkout_url: t.String({ description: "Send the customer here to pay." }),
   reference: t.String({ description: "Signed token that ties the payment to this account and offer." }),
@@ -36,7 +40,7 @@ export function billingRoutes({
 }: {
   checkout: Checkout;
   webhooks: PaymentWebhooks;
-  authenticated: AnyElysia;
+  authenticated: Authenticated;
   originOf: OriginOf;
 }) {
   const client = new Elysia({ name: "checkout-routes" }).use(authenticated).get(
@@ -53,7 +57,8 @@ export function billingRoutes({
         security: [{ bearer: [] }],
         summary: "Options for opening a subscription checkout",
         description:
-          "Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). Any other plan is a 404. Nothing is recorded until the customer pays, so a client may ask for the offers to show their prices.",
+          "Plans: test (Pro monthly at a nominal 1.00 USD, for trying the flow), month (Pro, 15.00 USD a month), year (Pro, 150.00 USD a year). " +
+          "Any other plan is a 404. Nothing is recorded until the customer pays, so a client may ask for the offers to show their prices.",
       },
     },
   );
@@ -68,7 +73,9 @@ export function billingRoutes({
       detail: {
         tags: ["Payment webhooks"],
         summary: "Payment provider webhook (not part of the client API)",
-        description: `Signed with \`${signatureHeader}: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">\` and the webhook secret. 400 for a missing or malformed signature, body or reference; 401 for a wrong or stale (over 5 minutes) signature.`,
+        description:
+          `Signed with \`${signatureHeader}: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">\` and the webhook secret. 400 for a missing or ` +
+          `malformed signature, body or reference; 401 for a wrong or stale (over 5 minutes) signature.`,
       },
     },
   );

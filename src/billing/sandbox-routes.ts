@@ -9,7 +9,8 @@ import type { SandboxProvider } from "./sandbox-provider.ts";
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const html = (body: string, status = 200) =>
   new Response(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sandbox checkout</title></head><body style="font-family:sans-serif;max-width:28rem;margin:3rem auto">${body}</body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sandbox checkout</title></head><body ` +
+      `style="font-family:sans-serif;max-width:28rem;margin:3rem auto">${body}</body></html>`,
     {
       status,
       headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { streamCategory, type RecordedEvent } from "../core/event.ts";
-import { userIdOfStream } from "../accounts/events.ts";
-import { taskIdOfStream } from "../tasks/events.ts";
+import { userIdOf } from "../accounts/commands.ts";
+import { taskIdOf } from "../tasks/commands.ts";
 
 /**
  * What `bun run events` prints for analysts. By default nothing in it lets anyone sign in or tells who a
@@ -90,8 +90,8 @@ export function flatLine(event: RecordedEvent): string {
     category: streamCategory(event.streamName),
     revision: event.revision,
     event_id: event.id,
-    user_id: integer(data.userId) ?? userIdOfStream(event.streamName),
-    task_id: integer(data.taskId) ?? taskIdOfStream(event.streamName),
+    user_id: integer(data.userId) ?? userIdOf(event),
+    task_id: integer(data.taskId) ?? taskIdOf(event),
     task_status: taskStatusAfter(event),
     attempt: integer(data.attempt),
     seconds: integer(data.seconds),

@@ -6,7 +6,11 @@ import { eventFilter, FilterError, matchesFilter } from "./event-filter.ts";
 import { eventLine, exportedEvent, flatLine } from "./event-export.ts";
 import { logToStderr } from "../logging/logger.ts";
 
-const usage = `usage: bun run events [--stream NAME] [--type TYPE[,TYPE]] [--since TIME] [--until TIME] [--after POSITION] [--limit N] [--follow] [--flat] [--include-secrets]
+const synopsis =
+  "usage: bun run events [--stream NAME] [--type TYPE[,TYPE]] [--since TIME] [--until TIME] [--after POSITION] " +
+  "[--limit N] [--follow] [--flat] [--include-secrets]";
+
+const usage = `${synopsis}
 
 Prints the event log as NDJSON, one event a line, oldest first:
 {"position","streamName","revision","id","type","time","data","metadata"}

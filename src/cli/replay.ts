@@ -100,7 +100,8 @@ async function replayBesideWriter(
       await requests.deleteOne({ _id: projection.name, state: "ready" });
       for (const collection of projection.collections) await documents.dropCollection(shadowName(collection));
       throw new Error(
-        `the running server did not swap ${projection.name} in within ${SWAP_TIMEOUT_MS / 1000} s (is it an older version, or stopped without giving up its lease?); its live read model is unchanged`,
+        `the running server did not swap ${projection.name} in within ${SWAP_TIMEOUT_MS / 1000} s ` +
+          "(is it an older version, or stopped without giving up its lease?); its live read model is unchanged",
       );
     }
     await Bun.sleep(50);

@@ -52,17 +52,14 @@ export class BackgroundThread<Job, Result> {
 
 /** The thread's side: answers each job with `work`'s result, handing over the buffers `transfer` names. */
 export function serveOnThread<Job, Result>(work: (job: Job) => Promise<Result> | Result, transfer: (result: Result) => ArrayBuffer[] = () => []): void {
-  const self = globalThis as unknown as {
-    onmessage: ((event: MessageEvent<{ id: number; job: Job }>) => void) | null;
-    postMessage(message: unknown, transfer?: ArrayBuffer[]): void;
-  };
-  self.onmessage = async (event) => {
-    const { id, job } = event.data;
+  addEventListener("message", async (event) => {
+    // What BackgroundThread.run posts.
+    const { id, job }: { id: number; job: Job } = event.data;
     try {
       const result = await work(job);
-      self.postMessage({ id, result }, transfer(result));
+      postMessage({ id, result }, transfer(result));
     } catch (error) {
-      self.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+      postMessage({ id, error: error instanceof Error ? error.message : String(error) });
     }
-  };
+  });
 }

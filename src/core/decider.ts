@@ -7,7 +7,11 @@ export type DomainEvent<Type extends string = string, Data = unknown> = { type: 
  */
 export type Decider<State, Command, Event extends DomainEvent> = {
   initialState: () => State;
-  evolve: (state: State, event: Event) => State;
+  /**
+   * Folds one event into the state. A method, so that a model is also one over any event: the state cache folds
+   * every event stored on the stream, and a decider on a shared stream skips the others' events by type.
+   */
+  evolve(state: State, event: Event): State;
   decide: (command: Command, state: State) => Event[];
   /**
    * For streams that grow with an account's age: its folded state is saved now and then under

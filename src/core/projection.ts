@@ -1,4 +1,5 @@
-import type { RecordedEvent } from "./event.ts";
+import type { DomainEvent } from "./decider.ts";
+import type { Recorded, RecordedEvent } from "./event.ts";
 import { DuplicateKeyError, type Collection, type Document, type DocumentStore, type Filter } from "../readmodels/port.ts";
 
 /** A transcript's segment as projections read it (src/tasks/segments.ts has the whole shape). */
@@ -26,12 +27,12 @@ export const noProjectionContext: ProjectionContext = { transcripts: null };
  * per event too: keyed by the event's id); the few writes that change many documents at once (a folder
  * renamed, notifications read) match only documents below the event's position.
  */
-export type Projection = {
+export type Projection<E extends DomainEvent = DomainEvent> = {
   name: string;
   /** The collections it owns: emptied when it is rebuilt. */
   collections: readonly string[];
-  /** Only these event types reach `apply`; the others just move the checkpoint. */
-  eventTypes: readonly string[];
+  /** Only these event types reach `apply` (the runner checks), so `apply` sees members of `E`; the others just move the checkpoint. */
+  eventTypes: readonly E["type"][];
   /**
    * The shape of its documents: raise it when `apply` starts writing something the existing documents
    * lack, and the runner rebuilds this projection from the log on its next start. 1 when absent.
@@ -40,8 +41,24 @@ export type Projection = {
   /** Indexes and the like; runs before the first event and again after a rebuild. */
   setup?(db: DocumentStore): Promise<void>;
   /** `context` absent: as noProjectionContext (what tests that fold events by hand give). */
-  apply(event: RecordedEvent, db: DocumentStore, context?: ProjectionContext): Promise<void>;
+  apply(event: Recorded<E>, db: DocumentStore, context?: ProjectionContext): Promise<void>;
 };
+
+/**
+ * Whether an event from the log is one of the projection's `eventTypes`, and so a member of its union: the one
+ * check that lets a typed projection's `apply` see it (the runner, a rebuild and a replay all fold through it).
+ */
+export function declaredBy(projection: Projection): (event: RecordedEvent) => boolean {
+  const types = new Set<string>(projection.eventTypes);
+  return (event) => types.has(event.type);
+}
+
+/** Folds `event` into the projection when it is one of its types (declaredBy); false when it was not. */
+export async function applyDeclared(projection: Projection, event: RecordedEvent, db: DocumentStore, context?: ProjectionContext): Promise<boolean> {
+  if (!declaredBy(projection)(event)) return false;
+  await projection.apply(event, db, context);
+  return true;
+}
 
 /**
  * A read-model document remembers the log position of the last event folded into it. Describe a
@@ -57,11 +74,11 @@ export type ProjectedDocument = Document & { _position: number };
  * if another writer changed the document in between — a replay's catch-up next to a writer whose lease
  * just lapsed — the event is folded again into what is there now, never written over it.
  */
-export function positionGuarded<Fields extends object>(options: {
+export function positionGuarded<Fields extends object, E extends DomainEvent = DomainEvent>(options: {
   collection: string;
-  documentId: (event: RecordedEvent) => string | null;
-  evolve: (document: Fields | null, event: RecordedEvent) => Fields | null;
-}): (event: RecordedEvent, db: DocumentStore) => Promise<void> {
+  documentId: (event: Recorded<E>) => string | null;
+  evolve: (document: Fields | null, event: Recorded<E>) => Fields | null;
+}): (event: Recorded<E>, db: DocumentStore) => Promise<void> {
   type T = ProjectedDocument & Fields;
   return async (event, db) => {
     const id = options.documentId(event);

@@ -68,7 +68,10 @@ export class StateCache {
       (await this.fromSnapshot(streamName, decider)) ?? { state: decider.initialState(), revision: -1, eventId: null, savedRevision: -1 };
     const newer = await this.store.readStream(streamName, { fromRevision: entry.revision + 1 });
     let state = entry.state as State;
-    for (const event of newer) state = decider.evolve(state, event as unknown as Event);
+    // A stream holds only what its deciders appended (upcast on read), and a model on a shared stream (`user-<id>`)
+    // skips the others' events by type: every stored event is folded, the model taken as one over any event.
+    const model: StreamModel<State, DomainEvent> = decider;
+    for (const event of newer) state = model.evolve(state, event);
     const last = newer.at(-1);
     const current: Entry = last ? { ...entry, state, revision: last.revision, eventId: last.id } : entry;
     this.keep(key, current);

@@ -3,7 +3,7 @@
  * and why, and the task it is about. `bun run admin dead-letters list` reads the open ones; resolved and dropped
  * ones stay as a record of what was done.
  */
-import type { RecordedEvent } from "../core/event.ts";
+import type { Recorded } from "../core/event.ts";
 import { positionGuarded, type ProjectedDocument, type Projection } from "../core/projection.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { DeadLetterStatus } from "./decider.ts";
@@ -35,8 +35,7 @@ const statusAfter: Record<Exclude<DeadLetterEvent["type"], "MessageDeadLettered"
   DeadLetterDropped: "dropped",
 };
 
-export function evolveDeadLetter(current: DeadLetterFields | null, recorded: RecordedEvent): DeadLetterFields | null {
-  const event = recorded as unknown as DeadLetterEvent;
+export function evolveDeadLetter(current: DeadLetterFields | null, event: Recorded<DeadLetterEvent>): DeadLetterFields | null {
   if (event.type === "MessageDeadLettered") {
     const { deadLetterId, worker, eventId, eventType, stream, revision, task, error, deliveries, occurrence, at } = event.data;
     return {
@@ -58,16 +57,16 @@ export function evolveDeadLetter(current: DeadLetterFields | null, recorded: Rec
   return current && { ...current, status: statusAfter[event.type], updatedAt: event.data.at };
 }
 
-export const deadLettersProjection: Projection = {
+export const deadLettersProjection: Projection<DeadLetterEvent> = {
   name: "dead_letters",
   collections: ["dead_letters"],
   eventTypes: deadLetterEventTypes,
   async setup(db) {
     await db.collection("dead_letters").createIndex({ status: 1, deadLetteredAt: 1 });
   },
-  apply: positionGuarded<DeadLetterFields>({
+  apply: positionGuarded<DeadLetterFields, DeadLetterEvent>({
     collection: "dead_letters",
-    documentId: (recorded) => (recorded.data as { deadLetterId?: string } | null)?.deadLetterId ?? null,
+    documentId: (recorded) => recorded.data.deadLetterId,
     evolve: evolveDeadLetter,
   }),
 };

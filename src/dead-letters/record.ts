@@ -3,7 +3,7 @@ import type { EventStore } from "../core/event-store.ts";
 import { handle } from "../core/command-handler.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { scrubber } from "../logging/scrubbing.ts";
-import { taskIdOfStream } from "../tasks/events.ts";
+import { taskIdOf } from "../tasks/commands.ts";
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
 import { deadLetterDecider } from "./decider.ts";
 import { deadLetterIdOf, deadLetterStream, type AffectedTask } from "./events.ts";
@@ -39,7 +39,7 @@ export function taskOfReadModel(documents: DocumentStore): TaskOf {
 
 /** The task the event is about, when it is on a task's stream: its owner from the read model, or the event's own `userId`. */
 async function affectedTask(event: FailedEvent, taskOf: TaskOf | undefined): Promise<AffectedTask | null> {
-  const taskId = taskIdOfStream(event.streamName);
+  const taskId = taskIdOf(event);
   if (taskId === null) return null;
   const data = (event.data ?? {}) as { userId?: unknown; name?: unknown };
   const known = taskOf ? await taskOf(taskId) : null;

@@ -1,10 +1,12 @@
 import { bySystem, type RecordedEvent } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import { loadState } from "../core/state-cache.ts";
-import type { Worker } from "../core/worker.ts";
+import { deliverTo, type Worker } from "../core/worker.ts";
 import { withLogContext } from "../logging/logger.ts";
 import { deadLetterDecider } from "./decider.ts";
 import type { DeadLetterEvent, DeadLetterReference } from "./events.ts";
+
+type Retried = Extract<DeadLetterEvent, { type: "DeadLetterRetried" }>;
 import type { FailedEvent } from "./record.ts";
 import type { DeadLetters } from "./service.ts";
 
@@ -27,8 +29,6 @@ export class RedriveFailed extends Error {
   }
 }
 
-type Retried = Extract<DeadLetterEvent, { type: "DeadLetterRetried" }>["data"];
-
 /** The event as stored, or null when the log no longer has it at that place. */
 async function originalOf(store: EventStore, letter: DeadLetterReference): Promise<RecordedEvent | null> {
   const [event] = await store.readStream(letter.stream, { fromRevision: letter.revision, maxCount: 1 });
@@ -41,13 +41,14 @@ async function originalOf(store: EventStore, letter: DeadLetterReference): Promi
  * a message whose work was done some other way meanwhile changes nothing. Only a dead letter still being retried
  * runs: a redelivered DeadLetterRetried after it was resolved or dropped does nothing.
  */
-export function redriveWorker(store: EventStore, deadLetters: DeadLetters, workerNamed: (name: string) => Worker | undefined): Worker {
+export function redriveWorker(store: EventStore, deadLetters: DeadLetters, workerNamed: (name: string) => Worker | undefined): Worker<Retried> {
   return {
     name: redriveWorkerName,
     subject: "scribe.deadletter.DeadLetterRetried",
+    eventTypes: ["DeadLetterRetried"],
     concurrency: 1,
     async handle(recorded, message) {
-      const letter = recorded.data as Retried;
+      const letter = recorded.data;
       const { state } = await loadState(store, recorded.streamName, deadLetterDecider);
       if (state.status !== "retrying") return;
       const target = workerNamed(letter.worker);
@@ -64,7 +65,7 @@ export function redriveWorker(store: EventStore, deadLetters: DeadLetters, worke
       if (!target) throw new RedriveFailed(letter.worker, reference, new Error(`no worker named ${letter.worker} runs here`));
       if (!original) throw new RedriveFailed(letter.worker, reference, new Error(`the event ${letter.eventId} is no longer in ${letter.stream}`));
       try {
-        await withLogContext({ worker: target.name, correlationId: original.metadata.correlationId }, () => target.handle(original, message));
+        await withLogContext({ worker: target.name, correlationId: original.metadata.correlationId }, () => deliverTo(target, original, message));
       } catch (error) {
         throw new RedriveFailed(target.name, original, error);
       }

@@ -1,11 +1,10 @@
-import { reactingTo } from "../core/event.ts";
+import { reactingTo, type Recorded } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
-import type { RecordedEvent } from "../core/event.ts";
-import { handle } from "../core/command-handler.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { taskDecider } from "../tasks/decider.ts";
+import { TaskCommands, taskIdOf } from "../tasks/commands.ts";
+import { taskEventTypes, type TaskEvent } from "../tasks/events.ts";
 import { contentTypes, type HeavyFormat } from "./formats/index.ts";
 import { exportKey, exportKeys, planExport, supersededKeys, wasRequested } from "./plan.ts";
 import { renderHeavy } from "./render.ts";
@@ -31,51 +30,48 @@ const ahead = new Set(["TaskFinished", "TranscriptEdited", "SummaryRefreshed", "
  * latest version once. Files of older versions are deleted once a newer one is recorded, all of them
  * when the task is deleted.
  */
-export function exportWorker(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore): Worker {
+export function exportWorker(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore): Worker<TaskEvent> {
+  const tasks = new TaskCommands(store);
   return {
     name: "exports",
     subject: "scribe.task.>",
+    eventTypes: taskEventTypes,
     concurrency: 1,
     ackWaitMs: 120_000,
     async handle(recorded) {
-      if (recorded.type === "TaskDeleted") return deleteAll(store, blobs, recorded);
-      const formats =
-        recorded.type === "ExportRequested" ? heavy.filter((f) => f === (recorded.data as { format: string }).format) : ahead.has(recorded.type) ? heavy : [];
-      for (const format of formats) await makeExport(store, blobs, transcripts, recorded, format);
+      const taskId = taskIdOf(recorded);
+      if (taskId === null) return;
+      const task = { tasks, taskId };
+      if (recorded.type === "TaskDeleted") return deleteAll(task, blobs);
+      const formats = recorded.type === "ExportRequested" ? heavy.filter((f) => f === recorded.data.format) : ahead.has(recorded.type) ? heavy : [];
+      for (const format of formats) await makeExport(task, blobs, transcripts, recorded, format);
     },
   };
 }
 
-async function makeExport(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore, cause: RecordedEvent, format: HeavyFormat): Promise<void> {
-  const plan = await planExport(
-    await store.readStream(cause.streamName),
-    format,
-    transcripts,
-    cause.type === "ExportRequested" ? {} : { largest: largestAheadOfTime },
-  );
+/** The task a delivery is about, and how to read and change it. */
+type TaskAt = { tasks: TaskCommands; taskId: number };
+
+type Cause = Recorded<TaskEvent>;
+
+async function makeExport({ tasks, taskId }: TaskAt, blobs: BlobStore, transcripts: TranscriptStore, cause: Cause, format: HeavyFormat): Promise<void> {
+  const plan = await planExport(await tasks.events(taskId), format, transcripts, cause.type === "ExportRequested" ? {} : { largest: largestAheadOfTime });
   if (!plan) return;
   const bytes = await renderHeavy(format, plan.document);
   const key = exportKey(plan.taskId, plan.version, format);
   await blobs.put(key, bytes, { contentType: contentTypes[format] });
-  const requested = wasRequested(await store.readStream(cause.streamName), format, plan.version);
+  const requested = wasRequested(await tasks.events(taskId), format, plan.version);
   try {
-    await handle(
-      store,
-      cause.streamName,
-      taskDecider,
-      (state) => taskDecider.decide({ type: "RecordExport", format, version: plan.version, key, size: bytes.length, requested }, state),
-      {
-        metadata: reactingTo(cause, "exports"),
-      },
-    );
+    const record = { type: "RecordExport", format, version: plan.version, key, size: bytes.length, requested } as const;
+    await tasks.run(taskId, record, { metadata: reactingTo(cause, "exports") });
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     await blobs.delete(key); // deleted meanwhile
     return;
   }
-  for (const old of supersededKeys(await store.readStream(cause.streamName), format)) await blobs.delete(old);
+  for (const old of supersededKeys(await tasks.events(taskId), format)) await blobs.delete(old);
 }
 
-async function deleteAll(store: EventStore, blobs: BlobStore, cause: RecordedEvent): Promise<void> {
-  for (const key of exportKeys(await store.readStream(cause.streamName))) await blobs.delete(key);
+async function deleteAll({ tasks, taskId }: TaskAt, blobs: BlobStore): Promise<void> {
+  for (const key of exportKeys(await tasks.events(taskId))) await blobs.delete(key);
 }

@@ -1,7 +1,7 @@
-import type { RecordedEvent } from "../core/event.ts";
+import type { Recorded } from "../core/event.ts";
 import type { Projection, ProjectedDocument } from "../core/projection.ts";
 import { positionGuarded } from "../core/projection.ts";
-import { taskIdOfStream, type TaskEvent } from "../tasks/events.ts";
+import { taskIdOf, type TaskEvent } from "../tasks/events.ts";
 
 /**
  * The `exports` read model: per task and heavy format (`<taskId>:<format>`), the newest export file
@@ -27,9 +27,9 @@ type ExportEvent = Extract<TaskEvent, { type: "ExportGenerated" | "ExportRequest
 
 const newer = (a: string, b: string | null) => b === null || BigInt(a) >= BigInt(b);
 
-function evolveExport(doc: ExportFields | null, recorded: RecordedEvent): ExportFields {
-  const event = recorded as unknown as ExportEvent;
-  const taskId = taskIdOfStream(recorded.streamName)!;
+function evolveExport(doc: ExportFields | null, event: Recorded<ExportEvent>): ExportFields | null {
+  const taskId = taskIdOf(event);
+  if (taskId === null) return doc;
   const current: ExportFields = doc ?? {
     taskId,
     userId: event.data.userId,
@@ -44,19 +44,19 @@ function evolveExport(doc: ExportFields | null, recorded: RecordedEvent): Export
   if (event.type === "ExportRequested") return { ...current, requestedVersion: event.data.version, requestedAt: event.data.requestedAt };
   // A slow worker may finish an older version after a newer one: the newest version stays.
   if (!newer(event.data.version, current.version)) return current;
-  return { ...current, version: event.data.version, key: event.data.key, size: event.data.size, generatedAt: recorded.time };
+  return { ...current, version: event.data.version, key: event.data.key, size: event.data.size, generatedAt: event.time };
 }
 
-const applyExport = positionGuarded<ExportFields>({
+const applyExport = positionGuarded<ExportFields, ExportEvent>({
   collection: "exports",
   documentId: (event) => {
-    const taskId = taskIdOfStream(event.streamName);
-    return taskId === null ? null : exportDocumentId(taskId, (event.data as ExportEvent["data"]).format);
+    const taskId = taskIdOf(event);
+    return taskId === null ? null : exportDocumentId(taskId, event.data.format);
   },
   evolve: evolveExport,
 });
 
-export const exportsProjection: Projection = {
+export const exportsProjection: Projection<ExportEvent | Extract<TaskEvent, { type: "TaskDeleted" }>> = {
   name: "exports",
   collections: ["exports"],
   eventTypes: ["ExportGenerated", "ExportRequested", "TaskDeleted"],
@@ -65,7 +65,7 @@ export const exportsProjection: Projection = {
   },
   async apply(event, db) {
     if (event.type !== "TaskDeleted") return applyExport(event, db);
-    const taskId = taskIdOfStream(event.streamName);
+    const taskId = taskIdOf(event);
     if (taskId !== null) await db.collection<ExportDocument>("exports").deleteMany({ taskId });
   },
 };

@@ -1,17 +1,28 @@
 /** The exports capability: its service and routes, its read model, and the worker that renders pdf and docx. */
-import type { Projection } from "../core/projection.ts";
-import type { Worker } from "../core/worker.ts";
+import type { Capability } from "../core/capability.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { OriginOf } from "../http/request-origin.ts";
+import type { Authenticated } from "../accounts/authentication.ts";
+import type { Tasks } from "../tasks/service.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import { exportsProjection } from "./exports-projection.ts";
-import { exportWorker } from "./export-worker.ts";
 
-export { Exports } from "./service.ts";
-export { exportRoutes } from "./routes.ts";
+type ExportsApiParts = {
+  adapters: { eventStore: EventStore; documents: DocumentStore; blobs: BlobStore };
+  tasks: Tasks;
+  authenticated: Authenticated;
+  originOf: OriginOf;
+};
 
-export const projections: Projection[] = [exportsProjection];
-
-export function workers({ eventStore, blobs, transcripts }: { eventStore: EventStore; blobs: BlobStore; transcripts: TranscriptStore }): Worker[] {
-  return [exportWorker(eventStore, blobs, transcripts)];
-}
+export const capability: Capability<ExportsApiParts, { adapters: { eventStore: EventStore; blobs: BlobStore; transcripts: TranscriptStore } }> = {
+  name: "exports",
+  projections: [exportsProjection],
+  routes: async ({ adapters, tasks, authenticated, originOf }) => {
+    const [{ Exports }, { exportRoutes }] = await Promise.all([import("./service.ts"), import("./routes.ts")]);
+    return [exportRoutes({ exports: new Exports(adapters.documents, adapters.blobs, tasks), authenticated, originOf })];
+  },
+  // The renderers (pdf-lib, docx) load with the worker, not with the list.
+  workers: async ({ adapters }) => [(await import("./export-worker.ts")).exportWorker(adapters.eventStore, adapters.blobs, adapters.transcripts)],
+};

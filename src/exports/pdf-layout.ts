@@ -11,8 +11,9 @@ export type Span = { text: string; style: Style };
 export type Piece = { text: string; style: Style; font: 0 | 1; width: number };
 export type Line = { pieces: Piece[]; width: number };
 
-const breakUnits =
-  /[\u2e80-\u2fff\u3000-\u9fff\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3ffff}]\s*|[^\s\u2e80-\u2fff\u3000-\u9fff\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3ffff}]+\s*|\s+/gu;
+/** Chinese and Japanese characters (ideographs, kana, CJK punctuation, full-width forms): each is a break unit of its own. */
+const cjk = String.raw`\u2e80-\u2fff\u3000-\u9fff\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3ffff}`;
+const breakUnits = new RegExp(String.raw`[${cjk}]\s*|[^\s${cjk}]+\s*|\s+`, "gu");
 
 export class Measure {
   constructor(private readonly fonts: [LoadedFont, LoadedFont | null]) {}

@@ -1,4 +1,4 @@
-import { PDFDocument, rgb, type PDFFont, type PDFPage, type RGB } from "pdf-lib";
+import { CustomFontEmbedder, PDFDocument, rgb, type PDFFont, type PDFPage, type RGB } from "pdf-lib";
 import * as fontkit from "@pdf-lib/fontkit";
 import { exportFonts, type ExportFonts } from "./fonts.ts";
 import { Measure, type Line, type Span, type Style } from "./pdf-layout.ts";
@@ -67,8 +67,13 @@ export async function renderPdf(source: ExportDocument, fonts: ExportFonts = exp
  * keeps fontkit's full layout (joining forms, right-to-left order).
  */
 function withoutShaping(font: PDFFont): PDFFont {
-  const fontkitFont = (font as unknown as { embedder: { font: { glyphForCodePoint(cp: number): unknown; layout: unknown } } }).embedder.font;
-  fontkitFont.layout = (text: string) => ({ glyphs: Array.from(text, (char) => fontkitFont.glyphForCodePoint(char.codePointAt(0)!)) });
+  // pdf-lib keeps the embedder private: read by name, and trusted only once it is the class that holds a fontkit font.
+  const embedder: unknown = Reflect.get(font, "embedder");
+  if (!(embedder instanceof CustomFontEmbedder)) return font;
+  const fontkitFont = embedder.font;
+  // Only `glyphs` is read from a layout when pdf-lib encodes text, so the run is that alone.
+  const layout = (text: string) => ({ glyphs: Array.from(text, (char) => fontkitFont.glyphForCodePoint(char.codePointAt(0)!)) });
+  Object.assign(fontkitFont, { layout });
   return font;
 }
 

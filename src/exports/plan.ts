@@ -1,6 +1,6 @@
 import type { RecordedEvent } from "../core/event.ts";
 import { evolveTask, evolveTranscript, type TaskFields, type TranscriptFields } from "../tasks/tasks-projection.ts";
-import { taskEventTypes, type TaskEvent } from "../tasks/events.ts";
+import { isTaskEvent, type TaskEvent } from "../tasks/events.ts";
 import { exportDocument, type ExportDocument } from "./document.ts";
 import type { HeavyFormat } from "./formats/index.ts";
 import { segmentCount, type TranscriptStore } from "../tasks/transcripts.ts";
@@ -15,8 +15,6 @@ export type ExportPlan = { taskId: number; userId: number; version: string; docu
 /** Events whose data appears in a pdf or docx: after one, an export made before it is out of date. */
 const contentEvents = new Set<string>(["TaskCreated", "TaskRenamed", "TranscriptEdited", "TaskDetailsCorrected", "SummaryRefreshed", "TaskFinished"]);
 
-const taskEvents = new Set<string>(taskEventTypes);
-
 type Generated = Extract<TaskEvent, { type: "ExportGenerated" }>["data"] & { revision: number };
 type Requested = Extract<TaskEvent, { type: "ExportRequested" }>["data"] & { revision: number };
 
@@ -26,13 +24,13 @@ export function foldTask(events: readonly RecordedEvent[]) {
   let contentRevision = -1;
   const generated: Generated[] = [];
   const requested: Requested[] = [];
-  for (const event of events) {
-    if (!taskEvents.has(event.type)) continue; // what the tasks projection never sees, its evolve functions don't know
+  // What the tasks projection never sees, its evolve functions don't know.
+  for (const event of events.filter(isTaskEvent)) {
     task = evolveTask(task, event);
     transcript = evolveTranscript(transcript, event);
     if (contentEvents.has(event.type)) contentRevision = event.revision;
-    if (event.type === "ExportGenerated") generated.push({ ...(event.data as Generated), revision: event.revision });
-    if (event.type === "ExportRequested") requested.push({ ...(event.data as Requested), revision: event.revision });
+    if (event.type === "ExportGenerated") generated.push({ ...event.data, revision: event.revision });
+    if (event.type === "ExportRequested") requested.push({ ...event.data, revision: event.revision });
   }
   return { task, transcript, contentRevision, generated, requested };
 }

@@ -1,4 +1,5 @@
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import type { OpenAPIV3 } from "openapi-types";
 import { fileResponse, jsonResponse } from "../http/openapi/responses.ts";
 import { taskParams } from "../tasks/schemas.ts";
@@ -53,7 +54,7 @@ function answer(download: Download): Response {
 }
 
 /** Spec 4.2: `GET /api/tasks/{id}/download/{format}`. `originOf`: the address the caller reached us at, which a ready file's signed URL names. */
-export function exportRoutes({ exports, authenticated, originOf }: { exports: Exports; authenticated: AnyElysia; originOf: OriginOf }) {
+export function exportRoutes({ exports, authenticated, originOf }: { exports: Exports; authenticated: Authenticated; originOf: OriginOf }) {
   return new Elysia({ name: "export-routes" }).use(authenticated).get(
     "/api/tasks/:id/download/:format",
     async ({ params, caller, request, server, metadata }) => {
@@ -79,7 +80,9 @@ export function exportRoutes({ exports, authenticated, originOf }: { exports: Ex
           ),
         },
         description:
-          'txt, srt, vtt and csv: 200 with the file. pdf and docx: 200 with the file, or `{status: "ready", url}` (a signed URL valid 15 minutes) when `Accept` asks for JSON; 202 `{status: "processing", message}` while the export of the current transcript is being made. 409 when the task has no transcript yet; 422 for an unknown format.',
+          'txt, srt, vtt and csv: 200 with the file. pdf and docx: 200 with the file, or `{status: "ready", url}` (a signed URL valid 15 ' +
+          'minutes) when `Accept` asks for JSON; 202 `{status: "processing", message}` while the export of the current transcript is being ' +
+          "made. 409 when the task has no transcript yet; 422 for an unknown format.",
       },
     },
   );

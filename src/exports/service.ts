@@ -1,11 +1,7 @@
-import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { ConflictError } from "../core/errors.ts";
-import { handle } from "../core/command-handler.ts";
-import { taskDecider } from "../tasks/decider.ts";
-import { taskStream } from "../tasks/events.ts";
 import type { Tasks } from "../tasks/service.ts";
 import { exportDocumentId, type ExportDocument } from "./exports-projection.ts";
 import { contentTypes, isHeavy, lightChunks, type ExportFormat, type HeavyFormat, type LightFormat } from "./formats/index.ts";
@@ -32,7 +28,6 @@ const requestAgainAfterMs = 30_000;
  */
 export class Exports {
   constructor(
-    private readonly store: EventStore,
     private readonly db: DocumentStore,
     private readonly blobs: BlobStore,
     private readonly tasks: Tasks,
@@ -72,12 +67,6 @@ export class Exports {
     const now = this.now();
     const recent = made?.requestedVersion === version && made.requestedAt !== null && now.getTime() - Date.parse(made.requestedAt) < requestAgainAfterMs;
     if (recent) return;
-    await handle(
-      this.store,
-      taskStream(taskId),
-      taskDecider,
-      (state) => taskDecider.decide({ type: "RequestExport", format, version, now: now.toISOString() }, state),
-      { metadata },
-    );
+    await this.tasks.commands.run(taskId, { type: "RequestExport", format, version, now: now.toISOString() }, { metadata });
   }
 }

@@ -1,14 +1,9 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import { folderKey } from "./name.ts";
+import type { FolderEvent } from "./events.ts";
 
-/** Folders live on the account's stream `user-<id>`, so names are unique per user under parallel requests. */
-export type FolderEvent =
-  | { type: "FolderCreated"; data: { folderId: number; name: string } }
-  | { type: "FolderRenamed"; data: { folderId: number; name: string; previousName: string } }
-  | { type: "FolderDeleted"; data: { folderId: number; name: string } };
-
-export const folderEventTypes = ["FolderCreated", "FolderRenamed", "FolderDeleted"] as const;
+export { folderEventTypes, type FolderEvent } from "./events.ts";
 
 export type FolderCommand =
   | { type: "CreateFolder"; folderId: number; name: string }

@@ -1,5 +1,6 @@
 import { nameText } from "../http/names.ts";
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import type { Folders } from "./service.ts";
 import type { Idempotency } from "../http/idempotency.ts";
 import { folderNameTooLong, maxFolderNameWidth } from "./name.ts";
@@ -16,13 +17,14 @@ const nameBody = t.Object({
     maxLength: maxFolderNameWidth,
     tooLong: folderNameTooLong,
     description:
-      "At most 14 columns, a wide (CJK) character counting as two: 14 characters, or 7 Chinese characters (422 with that in words). Unique per user (case-insensitive).",
+      "At most 14 columns, a wide (CJK) character counting as two: 14 characters, or 7 Chinese characters (422 with that in words). Unique per " +
+      "user (case-insensitive).",
   }),
 });
 const nameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });
 
 /** Spec 4.4. */
-export function folderRoutes({ folders, authenticated, idempotency }: { folders: Folders; authenticated: AnyElysia; idempotency: Idempotency }) {
+export function folderRoutes({ folders, authenticated, idempotency }: { folders: Folders; authenticated: Authenticated; idempotency: Idempotency }) {
   const detail = (summary: string) => ({ tags: ["Folders"], security: [{ bearer: [] }], summary });
   return new Elysia({ name: "folder-routes" })
     .use(authenticated)

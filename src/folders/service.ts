@@ -1,12 +1,11 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
 import { ValidationFailedError } from "../core/errors.ts";
 import type { WaitForProjections } from "../core/projection.ts";
 import type { FolderDocument } from "./folders-projection.ts";
-import { userStream } from "../accounts/events.ts";
+import { AccountCommands } from "../accounts/commands.ts";
 import { folderDecider, type FolderCommand } from "./decider.ts";
 import { folderNameProblem } from "./name.ts";
 
@@ -33,7 +32,7 @@ export class Folders {
   }
 
   private async run(userId: number, command: FolderCommand, metadata: EventMetadata) {
-    const result = await handle(this.store, userStream(userId), folderDecider, (state) => folderDecider.decide(command, state), { metadata });
+    const result = await new AccountCommands(this.store).decideOnAccount(userId, folderDecider, (state) => folderDecider.decide(command, state), { metadata });
     if (result.position !== null) await this.waitFor(result.position);
     return result.state;
   }

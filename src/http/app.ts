@@ -34,27 +34,29 @@ export type HttpAppOptions = {
   beforeSizeRefusal?: BeforeSizeRefusal;
 };
 
-export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOptions = {}): AnyElysia {
+export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOptions = {}) {
   const { limits = defaultRequestLimits, heavyWork = new Semaphore(1), openApi = bareOpenApiOptions, observers = [], beforeSizeRefusal } = options;
+  // The routes, for what a large body's route reads of it (request-limits.ts): looked up once they are all there.
+  const routes = () => app.routes;
   // Responses are still checked against their schemas (and cleaned of extra fields). What this turns off is
   // running TypeBox's transform encoder on them first: our only transforms are Elysia's t.Integer and
   // t.Numeric, whose encoders return the value as it is, and the generic encoder walk cost ~4 µs a response.
-  let app: AnyElysia = new Elysia({ encodeSchema: false })
+  let app = new Elysia({ encodeSchema: false })
     // First, so that every route (health and the 413s of the limits included) is observed, and timed from its first hook.
     .use(requestObserver(observers))
     // Before the limits: an anonymous big body is refused before it is read or waits for a heavy-work slot.
     .use(credentialFirst(limits.bodyBytes))
-    // The routes, for what a large body's route reads of it (request-limits.ts): looked up once they are all there.
-    .use(requestLimits(limits, heavyWork, () => app.routes, beforeSizeRefusal))
+    .use(requestLimits(limits, heavyWork, routes, beforeSizeRefusal))
     .use(queryEncoding)
     .use(errorHandler)
     // The API reference at /swagger, showing the document at /swagger/json (ours: buildOpenApi, below).
     .use(apiReferenceRoutes({ title: openApi.info.title, documentUrl: "/swagger/json", serverUrls: openApi.servers.map((server) => server.url) }))
     .use(healthRoutes);
+  // The features are any plugins: their routes are there at run time, not in the app's type.
   for (const feature of features) app = app.use(feature);
   let document: unknown = null;
   // Built on the first request, when every route is registered; the routes do not change after.
-  app = app.get("/swagger/json", () => (document ??= buildOpenApi(app.routes as RouteShape[], openApi)), { detail: { hide: true } });
+  const documented = app.get("/swagger/json", () => (document ??= buildOpenApi(app.routes as RouteShape[], openApi)), { detail: { hide: true } });
   // Around everything: no throw reaches Bun, and every page gets its security headers (last-resort.ts).
-  return guardAnswers(app, observers);
+  return guardAnswers(documented, observers);
 }

@@ -30,6 +30,17 @@ export function headHtml(head: Omit<PageContent, "body">): string {
   return `<title>${htmlText(head.title)} · Scribe</title>\n${meta.join("\n")}\n`;
 }
 
+declare global {
+  /**
+   * Bun's typings take CompressionStream's members from @types/node's, whose version here has none: it is what the web
+   * platform says, a transform of bytes to bytes.
+   */
+  interface CompressionStream {
+    readonly readable: ReadableStream<Uint8Array>;
+    readonly writable: WritableStream<Uint8Array>;
+  }
+}
+
 const encoder = new TextEncoder();
 
 /**
@@ -56,8 +67,7 @@ export function htmlResponse(pieces: Iterable<string>, request: Request, init: {
     ...init.headers,
   };
   if (accepts(request.headers.get("accept-encoding") ?? "", "gzip")) {
-    // The DOM's and Bun's typings of CompressionStream disagree; it is a transform of bytes to bytes.
-    body = body.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+    body = body.pipeThrough(new CompressionStream("gzip"));
     headers["content-encoding"] = "gzip";
   }
   return new Response(body, { status: init.status ?? 200, headers });

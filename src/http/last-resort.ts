@@ -1,4 +1,4 @@
-import type { AnyElysia } from "elysia";
+import type { Elysia } from "elysia";
 import { requestContext } from "./correlation.ts";
 import { logger } from "../logging/logger.ts";
 import { isOpenAiRequest, openAiErrorJson } from "./openai-errors.ts";
@@ -7,7 +7,8 @@ import { withBaselineHeaders } from "./page-headers.ts";
 
 const log = logger("http");
 
-type Handle = (request: Request) => Response | Promise<Response>;
+/** Elysia's handling of one request, as the last resort guards it: whatever it gives back is passed on. */
+type Handle = (request: Request) => unknown;
 
 const internalError = "Internal server error.";
 
@@ -53,6 +54,9 @@ export function lastResortAnswer(error: unknown, request: Request | null = null)
   return new Response(JSON.stringify({ message: internalError }), { status: 500, headers: { ...headers, "content-type": "application/json" } });
 }
 
+/** A wrapper of Elysia's handling (`wrap`): Elysia types the handler it passes in loosely, as a function of unknown arguments. */
+type Wrapper = Parameters<Elysia["wrap"]>[0];
+
 /**
  * The outermost layer of every answer (Elysia's `wrap`, around its whole handling, hooks and error handler
  * included). An exception that escapes Elysia (one thrown inside the error handler, which once let Bun answer
@@ -60,7 +64,7 @@ export function lastResortAnswer(error: unknown, request: Request | null = null)
  * request's id, an error-level line naming it, and a request line and metrics through `observers` (Elysia's
  * after-response hook does not run for it). Every answer gets the baseline headers (page-headers.ts).
  */
-export function lastResort(observers: readonly RequestObserver[]) {
+export function lastResort(observers: readonly RequestObserver[]): Wrapper {
   const failed = (error: unknown, request: Request): Response => {
     const response = lastResortAnswer(error, request);
     const context = requestContext(request);
@@ -80,25 +84,26 @@ export function lastResort(observers: readonly RequestObserver[]) {
     }
     return response;
   };
-  const finished = (response: Response): Response => {
+  // Not a Response at all: passed on as it is, and Bun's own `error` handler (server-options.ts) answers for it.
+  const finished = (answer: unknown): unknown => {
     try {
-      return withBaselineHeaders(response);
+      return answer instanceof Response ? withBaselineHeaders(answer) : answer;
     } catch {
-      // Not a Response at all: Bun's own `error` handler (server-options.ts) answers for it.
-      return response;
+      // Its headers could be neither set nor copied: it goes out as it is.
+      return answer;
     }
   };
   // Elysia calls this for each request with its own handler; one guarded handler per handler, made once.
-  const guarded = new WeakMap<Handle, Handle>();
-  return (handle: Handle): Handle => {
+  const guarded = new WeakMap<object, Handle>();
+  return (handle) => {
     let guard = guarded.get(handle);
     if (!guard) {
       guard = (request) => {
         try {
-          const answer = handle(request);
+          const answer: unknown = handle(request);
           if (answer instanceof Promise)
             return answer.then(
-              (response) => finished(response),
+              (response: unknown) => finished(response),
               (error: unknown) => failed(error, request),
             );
           return finished(answer);
@@ -113,7 +118,6 @@ export function lastResort(observers: readonly RequestObserver[]) {
 }
 
 /** Puts `lastResort` around an app's handling of every request. */
-export function guardAnswers(app: AnyElysia, observers: readonly RequestObserver[]): AnyElysia {
-  // Elysia types a wrapper loosely (functions of unknown arguments); it calls it with its handler and the request.
-  return app.wrap(lastResort(observers) as unknown as Parameters<AnyElysia["wrap"]>[0]);
+export function guardAnswers<App extends { wrap(wrapper: Wrapper): App }>(app: App, observers: readonly RequestObserver[]): App {
+  return app.wrap(lastResort(observers));
 }

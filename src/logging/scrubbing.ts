@@ -62,24 +62,36 @@ export function redactSecretFields(fields: Record<string, unknown>): Record<stri
 // A character that may still belong to a value inside a JSON line: not a space, a quote, an escape or a separator.
 const valueChar = String.raw`[^\s"'\\&#<>]`;
 
+// Query parameters that sign a URL or carry a credential.
+const signingParameters = [
+  "X-Amz-Signature",
+  "X-Amz-Credential",
+  "X-Amz-Security-Token",
+  "signature",
+  "sig",
+  "expires",
+  "token",
+  "access_token",
+  "api_key",
+  "apikey",
+  "key",
+  "secret",
+  "password",
+].join("|");
+
 const scrubbers: [RegExp, string][] = [
   // Whole query strings of absolute URLs: presigned S3 URLs (X-Amz-Signature, X-Amz-Credential), our storage URLs
   // (signature, expires), and remote media links whose query may be someone's own presigned URL.
   [new RegExp(String.raw`(\b[a-z][a-z0-9+.-]*://[^\s"'\\?#<>]+)\?${valueChar}[^\s"'\\#<>]*`, "gi"), `$1?${redacted}`],
   // A signing query parameter in a relative URL or anywhere else.
-  [
-    new RegExp(
-      `([?&](?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|signature|sig|expires|token|access_token|api_key|apikey|key|secret|password)=)${valueChar}*`,
-      "gi",
-    ),
-    `$1${redacted}`,
-  ],
+  [new RegExp(`([?&](?:${signingParameters})=)${valueChar}*`, "gi"), `$1${redacted}`],
   // A password in a URL's user part (mongodb://user:password@host, nats://user:password@host).
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s"'\\:/@]+:)[^\s"'\\@/]+@/gi, `$1${redacted}@`],
   // Credentials in headers or text: bearer tokens, Basic credentials.
   [/\b(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${redacted}`],
   [/\b(Basic\s+)[A-Za-z0-9+/]{8,}={0,2}/g, `$1${redacted}`],
-  // Our own tokens, API keys and session secrets (`scr_…`, `sk_…`, `scs_…`), long enough to be whole ones: the 10-character API key prefix the API shows is public.
+  // Our own tokens, API keys and session secrets (`scr_…`, `sk_…`, `scs_…`), long enough to be whole ones: the
+  // 10-character API key prefix the API shows is public.
   [/\b(scr|sk|scs)_[A-Za-z0-9_-]{12,}/g, `$1_${redacted}`],
   // Password hashes (argon2, bcrypt).
   [/\$argon2(?:id|i|d)\$[^\s"'\\]+/g, redacted],

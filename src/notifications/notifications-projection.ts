@@ -19,9 +19,9 @@
  * subscription and may lag behind this one, so this projection folds the ledger events itself into
  * `notification_balances` (one small document per user, guarded by log position).
  */
-import type { RecordedEvent } from "../core/event.ts";
+import type { Recorded, RecordedEvent } from "../core/event.ts";
 import type { Document, DocumentStore } from "../readmodels/port.ts";
-import { userIdOfStream, type UserEvent } from "../accounts/events.ts";
+import { userIdOf, type UserEvent } from "../accounts/events.ts";
 import { emptyLedger, evolveLedger, type BalanceLedger } from "../accounts/balance.ts";
 import {
   balanceLowAfterCharge,
@@ -58,6 +58,18 @@ type LedgerEvent = Extract<UserEvent, { type: (typeof ledgerEventTypes)[number] 
 
 type NotificationFields = Omit<NotificationDocument, "_id" | "_position">;
 
+/** The tasks capability's fact that a task was deleted, described by shape: notifications sit below tasks. */
+type TaskDeletedEvent = { type: "TaskDeleted"; data: { userId: number; taskId: number } };
+
+/** Every event the projection reads, by the shape it relies on. */
+type NotifyingEvent =
+  | Extract<UserEvent, { type: "PlanChanged" | "NotificationsRead" }>
+  | LedgerEvent
+  | TaskNotificationEvent
+  | TaskDeletedEvent
+  | WebhookDisabledEvent
+  | MessageDeadLetteredEvent;
+
 /** Adds the notification this event makes unless it made it before; never touches one that exists (it may be read). */
 function notify(db: DocumentStore, event: RecordedEvent, userId: number, content: NotificationContent): Promise<void> {
   return positionGuarded<NotificationFields>({
@@ -67,49 +79,46 @@ function notify(db: DocumentStore, event: RecordedEvent, userId: number, content
   })(event, db);
 }
 
-const applyToBalance = positionGuarded<{ ledger: BalanceLedger }>({
+const applyToBalance = positionGuarded<{ ledger: BalanceLedger }, LedgerEvent>({
   collection: "notification_balances",
-  documentId: (recorded) => String(userIdOfStream(recorded.streamName)),
-  evolve: (current, recorded) => ({ ledger: evolveLedger(current?.ledger ?? emptyLedger, recorded as unknown as LedgerEvent) }),
+  documentId: (recorded) => String(userIdOf(recorded)),
+  evolve: (current, recorded) => ({ ledger: evolveLedger(current?.ledger ?? emptyLedger, recorded) }),
 });
 
 /**
  * Folds a ledger event into the user's balance. The notification is written before the balance, so
  * a crash in between replays the event against the same "before" and writes the same notification.
  */
-async function applyLedgerEvent(db: DocumentStore, recorded: RecordedEvent, userId: number, event: LedgerEvent): Promise<void> {
-  if (event.type === "SecondsCharged") {
+async function applyLedgerEvent(db: DocumentStore, recorded: Recorded<LedgerEvent>, userId: number): Promise<void> {
+  if (recorded.type === "SecondsCharged") {
     const current = await db.collection<BalanceDocument>("notification_balances").findOne({ _id: String(userId) });
     if (current && current._position >= recorded.position) return;
     const before = current?.ledger ?? emptyLedger;
-    const low = balanceLowAfterCharge(before, evolveLedger(before, event));
+    const low = balanceLowAfterCharge(before, evolveLedger(before, recorded));
     if (low) await notify(db, recorded, userId, low);
   }
   await applyToBalance(recorded, db);
 }
 
-function isTaskNotificationEvent(event: RecordedEvent): event is RecordedEvent & TaskNotificationEvent {
+function isTaskNotificationEvent(event: RecordedEvent): event is Recorded<TaskNotificationEvent> {
   const data = event.data as Document | null;
   if (event.type === "ExportGenerated" && data?.requested !== true) return false; // made ahead of time: nobody is waiting
   return (taskNotificationEventTypes as readonly string[]).includes(event.type) && typeof data?.userId === "number";
 }
 
-/** The tasks capability's fact that a task was deleted, described by shape: notifications sit below tasks. */
-type TaskDeletedEvent = { type: "TaskDeleted"; data: { userId: number; taskId: number } };
-
 /** A dead letter about a task, the first time it was set aside: its owner is told once. */
-function isTaskDeadLettered(event: RecordedEvent): event is RecordedEvent & MessageDeadLetteredEvent {
+function isTaskDeadLettered(event: RecordedEvent): event is Recorded<MessageDeadLetteredEvent> {
   const data = event.data as Document | null;
   const task = data?.task as Document | null | undefined;
   return event.type === "MessageDeadLettered" && data?.occurrence === 1 && typeof task?.userId === "number" && typeof task.taskId === "number";
 }
 
-function isTaskDeleted(event: RecordedEvent): event is RecordedEvent & TaskDeletedEvent {
+function isTaskDeleted(event: RecordedEvent): event is Recorded<TaskDeletedEvent> {
   const data = event.data as Document | null;
   return event.type === "TaskDeleted" && typeof data?.userId === "number" && typeof data.taskId === "number";
 }
 
-export const notificationsProjection: Projection = {
+export const notificationsProjection: Projection<NotifyingEvent> = {
   name: "notifications",
   // 2: notifications keep their task (`taskId`), and a deleted task's are marked `taskDeleted`.
   version: 2,
@@ -143,28 +152,26 @@ export const notificationsProjection: Projection = {
       return;
     }
     if (recorded.type === "WebhookEndpointDisabled") {
-      const event = recorded as unknown as WebhookDisabledEvent;
-      await notify(db, recorded, event.data.userId, webhookDisabled(event));
+      await notify(db, recorded, recorded.data.userId, webhookDisabled(recorded));
       return;
     }
-    const userId = userIdOfStream(recorded.streamName);
+    const userId = userIdOf(recorded);
     if (userId === null) return;
-    const event = recorded as unknown as UserEvent;
-    switch (event.type) {
+    switch (recorded.type) {
       case "PlanChanged":
-        await notify(db, recorded, userId, planChanged(event.data.plan, event.data.interval));
+        await notify(db, recorded, userId, planChanged(recorded.data.plan, recorded.data.interval));
         return;
       case "AllowanceGranted":
       case "SecondsToppedUp":
       case "SecondsCharged":
-        await applyLedgerEvent(db, recorded, userId, event);
+        await applyLedgerEvent(db, recorded, userId);
         return;
       case "NotificationsRead":
         // What the user had seen is what came before this event in the log: compared by position, not
         // by clock, so a replay cannot mark a notification made in the same millisecond but later.
         await db
           .collection<NotificationDocument>("notifications")
-          .updateMany({ userId, read_at: null, _position: { $lt: recorded.position } }, { $set: { read_at: event.data.upTo } });
+          .updateMany({ userId, read_at: null, _position: { $lt: recorded.position } }, { $set: { read_at: recorded.data.upTo } });
         return;
     }
   },

@@ -4,9 +4,7 @@ import type { DocumentStore } from "../readmodels/port.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
 import type { WaitForProjections } from "../core/projection.ts";
 import type { NotificationDocument } from "./notifications-projection.ts";
-import { handle } from "../core/command-handler.ts";
-import { userDecider } from "../accounts/decider.ts";
-import { userStream } from "../accounts/events.ts";
+import { AccountCommands } from "../accounts/commands.ts";
 
 /** Spec 2.5, and the task it is about (`task_id`), which the app links to. */
 export type NotificationView = { id: string; title: string; message: string; task_id: number | null; read_at: string | null; created_at: string };
@@ -21,14 +19,16 @@ export const recentLimit = 10;
 export class Notifications {
   // Polled by every open page of the app: kept per user until any notification is written.
   private readonly recentByUser: StampedCache<readonly NotificationView[]>;
+  private readonly accounts: AccountCommands;
 
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.recentByUser = new StampedCache(db, ["notifications"], 10_000);
+    this.accounts = new AccountCommands(store);
   }
 
   async recent(userId: number): Promise<readonly NotificationView[]> {
@@ -44,11 +44,9 @@ export class Notifications {
 
   /** Waits for the projection, so a GET right after the answer already shows them read. */
   async markAllRead(userId: number, correlationId: string): Promise<void> {
-    const result = await handle(
-      this.store,
-      userStream(userId),
-      userDecider,
-      (state) => userDecider.decide({ type: "MarkNotificationsRead", now: this.now().toISOString() }, state),
+    const result = await this.accounts.run(
+      userId,
+      { type: "MarkNotificationsRead", now: this.now().toISOString() },
       {
         metadata: byUser(userId, correlationId),
       },

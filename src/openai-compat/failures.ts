@@ -27,7 +27,8 @@ export function failedTaskError(taskId: number, reason: string | null): OpenAiEr
 export function stillRunningError(taskId: number, waitedSeconds: number): OpenAiError {
   return new OpenAiError(
     504,
-    `Task ${taskId} is still being transcribed after ${waitedSeconds} s; it goes on: poll GET /api/tasks/${taskId} and read the transcript there when its status is finished.`,
+    `Task ${taskId} is still being transcribed after ${waitedSeconds} s; it goes on: ` +
+      `poll GET /api/tasks/${taskId} and read the transcript there when its status is finished.`,
     "transcription_timeout",
     { ...noRetry, "x-task-id": String(taskId) },
   );

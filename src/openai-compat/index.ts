@@ -1,4 +1,36 @@
 /** OpenAI compatibility: OpenAI's transcription endpoint and model list, on top of the tasks capability. It has no read models or workers of its own. */
-export { OpenAiTranscriptions } from "./service.ts";
-export { openAiRoutes, type ServedModel } from "./routes.ts";
-export { servedLanguage, servedModels } from "./models.ts";
+import type { Capability } from "../core/capability.ts";
+import type { BlobStore } from "../blobs/port.ts";
+import type { Authenticated } from "../accounts/authentication.ts";
+import type { Tasks } from "../tasks/service.ts";
+import type { TranscriptionConfig } from "../transcription/config.ts";
+
+export type { ServedModel } from "./routes.ts";
+
+type OpenAiApiParts = {
+  adapters: { blobs: BlobStore };
+  config: { openAiCompatWaitMs: number; transcription: TranscriptionConfig };
+  tasks: Tasks;
+  authenticated: Authenticated;
+};
+
+export const capability: Capability<OpenAiApiParts> = {
+  name: "openai-compat",
+  projections: [],
+  routes: async ({ adapters, config, tasks, authenticated }) => {
+    const [{ OpenAiTranscriptions }, { openAiRoutes }, { servedLanguage, servedModels }] = await Promise.all([
+      import("./service.ts"),
+      import("./routes.ts"),
+      import("./models.ts"),
+    ]);
+    return [
+      openAiRoutes({
+        transcriptions: new OpenAiTranscriptions(tasks, adapters.blobs, config.openAiCompatWaitMs),
+        models: servedModels(config.transcription),
+        language: servedLanguage(config.transcription),
+        waitSeconds: config.openAiCompatWaitMs / 1000,
+        authenticated,
+      }),
+    ];
+  },
+};

@@ -1,4 +1,5 @@
-import { Elysia, type AnyElysia } from "elysia";
+import { Elysia } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import { ForbiddenError } from "../core/errors.ts";
 import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
 import { jsonResponse } from "../http/openapi/responses.ts";
@@ -27,7 +28,7 @@ export function openAiRoutes({
   /** The language the configured engine transcribes, as `verbose_json` names it. */
   language: string;
   waitSeconds: number;
-  authenticated: AnyElysia;
+  authenticated: Authenticated;
 }) {
   const detail = (summary: string, description: string) => ({ tags: ["OpenAI compatibility"], security: [{ bearer: [] }], summary, description });
   const apiKeyOnly = (caller: Caller) => {
@@ -55,7 +56,11 @@ export function openAiRoutes({
         detail: {
           ...detail(
             "Transcribe audio (OpenAI-compatible)",
-            "OpenAI's endpoint: a multipart form with `file`, `model` (any name), `language`, `prompt`, `response_format` and `timestamp_granularities[]`. It creates a task like any other (listed, charged, with history: the same 3-in-progress limit, 429, and plan and balance, 403) and answers when it has finished. Past OPENAI_COMPAT_WAIT_SECONDS it answers 504 naming the task, which goes on (poll `GET /api/tasks/{id}`). A file that cannot be decoded as audio is 400 and makes no task. Errors are in OpenAI's shape, `{error: {message, type, param, code}}`; answers that created a task carry `x-should-retry: false` and `X-Task-Id`.",
+            "OpenAI's endpoint: a multipart form with `file`, `model` (any name), `language`, `prompt`, `response_format` and " +
+              "`timestamp_granularities[]`. It creates a task like any other (listed, charged, with history: the same 3-in-progress limit, 429, " +
+              "and plan and balance, 403) and answers when it has finished. Past OPENAI_COMPAT_WAIT_SECONDS it answers 504 naming the task, which " +
+              "goes on (poll `GET /api/tasks/{id}`). A file that cannot be decoded as audio is 400 and makes no task. Errors are in OpenAI's " +
+              "shape, `{error: {message, type, param, code}}`; answers that created a task carry `x-should-retry: false` and `X-Task-Id`.",
           ),
           responses: {
             200: {

@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { responseFormats } from "./formats.ts";
+import { stringEnum } from "../http/openapi/string-enum.ts";
 
-const granularity = t.Union([t.Literal("word"), t.Literal("segment")]);
+const granularity = stringEnum(["word", "segment"]);
 const granularities = t.Union([granularity, t.Array(granularity, { maxItems: 2 })], {
   description: "`word` adds `words` with their times to `verbose_json`; `segment` (always there) is accepted.",
 });
@@ -12,12 +13,7 @@ export const transcriptionForm = t.Object({
   model: t.String({ minLength: 1, maxLength: 256, description: "Any name, `whisper-1` included: every model runs on the configured engine." }),
   language: t.Optional(t.String({ maxLength: 64, description: "Accepted; the configured engine's language is used (docs/api.md)." })),
   prompt: t.Optional(t.String({ maxLength: 10_000, description: "Accepted and not used: the engines take no prompt." })),
-  response_format: t.Optional(
-    t.Union(
-      responseFormats.map((f) => t.Literal(f)),
-      { description: "json (default), text, srt, vtt or verbose_json." },
-    ),
-  ),
+  response_format: t.Optional(stringEnum(responseFormats, { description: "json (default), text, srt, vtt or verbose_json." })),
   temperature: t.Optional(t.Numeric({ minimum: 0, maximum: 1, description: "Accepted and not used." })),
   // The SDKs send an array as repeated `name[]` fields; curl users often leave the brackets out.
   "timestamp_granularities[]": t.Optional(granularities),

@@ -1,9 +1,10 @@
-import { Elysia, type AnyElysia } from "elysia";
+import { Elysia } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import type { Search } from "./service.ts";
 import { searchQuery, searchResultsSchema } from "./schemas.ts";
 
-/** Issue 17 part 3: search inside the caller's transcripts. */
-export function searchRoutes({ search, authenticated }: { search: Search; authenticated: AnyElysia }) {
+/** Search inside the caller's transcripts. */
+export function searchRoutes({ search, authenticated }: { search: Search; authenticated: Authenticated }) {
   return new Elysia({ name: "search-routes" }).use(authenticated).get("/api/search", ({ query, caller }) => search.search(caller.userId, query), {
     query: searchQuery,
     response: { 200: searchResultsSchema },
@@ -12,7 +13,8 @@ export function searchRoutes({ search, authenticated }: { search: Search; authen
       security: [{ bearer: [] }],
       summary: "Search inside transcripts",
       description:
-        "Segments of the caller's transcripts that match every word, phrase and prefix of `q`, most relevant first (BM25). Edits, deletions, renames and retries show at once.",
+        "Segments of the caller's transcripts that match every word, phrase and prefix of `q`, most relevant first (BM25). Edits, deletions, " +
+        "renames and retries show at once.",
     },
   });
 }

@@ -6,7 +6,9 @@ import { maxQueryLength } from "./query.ts";
 export const searchQuery = t.Object({
   q: t.Optional(
     t.String({
-      description: `What to find, at most ${maxQueryLength} characters: words (all must match), "exact phrases", and prefixes (transc*). 422 for an unbalanced quote, a * that ends no word, control characters, or no word at all.`,
+      description:
+        `What to find, at most ${maxQueryLength} characters: words (all must match), "exact phrases", and prefixes (transc*). ` +
+        "422 for an unbalanced quote, a * that ends no word, control characters, or no word at all.",
     }),
   ),
   page: t.Optional(t.Integer({ default: 1, description: "Page number, from 1." })),

@@ -13,10 +13,10 @@
  * the segments and the task's document leaves the document behind, so the event arrives again and replaces
  * the segments again, with the same result.
  */
-import type { RecordedEvent } from "../core/event.ts";
+import type { Recorded } from "../core/event.ts";
 import { compareAndSet, type Projection, type ProjectedDocument, type ProjectionContext } from "../core/projection.ts";
 import { DuplicateKeyError, type DocumentStore } from "../readmodels/port.ts";
-import { taskIdOfStream, type TaskEvent } from "../tasks/events.ts";
+import { taskIdOf, type TaskEvent } from "../tasks/events.ts";
 import { hasTranscript, TranscriptIntegrityError, type TranscriptSource } from "../tasks/transcripts.ts";
 import type { Segment } from "../tasks/segments.ts";
 import { logger } from "../logging/logger.ts";
@@ -49,8 +49,10 @@ const log = logger("search");
 /** What an event does to the task's searchable segments. */
 type SegmentsChange = { kind: "keep" } | { kind: "remove" } | { kind: "replace"; source: TranscriptSource };
 
-function evolve(current: SearchTaskFields | null, recorded: RecordedEvent): { task: SearchTaskFields | null; segments: SegmentsChange } {
-  const event = recorded as unknown as TaskEvent;
+const searchedEventTypes = ["TaskCreated", "TaskRenamed", "TranscriptEdited", "TaskFinished", "TaskRetried", "TaskDeleted"] as const;
+type SearchedEvent = Extract<TaskEvent, { type: (typeof searchedEventTypes)[number] }>;
+
+function evolve(current: SearchTaskFields | null, event: Recorded<SearchedEvent>): { task: SearchTaskFields | null; segments: SegmentsChange } {
   const keep: SegmentsChange = { kind: "keep" };
   if (event.type === "TaskCreated") {
     const { taskId, userId, name } = event.data;
@@ -192,8 +194,8 @@ async function replaceSegments(
   }
 }
 
-async function apply(event: RecordedEvent, db: DocumentStore, context?: ProjectionContext): Promise<void> {
-  const taskId = taskIdOfStream(event.streamName);
+async function apply(event: Recorded<SearchedEvent>, db: DocumentStore, context?: ProjectionContext): Promise<void> {
+  const taskId = taskIdOf(event);
   if (taskId === null) return;
   const id = String(taskId);
   const tasks = db.collection<SearchTaskDocument>(searchTasksCollection);
@@ -216,14 +218,14 @@ async function apply(event: RecordedEvent, db: DocumentStore, context?: Projecti
   }
 }
 
-export const searchProjection: Projection = {
+export const searchProjection: Projection<SearchedEvent> = {
   name: "search",
   // 2: the text index's rows leave by FTS5's 'delete' command (embedded-text.ts), a table made anew.
   // 3: a second column of word pairs, which phrases are matched on (embedded-text.ts).
   // 4: the task's document counts its indexed segments, which a new transcript is compared with.
   version: 4,
   collections: [searchSegmentsCollection, searchTasksCollection],
-  eventTypes: ["TaskCreated", "TaskRenamed", "TranscriptEdited", "TaskFinished", "TaskRetried", "TaskDeleted"],
+  eventTypes: searchedEventTypes,
   async setup(db) {
     const segments = db.collection(searchSegmentsCollection);
     await segments.createIndex({ taskId: 1 });

@@ -1,4 +1,5 @@
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import { ForbiddenError, NotFoundError } from "../core/errors.ts";
 import { isValidBlobKey, type BlobStore } from "../blobs/port.ts";
 import { serveBlob } from "../blobs/serve.ts";
@@ -38,7 +39,7 @@ export const fileResponses = {
 export type AudioRoutesDependencies = {
   tasks: Tasks;
   blobs: BlobStore;
-  authenticated: AnyElysia;
+  authenticated: Authenticated;
   /** Signs the URLs of `/audio-url` (a key derived from the service secret, so every API replica verifies them). */
   urlKey: string;
   /** The address the caller reached the API at, which its audio URL names (the player loads it at once). */
@@ -73,7 +74,8 @@ export function audioRoutes({ tasks, blobs, authenticated, urlKey, originOf }: A
         security: [{ bearer: [] }],
         summary: "Stream the task's original file",
         description:
-          "objstore tasks only; `Range: bytes=…` gives 206 with Content-Range (416 when unsatisfiable). 404 when the file is missing or the task is not on objstore.",
+          "objstore tasks only; `Range: bytes=…` gives 206 with Content-Range (416 when unsatisfiable). 404 when the file is missing or the " +
+          "task is not on objstore.",
       },
     })
     .get(
@@ -92,7 +94,8 @@ export function audioRoutes({ tasks, blobs, authenticated, urlKey, originOf }: A
           security: [{ bearer: [] }],
           summary: "A signed URL of the task's original file, for media players",
           description:
-            "For `<audio>`/`<video>` elements, which cannot send a token: the URL serves what `/audio` serves (Range, 206, 416) without a token, for `expires_in` seconds (6 hours). 404 when `/audio` would be 404.",
+            "For `<audio>`/`<video>` elements, which cannot send a token: the URL serves what `/audio` serves (Range, 206, 416) without a " +
+            "token, for `expires_in` seconds (6 hours). 404 when `/audio` would be 404.",
         },
       },
     );

@@ -24,7 +24,8 @@ export class CachedTaskReads {
   constructor(private readonly tasks: Tasks) {}
 
   async list(userId: number, query: ListQuery, set: ResponseSet): Promise<ListBody | Response> {
-    const key = `list:${userId}:${query.status ?? "all"}:${query.page ?? 1}:${query.per_page ?? 25}:${JSON.stringify([query.folder ?? null, query.search ?? null])}`;
+    const filters = JSON.stringify([query.folder ?? null, query.search ?? null]);
+    const key = `list:${userId}:${query.status ?? "all"}:${query.page ?? 1}:${query.per_page ?? 25}:${filters}`;
     const version = await this.tasks.listVersion(userId);
     const kept = version === null ? undefined : this.cache.get(key, version);
     if (kept !== undefined) return jsonResponse(kept, set);

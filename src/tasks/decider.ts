@@ -1,7 +1,10 @@
 import { assertNever, type Decider } from "../core/decider.ts";
-import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
-import { isInFlight, maxRetries, type Disk, type FolderRef, type RequeueStep, type TaskEvent, type TaskStatus } from "./events.ts";
-import { hasTranscript, type TranscriptRef } from "./transcripts.ts";
+import { ValidationFailedError } from "../core/errors.ts";
+import { isInFlight, maxRetries, type FolderRef, type RequeueStep, type TaskEvent } from "./events.ts";
+import type { TranscriptRef } from "./transcripts.ts";
+import { assertCostCorrectable, evolveTask, live, type LiveTask, type TaskState } from "./task-state.ts";
+
+export { assertCostCorrectable, isScribingAttempt, type LiveTask, type TaskState } from "./task-state.ts";
 
 type Created = Extract<TaskEvent, { type: "TaskCreated" }>["data"];
 
@@ -43,214 +46,146 @@ export type TaskCommand =
     }
   | { type: "FailTask"; reason: string; attempt?: number };
 
-export type TaskState =
-  | { status: "none" }
-  | { status: "deleted" }
-  /**
-   * `recognised`: the service transcribed it, so its `cost` is what was charged and is no client's to change.
-   * `mediaReady`: this attempt's media is in the blob store (an upload, or fetched); `supplied`: created with its
-   * transcript; `requeues`: this attempt's re-drives by the sweeper.
-   */
-  | {
-      status: "live";
-      taskId: number;
-      userId: number;
-      name: string;
-      disk: Disk;
-      state: TaskStatus;
-      attempts: number;
-      folderId: number | null;
-      shared: boolean;
-      recognised: boolean;
-      mediaReady: boolean;
-      supplied: boolean;
-      requeues: number;
-    };
+/** The commands a task's owner gives (through the API): its name, folder, transcript, details, sharing, deletion, retry. */
+type OwnerCommand = Extract<
+  TaskCommand,
+  { type: "RenameTask" | "MoveTask" | "EditTranscript" | "CorrectTaskDetails" | "RateTask" | "ShareTask" | "UnshareTask" | "DeleteTask" | "RetryTask" }
+>;
+/** The commands the service's workers and jobs give as the task's work goes on. */
+type WorkCommand = Exclude<TaskCommand, OwnerCommand | { type: "CreateTask" }>;
 
-type Live = Extract<TaskState, { status: "live" }>;
-
-/** A deleted or never-created task is "not found" for every command, like another user's task. */
-function live(state: TaskState): Live {
-  if (state.status !== "live") throw new NotFoundError("Task not found.");
-  return state;
-}
+const ownerCommandTypes: Record<OwnerCommand["type"], true> = {
+  RenameTask: true,
+  MoveTask: true,
+  EditTranscript: true,
+  CorrectTaskDetails: true,
+  RateTask: true,
+  ShareTask: true,
+  UnshareTask: true,
+  DeleteTask: true,
+  RetryTask: true,
+};
+const isOwnerCommand = (command: TaskCommand): command is OwnerCommand => Object.hasOwn(ownerCommandTypes, command.type);
 
 /** A reason is for a person to read, and may quote a tool's output: kept short, so a failure always fits in an event. */
 const maxReasonLength = 2000;
 const shortReason = (reason: string) => (reason.length <= maxReasonLength ? reason : `${reason.slice(0, maxReasonLength - 1)}…`);
 
-/** Whether `attempt` of the task is the one being transcribed (not deleted, failed, finished or retried since). */
-export const isScribingAttempt = (state: TaskState, attempt: number): boolean =>
-  state.status === "live" && state.state === "scribing" && state.attempts === attempt;
-
-/** The cost of a task the service transcribed is what it was charged: no client may change it. */
-export function assertCostCorrectable(state: TaskState): void {
-  if (state.status === "live" && state.recognised) {
-    throw new ValidationFailedError({ cost: ["The cost of a transcribed task is the time it was charged and cannot be changed."] });
-  }
-}
-
 /** Who carries a pending or waiting task on: the fetch (a fetch under way that was lost too), the supplied transcript's finish, or recognition. */
-function nextStep(task: Live): RequeueStep {
+function nextStep(task: LiveTask): RequeueStep {
   if (task.state === "waiting") return "fetch";
   if (task.supplied) return "supply";
   return task.mediaReady ? "transcribe" : "fetch";
 }
 
+function decideForOwner(command: OwnerCommand, task: LiveTask): TaskEvent[] {
+  const { userId, taskId } = task;
+  switch (command.type) {
+    case "RenameTask":
+      return task.name === command.name ? [] : [{ type: "TaskRenamed", data: { userId, taskId, name: command.name } }];
+    case "MoveTask":
+      return task.folderId === (command.folder?.id ?? null) ? [] : [{ type: "TaskMoved", data: { userId, taskId, folder: command.folder } }];
+    case "EditTranscript":
+      return [{ type: "TranscriptEdited", data: { userId, taskId, transcript: command.transcript } }];
+    case "CorrectTaskDetails": {
+      const { duration, cost, index } = command;
+      if (duration === undefined && cost === undefined && index === undefined) return [];
+      if (cost !== undefined) assertCostCorrectable(task);
+      return [
+        {
+          type: "TaskDetailsCorrected",
+          data: { userId, taskId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) },
+        },
+      ];
+    }
+    case "RateTask":
+      return [{ type: "TaskRated", data: { userId, taskId, quality: command.quality } }];
+    case "ShareTask":
+      return task.shared ? [] : [{ type: "TaskShared", data: { userId, taskId } }];
+    case "UnshareTask":
+      return task.shared ? [{ type: "TaskUnshared", data: { userId, taskId } }] : [];
+    case "DeleteTask":
+      return [{ type: "TaskDeleted", data: { userId, taskId, wasInFlight: isInFlight(task.state), attempt: task.attempts } }];
+    case "RetryTask":
+      if (task.state !== "failed") throw new ValidationFailedError({ status: ["Only a failed task can be retried."] }, "Only a failed task can be retried.");
+      if (task.attempts > maxRetries) {
+        throw new ValidationFailedError({ attempts: [`The task has been retried ${maxRetries} times already, the most allowed.`] });
+      }
+      return [{ type: "TaskRetried", data: { userId, taskId, attempt: task.attempts + 1, status: task.disk === "objstore" ? "pending" : "waiting" } }];
+    default:
+      return assertNever(command);
+  }
+}
+
+function decideForWork(command: WorkCommand, task: LiveTask): TaskEvent[] {
+  const { userId, taskId } = task;
+  switch (command.type) {
+    case "StartFetching":
+      return task.state === "pending" && task.disk !== "objstore" ? [{ type: "MediaFetchStarted", data: { userId, taskId } }] : [];
+    case "FinishFetching": {
+      if (task.state !== "waiting") return [];
+      const { path, size, contentType, file } = command;
+      return [{ type: "MediaFetched", data: { userId, taskId, path, size, contentType, file } }];
+    }
+    case "StartTranscription":
+      return task.state === "pending" ? [{ type: "TranscriptionStarted", data: { userId, taskId } }] : [];
+    case "RequeueTask": {
+      const waiting = task.state === "pending" || task.state === "waiting";
+      if (!waiting || command.attempt !== task.attempts || command.requeues !== task.requeues) return [];
+      if (task.requeues >= command.maxRequeues) {
+        return [{ type: "TaskFailed", data: { userId, taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
+      }
+      return [{ type: "TaskRequeued", data: { userId, taskId, attempt: task.attempts, step: nextStep(task), requeue: task.requeues + 1 } }];
+    }
+    case "RecordSummary":
+      return [{ type: "SummaryRefreshed", data: { userId, taskId, summary: command.summary, mindmap: command.mindmap } }];
+    case "RecordSummaryFailure":
+      return [{ type: "SummaryFailed", data: { userId, taskId, reason: command.reason } }];
+    case "RecordExport": {
+      const { format, version, key, size } = command;
+      return [{ type: "ExportGenerated", data: { userId, taskId, format, version, key, size, ...(command.requested && { requested: true }) } }];
+    }
+    case "RequestExport":
+      return [{ type: "ExportRequested", data: { userId, taskId, format: command.format, version: command.version, requestedAt: command.now } }];
+    case "FinishTask": {
+      if (!isInFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
+      const { quality, diarizationFailure } = command;
+      return [
+        {
+          type: "TaskFinished",
+          data: {
+            userId,
+            taskId,
+            attempt: task.attempts,
+            name: task.name,
+            transcript: command.transcript,
+            duration: command.duration,
+            cost: command.cost,
+            summary: command.summary,
+            mindmap: command.mindmap,
+            ...(quality !== undefined && { quality }),
+            ...(diarizationFailure && { diarizationFailure }),
+          },
+        },
+      ];
+    }
+    case "FailTask":
+      if (!isInFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
+      return [{ type: "TaskFailed", data: { userId, taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
+    default:
+      return assertNever(command);
+  }
+}
+
 export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
   initialState: () => ({ status: "none" }),
-
-  evolve(state, event) {
-    if (event.type === "TaskCreated") {
-      const { taskId, userId, name, disk } = event.data;
-      return {
-        status: "live",
-        taskId,
-        userId,
-        name,
-        disk,
-        state: "pending",
-        attempts: 1,
-        folderId: null,
-        shared: false,
-        recognised: false,
-        mediaReady: disk === "objstore",
-        supplied: hasTranscript(event.data),
-        requeues: 0,
-      };
-    }
-    if (state.status !== "live") return state;
-    switch (event.type) {
-      case "TaskRenamed":
-        return { ...state, name: event.data.name };
-      case "TaskMoved":
-        return { ...state, folderId: event.data.folder?.id ?? null };
-      case "TaskShared":
-        return { ...state, shared: true };
-      case "TaskUnshared":
-        return { ...state, shared: false };
-      case "TaskDeleted":
-        return { status: "deleted" };
-      case "TaskRetried":
-        return { ...state, state: event.data.status, attempts: event.data.attempt, mediaReady: event.data.status === "pending", requeues: 0 };
-      case "MediaFetchStarted":
-        return { ...state, state: "waiting" };
-      case "MediaFetched":
-        return { ...state, state: "pending", mediaReady: true };
-      case "TaskRequeued":
-        return { ...state, requeues: event.data.requeue };
-      case "TranscriptionStarted":
-        return { ...state, state: "scribing", recognised: true };
-      case "TaskFinished":
-        return { ...state, state: "finished" };
-      case "TaskFailed":
-        return { ...state, state: "failed" };
-      case "TranscriptEdited":
-      case "TaskDetailsCorrected":
-      case "TaskRated":
-      case "SummaryRefreshed":
-      case "SummaryFailed":
-      case "ExportGenerated":
-      case "ExportRequested":
-        return state;
-      default:
-        return assertNever(event);
-    }
-  },
-
+  evolve: evolveTask,
   decide(command, state): TaskEvent[] {
     if (command.type === "CreateTask") {
       if (state.status !== "none") return [];
       return [{ type: "TaskCreated", data: { ...command.task, createdAt: command.now } }];
     }
     const task = live(state);
-    const { userId, taskId } = task;
-    switch (command.type) {
-      case "RenameTask":
-        return task.name === command.name ? [] : [{ type: "TaskRenamed", data: { userId, taskId, name: command.name } }];
-      case "MoveTask":
-        return task.folderId === (command.folder?.id ?? null) ? [] : [{ type: "TaskMoved", data: { userId, taskId, folder: command.folder } }];
-      case "EditTranscript":
-        return [{ type: "TranscriptEdited", data: { userId, taskId, transcript: command.transcript } }];
-      case "CorrectTaskDetails": {
-        const { duration, cost, index } = command;
-        if (duration === undefined && cost === undefined && index === undefined) return [];
-        if (cost !== undefined) assertCostCorrectable(task);
-        return [
-          {
-            type: "TaskDetailsCorrected",
-            data: { userId, taskId, ...(duration !== undefined && { duration }), ...(cost !== undefined && { cost }), ...(index !== undefined && { index }) },
-          },
-        ];
-      }
-      case "RateTask":
-        return [{ type: "TaskRated", data: { userId, taskId, quality: command.quality } }];
-      case "ShareTask":
-        return task.shared ? [] : [{ type: "TaskShared", data: { userId, taskId } }];
-      case "UnshareTask":
-        return task.shared ? [{ type: "TaskUnshared", data: { userId, taskId } }] : [];
-      case "DeleteTask":
-        return [{ type: "TaskDeleted", data: { userId, taskId, wasInFlight: isInFlight(task.state), attempt: task.attempts } }];
-      case "RetryTask":
-        if (task.state !== "failed") throw new ValidationFailedError({ status: ["Only a failed task can be retried."] }, "Only a failed task can be retried.");
-        if (task.attempts > maxRetries) {
-          throw new ValidationFailedError({ attempts: [`The task has been retried ${maxRetries} times already, the most allowed.`] });
-        }
-        return [{ type: "TaskRetried", data: { userId, taskId, attempt: task.attempts + 1, status: task.disk === "objstore" ? "pending" : "waiting" } }];
-      case "StartFetching":
-        return task.state === "pending" && task.disk !== "objstore" ? [{ type: "MediaFetchStarted", data: { userId, taskId } }] : [];
-      case "FinishFetching": {
-        if (task.state !== "waiting") return [];
-        const { path, size, contentType, file } = command;
-        return [{ type: "MediaFetched", data: { userId, taskId, path, size, contentType, file } }];
-      }
-      case "StartTranscription":
-        return task.state === "pending" ? [{ type: "TranscriptionStarted", data: { userId, taskId } }] : [];
-      case "RequeueTask": {
-        const waiting = task.state === "pending" || task.state === "waiting";
-        if (!waiting || command.attempt !== task.attempts || command.requeues !== task.requeues) return [];
-        if (task.requeues >= command.maxRequeues) {
-          return [{ type: "TaskFailed", data: { userId, taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
-        }
-        return [{ type: "TaskRequeued", data: { userId, taskId, attempt: task.attempts, step: nextStep(task), requeue: task.requeues + 1 } }];
-      }
-      case "RecordSummary":
-        return [{ type: "SummaryRefreshed", data: { userId, taskId, summary: command.summary, mindmap: command.mindmap } }];
-      case "RecordSummaryFailure":
-        return [{ type: "SummaryFailed", data: { userId, taskId, reason: command.reason } }];
-      case "RecordExport": {
-        const { format, version, key, size } = command;
-        return [{ type: "ExportGenerated", data: { userId, taskId, format, version, key, size, ...(command.requested && { requested: true }) } }];
-      }
-      case "RequestExport":
-        return [{ type: "ExportRequested", data: { userId, taskId, format: command.format, version: command.version, requestedAt: command.now } }];
-      case "FinishTask": {
-        if (!isInFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
-        const { quality, diarizationFailure } = command;
-        return [
-          {
-            type: "TaskFinished",
-            data: {
-              userId,
-              taskId,
-              attempt: task.attempts,
-              name: task.name,
-              transcript: command.transcript,
-              duration: command.duration,
-              cost: command.cost,
-              summary: command.summary,
-              mindmap: command.mindmap,
-              ...(quality !== undefined && { quality }),
-              ...(diarizationFailure && { diarizationFailure }),
-            },
-          },
-        ];
-      }
-      case "FailTask":
-        if (!isInFlight(task.state) || (command.attempt !== undefined && command.attempt !== task.attempts)) return [];
-        return [{ type: "TaskFailed", data: { userId, taskId, attempt: task.attempts, name: task.name, reason: shortReason(command.reason) } }];
-      default:
-        return assertNever(command);
-    }
+    return isOwnerCommand(command) ? decideForOwner(command, task) : decideForWork(command, task);
   },
 };

@@ -1,9 +1,10 @@
+import { isOneOf, numericStreamId } from "../core/event.ts";
 import type { Segment } from "./segments.ts";
 import type { TranscriptRef } from "./transcripts.ts";
 
 export type Disk = "objstore" | "remote" | "videolink";
 export type TaskStatus = "pending" | "waiting" | "scribing" | "finished" | "failed";
-export const taskStatuses: readonly TaskStatus[] = ["pending", "waiting", "scribing", "finished", "failed"];
+export const taskStatuses = ["pending", "waiting", "scribing", "finished", "failed"] as const satisfies readonly TaskStatus[];
 /** Pending, waiting and scribing tasks count against the concurrent-task limit. */
 export const inFlightStatuses: readonly TaskStatus[] = ["pending", "waiting", "scribing"];
 export const isInFlight = (status: TaskStatus) => inFlightStatuses.includes(status);
@@ -113,12 +114,15 @@ export const taskEventTypes: readonly TaskEventType[] = [
   "TaskFailed",
 ];
 
+/** Whether a stored event is one of a task's (every event on a task's stream is), typed as such. */
+export const isTaskEvent = isOneOf<TaskEvent>(taskEventTypes);
+
 export const taskStream = (taskId: number | string) => `task-${taskId}`;
 
-export function taskIdOfStream(streamName: string): number | null {
-  const match = /^task-(\d+)$/.exec(streamName);
-  return match ? Number(match[1]) : null;
-}
+export const taskIdOfStream = (streamName: string): number | null => numericStreamId(streamName, "task");
+
+/** The task a stored event is about (it is on the task's stream), or null for an event of another stream: how other capabilities read it. */
+export const taskIdOf = (event: { streamName: string }): number | null => taskIdOfStream(event.streamName);
 
 /**
  * Whether a TaskRequeued was appended after `trigger` (the event a worker was handed): the re-drive then owns

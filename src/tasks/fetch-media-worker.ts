@@ -6,7 +6,7 @@ import { handle } from "../core/command-handler.ts";
 import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { taskDecider, type TaskCommand } from "./decider.ts";
-import { supersededByRequeue, type TaskEvent } from "./events.ts";
+import { isTaskEvent, supersededByRequeue, type TaskEvent } from "./events.ts";
 import { MediaFetchError } from "../media/safe-fetch.ts";
 import { fetchTaskMedia, type MediaFetchSettings } from "../media/fetch-media.ts";
 import type { Worker } from "../core/worker.ts";
@@ -19,26 +19,27 @@ import { hasTranscript } from "./transcripts.ts";
  * FailTask with a reason a user can read.
  * A redelivery finds the task no longer pending or waiting, or fetches again into the same key.
  */
-export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: MediaFetchSettings): Worker {
+type Trigger = Extract<TaskEvent, { type: "TaskCreated" | "TaskRetried" | "TaskRequeued" }>;
+
+export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: MediaFetchSettings): Worker<Trigger> {
   return {
     name: "fetch-media",
     subject: "scribe.task.>",
+    eventTypes: ["TaskCreated", "TaskRetried", "TaskRequeued"],
     ackWaitMs: 60_000,
-    async handle(recorded) {
-      const event = recorded as unknown as TaskEvent;
+    async handle(event) {
       if (event.type === "TaskCreated" && (event.data.disk === "objstore" || hasTranscript(event.data))) return;
       if (event.type === "TaskRetried" && event.data.status !== "waiting") return;
       if (event.type === "TaskRequeued" && event.data.step !== "fetch") return;
-      if (event.type !== "TaskCreated" && event.type !== "TaskRetried" && event.type !== "TaskRequeued") return;
 
-      const recordedHistory = await store.readStream(recorded.streamName);
+      const recordedHistory = await store.readStream(event.streamName);
       // Re-driven by the sweeper after this trigger: that delivery fetches.
-      if (supersededByRequeue(recordedHistory, recorded)) return;
-      const history = recordedHistory as unknown as TaskEvent[];
-      const created = history.find((e): e is Extract<TaskEvent, { type: "TaskCreated" }> => e.type === "TaskCreated");
+      if (supersededByRequeue(recordedHistory, event)) return;
+      const history = recordedHistory.filter(isTaskEvent);
+      const created = history.find((e) => e.type === "TaskCreated");
       const state = fold(taskDecider, history);
       if (!created || created.data.disk === "objstore" || state.status !== "live") return;
-      const run = (command: TaskCommand) => runCommand(store, recorded, command);
+      const run = (command: TaskCommand) => runCommand(store, event, command);
       if (state.state === "pending") await run({ type: "StartFetching" });
       else if (state.state !== "waiting") return;
 

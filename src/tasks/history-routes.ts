@@ -1,11 +1,12 @@
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { TaskHistoryDocument } from "./task-history-projection.ts";
 import type { Tasks } from "./service.ts";
 import { taskParams } from "./schemas.ts";
 
 /** `GET /api/tasks/{id}/history`: the task's events for its owner, oldest first (analysts). */
-export function historyRoutes({ tasks, db, authenticated }: { tasks: Tasks; db: DocumentStore; authenticated: AnyElysia }) {
+export function historyRoutes({ tasks, db, authenticated }: { tasks: Tasks; db: DocumentStore; authenticated: Authenticated }) {
   return new Elysia({ name: "task-history-routes" }).use(authenticated).get(
     "/api/tasks/:id/history",
     async ({ params, caller }) => {

@@ -1,12 +1,21 @@
 import { t } from "elysia";
 import { segmentSchema, segmentsSchema } from "./segments.ts";
 import { nameText } from "../http/names.ts";
+import { stringEnum } from "../http/openapi/string-enum.ts";
+import { taskStatuses, type Disk } from "./events.ts";
 
 const seconds = t.Integer({ minimum: 0, maximum: 2_147_483_647 });
 const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
+const disks = ["objstore", "remote", "videolink"] as const satisfies readonly Disk[];
+/** Spec 2.1's export metadata: every format a task can be downloaded in, and those the export worker makes. */
+export const allowedFormats = ["txt", "srt", "vtt", "csv", "pdf", "docx"] as const;
+export const heavyFormats = ["pdf", "docx"] as const satisfies readonly (typeof allowedFormats)[number][];
+export const taskStatus = stringEnum(taskStatuses, { description: "pending, waiting, scribing, finished or failed." });
+const disk = t.Nullable(stringEnum(disks));
+
 export const createTaskBody = t.Object({
-  disk: t.Union([t.Literal("objstore"), t.Literal("remote"), t.Literal("videolink")], {
+  disk: stringEnum(disks, {
     description: "objstore: `path` is a storage path from an upload; remote: a direct file URL; videolink: a video page URL (paid plans).",
   }),
   name: nameText({ minLength: 1, maxLength: 255 }),
@@ -22,15 +31,15 @@ export const createTaskBody = t.Object({
 export const createdTask = t.Object({
   id: t.Integer(),
   name: t.String(),
-  status: t.String(),
+  status: taskStatus,
   speaker_diarization: t.Boolean(),
   created_at: t.String(),
 });
 
-export const statusFilter = t.Union(
-  ["all", "pending", "waiting", "scribing", "finished", "failed"].map((s) => t.Literal(s)),
-  { default: "all", description: "all (default), pending, waiting, scribing, finished or failed." },
-);
+export const statusFilter = stringEnum(["all", ...taskStatuses], {
+  default: "all",
+  description: "all (default), pending, waiting, scribing, finished or failed.",
+});
 
 export const listQuery = t.Object({
   status: t.Optional(statusFilter),
@@ -94,11 +103,11 @@ export const taskListItemSchema = t.Object({
   id: t.Integer(),
   name: t.String(),
   file: t.String(),
-  disk: t.Nullable(t.String()),
+  disk,
   size: t.Nullable(t.Integer()),
   duration: t.Integer(),
   cost: t.Nullable(t.Integer()),
-  status: t.String(),
+  status: taskStatus,
   attempts: t.Integer(),
   quality: t.Nullable(t.Integer()),
   folder: t.Nullable(t.String()),
@@ -118,11 +127,11 @@ export const taskDetailSchema = t.Object({
   name: t.String(),
   file: t.String(),
   path: t.String(),
-  disk: t.Nullable(t.String()),
+  disk,
   size: t.Nullable(t.Integer()),
   duration: t.Integer(),
   cost: t.Nullable(t.Integer()),
-  status: t.String({ description: "pending, waiting, scribing, finished or failed." }),
+  status: taskStatus,
   attempts: t.Integer(),
   quality: t.Nullable(t.Integer()),
   created_at: t.String(),
@@ -133,7 +142,11 @@ export const taskDetailSchema = t.Object({
   tags: t.Array(t.String()),
   url: t.Nullable(t.String()),
   segments: t.Nullable(t.Array(segmentView)),
-  export: t.Object({ allowed_formats: t.Array(t.String()), heavy_formats: t.Array(t.String()), version: t.String() }),
+  export: t.Object({
+    allowed_formats: t.Array(stringEnum(allowedFormats)),
+    heavy_formats: t.Array(stringEnum(heavyFormats)),
+    version: t.String(),
+  }),
   speaker_diarization: t.Boolean(),
   index: t.Nullable(t.Integer()),
   failure_reason: t.Nullable(t.String({ description: "Why the task failed (failed tasks only)." })),

@@ -85,7 +85,8 @@ function madeAt(iso: string): string {
 
 function segmentHtml(segment: Shared["segments"][number]): string {
   const speaker = segment.speaker ? `<span class="segment-speaker">${htmlText(segment.speaker)}</span>` : "";
-  return `<li class="segment"><p class="segment-seek"><span class="segment-meta"><span class="segment-time">${clock(segment.start)}</span>${speaker}</span><span class="segment-text">${htmlText(segment.text)}</span></p></li>\n`;
+  const meta = `<span class="segment-meta"><span class="segment-time">${clock(segment.start)}</span>${speaker}</span>`;
+  return `<li class="segment"><p class="segment-seek">${meta}<span class="segment-text">${htmlText(segment.text)}</span></p></li>\n`;
 }
 
 /**
@@ -95,8 +96,9 @@ function segmentHtml(segment: Shared["segments"][number]): string {
  * escaped. `data-share-task` tells the app which task it shows.
  */
 export function* shareArticle(shared: Shared): Generator<string> {
+  const when = `Shared transcript${madeAt(shared.created_at)} · ${duration(shared.duration)}`;
   yield `<article class="transcript-page shared" data-share-task="${shared.id}">
-<header class="transcript-header"><h1>${htmlText(title(shared))}</h1><p class="muted">Shared transcript${madeAt(shared.created_at)} · ${duration(shared.duration)}</p></header>
+<header class="transcript-header"><h1>${htmlText(title(shared))}</h1><p class="muted">${when}</p></header>
 <div class="transcript-layout"><div class="transcript-main"><section aria-labelledby="shared-transcript-title"><h2 id="shared-transcript-title">Transcript</h2>
 `;
   if (shared.segments.length === 0) yield `<p class="muted">No transcript yet.</p>\n`;
@@ -120,7 +122,9 @@ ${paragraphs.map((paragraph) => `<p>${htmlText(paragraph.trim())}</p>`).join("\n
 }
 
 const plainStyle =
-  "body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;color:#222}.muted{color:#666}.segments{list-style:none;padding:0}.segment p{margin:.4rem 0}.segment-time{color:#777;font-variant-numeric:tabular-nums;margin-right:.5rem}.segment-speaker{font-weight:700;margin-right:.5rem}.summary{background:#f5f5f5;padding:.5rem 1rem;border-radius:.5rem}";
+  "body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;color:#222}.muted{color:#666}" +
+  ".segments{list-style:none;padding:0}.segment p{margin:.4rem 0}.segment-time{color:#777;font-variant-numeric:tabular-nums;margin-right:.5rem}" +
+  ".segment-speaker{font-weight:700;margin-right:.5rem}.summary{background:#f5f5f5;padding:.5rem 1rem;border-radius:.5rem}";
 
 /** A page of its own, with no script (for clients that ask for neither HTML nor JSON, and without the web app). */
 export function* plainSharePage(shared: Shared): Generator<string> {

@@ -1,7 +1,8 @@
 import { positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import type { RecordedEvent } from "../core/event.ts";
-import type { AdmissionEvent } from "./admission.ts";
+import type { Recorded } from "../core/event.ts";
+import { userIdOf } from "../accounts/events.ts";
+import { admissionEventTypes, type AdmissionEvent } from "./admission.ts";
 
 type SlotFields = { userId: number; taskId: number; attempt: number; admittedAt: string };
 
@@ -12,29 +13,27 @@ type SlotFields = { userId: number; taskId: number; attempt: number; admittedAt:
  */
 export type TaskSlotDocument = ProjectedDocument & SlotFields;
 
-const userIdOf = (streamName: string) => (/^user-(\d+)$/.exec(streamName) ? Number(streamName.slice("user-".length)) : null);
-
-function slotId(recorded: RecordedEvent): string | null {
-  const userId = userIdOf(recorded.streamName);
-  const { taskId, attempt } = (recorded as unknown as AdmissionEvent).data;
+function slotId(event: Recorded<AdmissionEvent>): string | null {
+  const userId = userIdOf(event);
+  const { taskId, attempt } = event.data;
   return userId === null ? null : `${userId}:${taskId}:${attempt}`;
 }
 
-export const taskSlotsProjection: Projection = {
+export const taskSlotsProjection: Projection<AdmissionEvent> = {
   name: "task_slots",
   collections: ["task_slots"],
-  eventTypes: ["TaskAdmitted", "TaskSlotReleased"] satisfies AdmissionEvent["type"][],
+  eventTypes: admissionEventTypes,
   async setup(db) {
     await db.collection("task_slots").createIndex({ admittedAt: 1 });
   },
-  apply: positionGuarded<SlotFields>({
+  apply: positionGuarded<SlotFields, AdmissionEvent>({
     collection: "task_slots",
     documentId: slotId,
-    evolve(_current, recorded) {
-      const event = recorded as unknown as AdmissionEvent;
+    evolve(_current, event) {
       if (event.type === "TaskSlotReleased") return null;
       const { taskId, attempt, admittedAt } = event.data;
-      return { userId: userIdOf(recorded.streamName)!, taskId, attempt, admittedAt };
+      const userId = userIdOf(event);
+      return userId === null ? null : { userId, taskId, attempt, admittedAt };
     },
   }),
 };

@@ -1,12 +1,11 @@
 import type { EventStore } from "../core/event-store.ts";
 import type { EventMetadata, RecordedEvent } from "../core/event.ts";
-import { handle } from "../core/command-handler.ts";
 import { TooManyRequestsError } from "../core/errors.ts";
 import { loadState } from "../core/state-cache.ts";
-import { userStream } from "../accounts/events.ts";
+import { AccountCommands } from "../accounts/commands.ts";
 import { admissionDecider, maxConcurrentTasks, slotOfUpload } from "./admission.ts";
 import { taskDecider } from "./decider.ts";
-import { isInFlight, taskStream, type Disk, type TaskEvent } from "./events.ts";
+import { isInFlight, isTaskEvent, taskStream, type Disk } from "./events.ts";
 import { secondsCharged, type TranscriptSource } from "./transcripts.ts";
 
 /** A slot whose attempt has not begun this long after it was taken belongs to a creation or retry that died. */
@@ -28,25 +27,24 @@ export type EndedAttempt = { endedAt: string; chargeSeconds: number };
  */
 export function endedAttempt(events: readonly RecordedEvent[], attempt: number): EndedAttempt | null {
   let created: TranscriptSource | null = null;
-  for (const recorded of events) {
-    const event = recorded as unknown as TaskEvent;
+  for (const event of events.filter(isTaskEvent)) {
     switch (event.type) {
       case "TaskCreated":
         created = event.data;
         break;
       case "TaskFinished":
         if (event.data.attempt === attempt)
-          return { endedAt: recorded.time, chargeSeconds: created ? secondsCharged(created, event.data.cost) : Math.max(0, event.data.cost ?? 0) };
+          return { endedAt: event.time, chargeSeconds: created ? secondsCharged(created, event.data.cost) : Math.max(0, event.data.cost ?? 0) };
         break;
       case "TaskFailed":
-        if (event.data.attempt === attempt) return { endedAt: recorded.time, chargeSeconds: 0 };
+        if (event.data.attempt === attempt) return { endedAt: event.time, chargeSeconds: 0 };
         break;
       case "TaskRetried":
-        if (event.data.attempt > attempt) return { endedAt: recorded.time, chargeSeconds: 0 };
+        if (event.data.attempt > attempt) return { endedAt: event.time, chargeSeconds: 0 };
         break;
       case "TaskDeleted":
         // Whatever attempt it held, even one a retry took and never recorded.
-        return { endedAt: recorded.time, chargeSeconds: 0 };
+        return { endedAt: event.time, chargeSeconds: 0 };
       default:
         break;
     }
@@ -60,10 +58,14 @@ export function endedAttempt(events: readonly RecordedEvent[], attempt: number):
  * it ends (the task-slots worker), by a delete, or when an upload ends without its task.
  */
 export class TaskSlots {
+  private readonly accounts: AccountCommands;
+
   constructor(
     private readonly store: EventStore,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.accounts = new AccountCommands(store);
+  }
 
   /**
    * Takes one slot, freeing first the slots of creations and retries that died. For an upload's completion
@@ -73,9 +75,8 @@ export class TaskSlots {
   async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata, upload?: string): Promise<number> {
     const now = this.now().toISOString();
     const admit = (abandoned: number[]) =>
-      handle(
-        this.store,
-        userStream(userId),
+      this.accounts.decideOnAccount(
+        userId,
         admissionDecider,
         (state) => admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now, upload }, state),
         { metadata },
@@ -97,14 +98,14 @@ export class TaskSlots {
 
   /** Gives back the slot of this attempt of the task (nothing when it holds none). */
   async release(userId: number, taskId: number, attempt: number, metadata: EventMetadata): Promise<void> {
-    await handle(this.store, userStream(userId), admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt }, state), {
+    await this.accounts.decideOnAccount(userId, admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt }, state), {
       metadata,
     });
   }
 
   /** Gives back the slot an upload's completion took, when the upload ended without its task. */
   async releaseForUpload(userId: number, upload: string, metadata: EventMetadata): Promise<void> {
-    await handle(this.store, userStream(userId), admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseUploadSlot", upload }, state), {
+    await this.accounts.decideOnAccount(userId, admissionDecider, (state) => admissionDecider.decide({ type: "ReleaseUploadSlot", upload }, state), {
       metadata,
     });
   }
@@ -115,7 +116,7 @@ export class TaskSlots {
    * late worker, or several sweepers, charge once. Returns the ids of the tasks whose slot it freed.
    */
   async releaseEnded(userId: number, metadata: EventMetadata, graceMs = endedSlotGraceMs): Promise<number[]> {
-    const { state } = await loadState(this.store, userStream(userId), admissionDecider);
+    const { state } = await this.accounts.loadOnAccount(userId, admissionDecider);
     const freed: number[] = [];
     for (const { taskId, attempt } of state.inFlight.values()) {
       const { state: task } = await loadState(this.store, taskStream(taskId), taskDecider);
@@ -125,9 +126,8 @@ export class TaskSlots {
       const now = this.now();
       if (!ended || now.getTime() - Date.parse(ended.endedAt) < graceMs) continue;
       const charge = ended.chargeSeconds > 0 ? { seconds: ended.chargeSeconds, now: now.toISOString() } : undefined;
-      const released = await handle(
-        this.store,
-        userStream(userId),
+      const released = await this.accounts.decideOnAccount(
+        userId,
         admissionDecider,
         (current) => admissionDecider.decide({ type: "ReleaseTaskSlot", taskId, attempt, charge }, current),
         { metadata },
@@ -139,7 +139,7 @@ export class TaskSlots {
 
   /** Admitted tasks whose attempt never began: no task (its creation died), or a retry that was not recorded. */
   private async abandoned(userId: number): Promise<number[]> {
-    const { state } = await loadState(this.store, userStream(userId), admissionDecider);
+    const { state } = await this.accounts.loadOnAccount(userId, admissionDecider);
     const abandoned: number[] = [];
     for (const { taskId, attempt, admittedAt } of state.inFlight.values()) {
       if (this.now().getTime() - Date.parse(admittedAt) < abandonedAfterMs) continue;

@@ -1,6 +1,5 @@
 import { positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
-import type { RecordedEvent } from "../core/event.ts";
-import { taskEventTypes, taskIdOfStream } from "./events.ts";
+import { taskEventTypes, taskIdOfStream, type TaskEvent } from "./events.ts";
 
 type HistoryFields = {
   taskId: number;
@@ -38,7 +37,7 @@ export function summarize(data: unknown): Record<string, unknown> {
   return summary;
 }
 
-export const taskHistoryProjection: Projection = {
+export const taskHistoryProjection: Projection<TaskEvent> = {
   name: "task_history",
   // 2: each document keeps its event's position (`_position`), as every read model does; 3: who acted, user or system.
   version: 3,
@@ -47,10 +46,10 @@ export const taskHistoryProjection: Projection = {
   async setup(db) {
     await db.collection("task_history").createIndex({ taskId: 1, position: 1 });
   },
-  apply: positionGuarded<HistoryFields>({
+  apply: positionGuarded<HistoryFields, TaskEvent>({
     collection: "task_history",
     documentId: (event) => (taskIdOfStream(event.streamName) === null ? null : event.id),
-    evolve: (current, event: RecordedEvent) =>
+    evolve: (current, event) =>
       current ?? {
         taskId: taskIdOfStream(event.streamName)!,
         position: event.position,

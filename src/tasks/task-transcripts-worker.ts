@@ -1,5 +1,5 @@
 import type { EventStore } from "../core/event-store.ts";
-import type { RecordedEvent } from "../core/event.ts";
+import { isOneOf, type RecordedEvent } from "../core/event.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import { isValidBlobKey } from "../blobs/port.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
@@ -8,11 +8,13 @@ import { taskIdOfStream, type TaskEvent } from "./events.ts";
 import { taskTranscriptsPrefix } from "./transcripts.ts";
 import { transcriptHeldByAnotherTask } from "./blob-holders.ts";
 
+type NamingTranscript = Extract<TaskEvent, { type: "TaskCreated" | "TaskFinished" | "TranscriptEdited" }>;
+const namingTranscripts = isOneOf<NamingTranscript>(["TaskCreated", "TaskFinished", "TranscriptEdited"]);
+
 /** Every transcript blob the task's stream names: supplied, recognised by each attempt, each edit. */
 function transcriptKeys(events: readonly RecordedEvent[]): Set<string> {
   const keys = new Set<string>();
-  for (const event of events as unknown as TaskEvent[]) {
-    if (event.type !== "TaskCreated" && event.type !== "TaskFinished" && event.type !== "TranscriptEdited") continue;
+  for (const event of events.filter(namingTranscripts)) {
     const key = event.data.transcript?.key;
     if (key && isValidBlobKey(key)) keys.add(key);
   }
@@ -27,10 +29,11 @@ function transcriptKeys(events: readonly RecordedEvent[]): Set<string> {
  * the read model it asks cannot be missing a newer holder. Deleting a missing blob is no error: a redelivery
  * is harmless. Segments carried inline by events older still are in the log, not in a blob: nothing here reaches them.
  */
-export function taskTranscriptsWorker(store: EventStore, blobs: BlobStore, documents: DocumentStore): Worker {
+export function taskTranscriptsWorker(store: EventStore, blobs: BlobStore, documents: DocumentStore): Worker<Extract<TaskEvent, { type: "TaskDeleted" }>> {
   return {
     name: "task-transcripts",
     subject: "scribe.task.TaskDeleted",
+    eventTypes: ["TaskDeleted"],
     async handle(recorded) {
       const taskId = taskIdOfStream(recorded.streamName);
       if (taskId === null) return;

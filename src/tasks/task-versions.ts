@@ -7,7 +7,8 @@ import { ifMatchHeader, revisionCondition, type RevisionCondition } from "../htt
  */
 
 const stale =
-  "This task changed since you read it (another tab, device or client saved first). Read it again (GET /api/tasks/{id}) and make your change on what it says now.";
+  "This task changed since you read it (another tab, device or client saved first). Read it again (GET /api/tasks/{id}) and make your change on " +
+  "what it says now.";
 
 /** The condition of a write's `If-Match` header (null: none); 422 when the header is malformed. */
 export const taskCondition = (request: Request): RevisionCondition | null => revisionCondition(request.headers.get(ifMatchHeader), stale);
@@ -18,7 +19,10 @@ export const ifMatchParameter = {
   in: "header" as const,
   required: false,
   description:
-    'Makes the change only if the task is still at the version you read: the `ETag` of `GET /api/tasks/{id}` (or of your last `PATCH`), sent back as given. A list of tags matches if one does; `*` matches the task whatever its version. 412 when the task changed since; 422 when the header is neither `*` nor a list of entity tags. Tags are compared strongly (RFC 9110 13.1.1): a weak tag (`W/"7"`) never matches. Without the header the change is made whatever the version, as before.',
+    "Makes the change only if the task is still at the version you read: the `ETag` of `GET /api/tasks/{id}` (or of your last `PATCH`), sent back " +
+    "as given. A list of tags matches if one does; `*` matches the task whatever its version. 412 when the task changed since; 422 when the " +
+    'header is neither `*` nor a list of entity tags. Tags are compared strongly (RFC 9110 13.1.1): a weak tag (`W/"7"`) never matches. Without ' +
+    "the header the change is made whatever the version, as before.",
   schema: { type: "string" as const },
 };
 
@@ -26,7 +30,9 @@ export const ifMatchParameter = {
 export const etagResponseHeader = {
   ETag: {
     description:
-      "The task's version, as a strong entity tag (`\"7\"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it meanwhile. It changes with every change to the task's own record, the service's included (status, summary, exports); a folder renamed elsewhere leaves it as it is.",
+      'The task\'s version, as a strong entity tag (`"7"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it ' +
+      "meanwhile. It changes with every change to the task's own record, the service's included (status, summary, exports); a folder renamed " +
+      "elsewhere leaves it as it is.",
     schema: { type: "string" as const },
   },
 };

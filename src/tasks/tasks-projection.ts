@@ -1,9 +1,9 @@
-import type { RecordedEvent } from "../core/event.ts";
-import type { Projection, ProjectedDocument } from "../core/projection.ts";
-import { compareAndSet, positionGuarded } from "../core/projection.ts";
+import type { Recorded } from "../core/event.ts";
+import { compareAndSet, positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
 import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskStatus } from "./events.ts";
-import type { FolderEvent } from "../folders/decider.ts";
-import { userIdOfStream } from "../accounts/events.ts";
+import type { FolderEvent } from "../folders/events.ts";
+import { userIdOf } from "../accounts/events.ts";
 import { exportVersion } from "./export-version.ts";
 import { hasTranscript, type TranscriptRef, type TranscriptSource } from "./transcripts.ts";
 import { countFolderDeleted, countTaskChange, settleTaskCounts, updateTaskCounts } from "./task-counts.ts";
@@ -51,41 +51,45 @@ export type TaskDocument = ProjectedDocument & TaskFields;
 export type TranscriptFields = { userId: number; transcript: TranscriptRef | null; segments: unknown[] | null; summary: string | null; mindmap: string | null };
 export type TranscriptDocument = ProjectedDocument & TranscriptFields;
 
-export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): TaskFields | null {
-  const event = recorded as unknown as TaskEvent;
-  const time = recorded.time;
-  if (event.type === "TaskCreated") {
-    const d = event.data;
-    return {
-      id: d.taskId,
-      userId: d.userId,
-      name: d.name,
-      nameKey: d.name.toLowerCase(),
-      file: d.file,
-      path: d.path,
-      disk: d.disk,
-      size: d.size,
-      duration: d.duration ?? 0,
-      cost: d.cost,
-      status: "pending",
-      attempts: 1,
-      quality: null,
-      index: null,
-      folderId: null,
-      folder: null,
-      url: d.url,
-      speakerDiarization: d.speakerDiarization,
-      shared: false,
-      failureReason: null,
-      hasTranscript: hasTranscript(d),
-      exportVersion: exportVersion(time, null),
-      createdAt: d.createdAt,
-      updatedAt: time,
-      revision: recorded.revision,
-    };
-  }
+type TaskCreated = Recorded<Extract<TaskEvent, { type: "TaskCreated" }>>;
+
+/** A new task's document, as its TaskCreated describes it. */
+function createdTask(event: TaskCreated): TaskFields {
+  const { data: d, time } = event;
+  return {
+    id: d.taskId,
+    userId: d.userId,
+    name: d.name,
+    nameKey: d.name.toLowerCase(),
+    file: d.file,
+    path: d.path,
+    disk: d.disk,
+    size: d.size,
+    duration: d.duration ?? 0,
+    cost: d.cost,
+    status: "pending",
+    attempts: 1,
+    quality: null,
+    index: null,
+    folderId: null,
+    folder: null,
+    url: d.url,
+    speakerDiarization: d.speakerDiarization,
+    shared: false,
+    failureReason: null,
+    hasTranscript: hasTranscript(d),
+    exportVersion: exportVersion(time, null),
+    createdAt: d.createdAt,
+    updatedAt: time,
+    revision: event.revision,
+  };
+}
+
+export function evolveTask(doc: TaskFields | null, event: Recorded<TaskEvent>): TaskFields | null {
+  if (event.type === "TaskCreated") return createdTask(event);
   if (doc === null) return null;
-  const next = { ...doc, updatedAt: time, revision: recorded.revision };
+  const time = event.time;
+  const next = { ...doc, updatedAt: time, revision: event.revision };
   switch (event.type) {
     case "TaskRenamed":
       return { ...next, name: event.data.name, nameKey: event.data.name.toLowerCase() };
@@ -119,7 +123,7 @@ export function evolveTask(doc: TaskFields | null, recorded: RecordedEvent): Tas
     case "ExportRequested":
     case "TaskRequeued":
       // Nothing the list shows, but the version moves with every event of the stream (an If-Match names the stream's revision).
-      return { ...doc, revision: recorded.revision };
+      return { ...doc, revision: event.revision };
     case "TaskFinished": {
       const d = event.data;
       return {
@@ -143,8 +147,7 @@ const transcriptOf = (data: TranscriptSource) => ({
   segments: data.transcript ? null : ((data.segments ?? null) as unknown[] | null),
 });
 
-export function evolveTranscript(doc: TranscriptFields | null, recorded: RecordedEvent): TranscriptFields | null {
-  const event = recorded as unknown as TaskEvent;
+export function evolveTranscript(doc: TranscriptFields | null, event: Recorded<TaskEvent>): TranscriptFields | null {
   switch (event.type) {
     case "TaskCreated":
       return { userId: event.data.userId, ...transcriptOf(event.data), summary: null, mindmap: null };
@@ -163,18 +166,17 @@ export function evolveTranscript(doc: TranscriptFields | null, recorded: Recorde
   }
 }
 
-const taskId = (event: RecordedEvent) => {
-  const id = taskIdOfStream(event.streamName);
-  return id === null ? null : String(id);
-};
-const applyTranscript = positionGuarded<TranscriptFields>({ collection: "transcripts", documentId: taskId, evolve: evolveTranscript });
+type TasksEvent = TaskEvent | Extract<FolderEvent, { type: "FolderRenamed" | "FolderDeleted" }>;
+
+const taskId = (event: Recorded<TasksEvent>) => taskIdOfStream(event.streamName)?.toString() ?? null;
+const applyTranscript = positionGuarded<TranscriptFields, TaskEvent>({ collection: "transcripts", documentId: taskId, evolve: evolveTranscript });
 
 /**
  * positionGuarded's scheme, and counts the change in the owner's `task_counts` first (see task-counts.ts):
  * a crash between the writes leaves the task as it was, so the event arriving again recounts the same
  * change, which the counts (guarded by their own position) then skip.
  */
-async function applyTask(event: RecordedEvent, db: Parameters<Projection["apply"]>[1]): Promise<void> {
+async function applyTask(event: Recorded<TaskEvent>, db: DocumentStore): Promise<void> {
   const id = taskId(event);
   if (id === null) return;
   const tasks = db.collection<TaskDocument>("tasks");
@@ -198,27 +200,23 @@ async function applyTask(event: RecordedEvent, db: Parameters<Projection["apply"
 }
 
 /** Folder renames and deletions reach every task in the folder that has not seen this event (matched below its position). */
-async function applyFolderEvent(recorded: RecordedEvent, db: Parameters<Projection["apply"]>[1]): Promise<void> {
-  const userId = userIdOfStream(recorded.streamName);
-  const event = recorded as unknown as FolderEvent;
+async function applyFolderEvent(event: Recorded<Exclude<TasksEvent, TaskEvent>>, db: DocumentStore): Promise<void> {
+  const userId = userIdOf(event);
   const tasks = db.collection<TaskDocument>("tasks");
-  if (userId === null || (event.type !== "FolderRenamed" && event.type !== "FolderDeleted")) return;
+  if (userId === null) return;
   const { folderId } = event.data;
   if (event.type === "FolderRenamed") {
-    await updateTaskCounts(db, userId, recorded.position, (counts) => counts);
+    await updateTaskCounts(db, userId, event.position, (counts) => counts);
     // The new _position tells a response cache keyed by it that these tasks changed.
-    await tasks.updateMany({ userId, folderId, _position: { $lt: recorded.position } }, { $set: { folder: event.data.name, _position: recorded.position } });
+    await tasks.updateMany({ userId, folderId, _position: { $lt: event.position } }, { $set: { folder: event.data.name, _position: event.position } });
   } else {
-    await updateTaskCounts(db, userId, recorded.position, (counts) => countFolderDeleted(counts, folderId));
-    await tasks.updateMany(
-      { userId, folderId, _position: { $lt: recorded.position } },
-      { $set: { folder: null, folderId: null, _position: recorded.position } },
-    );
+    await updateTaskCounts(db, userId, event.position, (counts) => countFolderDeleted(counts, folderId));
+    await tasks.updateMany({ userId, folderId, _position: { $lt: event.position } }, { $set: { folder: null, folderId: null, _position: event.position } });
   }
-  await settleTaskCounts(db, userId, recorded.position);
+  await settleTaskCounts(db, userId, event.position);
 }
 
-export const tasksProjection: Projection = {
+export const tasksProjection: Projection<TasksEvent> = {
   name: "tasks",
   // 2: added task_counts. 3: tasks carry their stream's revision (the ETag).
   version: 3,

@@ -1,9 +1,7 @@
 import type { TaskDocument } from "./tasks-projection.ts";
 import type { Transcript } from "./service.ts";
 import { withTokens } from "./segments.ts";
-
-export const allowedFormats = ["txt", "srt", "vtt", "csv", "pdf", "docx"] as const;
-export const heavyFormats = ["pdf", "docx"] as const;
+import { allowedFormats, heavyFormats } from "./schemas.ts";
 
 /** Spec 2.2: one row of `GET /api/tasks`. */
 export function taskListItem(task: TaskDocument) {

@@ -1,6 +1,7 @@
 import type { BlobStore } from "../blobs/port.ts";
 import type { Worker } from "../core/worker.ts";
-import { maxRetries, taskIdOfStream } from "../tasks/events.ts";
+import { maxRetries } from "../tasks/events.ts";
+import { taskIdOf } from "../tasks/commands.ts";
 import { clearChunkResults } from "./chunk-results.ts";
 
 /**
@@ -14,7 +15,7 @@ export function deletedTaskChunksWorker(blobs: BlobStore): Worker {
     name: "deleted-task-chunks",
     subject: "scribe.task.TaskDeleted",
     async handle(recorded) {
-      const taskId = taskIdOfStream(recorded.streamName);
+      const taskId = taskIdOf(recorded);
       if (taskId === null) return;
       for (let attempt = 1; attempt <= maxRetries + 1; attempt++) await clearChunkResults(blobs, taskId, attempt);
     },

@@ -1,35 +1,73 @@
-/** The transcription capability: the API's summary and status routes, and the workers that recognise and summarise. */
-import type { Worker } from "../core/worker.ts";
+/** The transcription capability: the API's summary and status routes, the workers that recognise and summarise, and their jobs. */
+import type { Capability } from "../core/capability.ts";
 import type { EventStore } from "../core/event-store.ts";
+import type { WaitForProjections } from "../core/projection.ts";
+import type { Semaphore } from "../core/semaphore.ts";
 import type { BlobStore } from "../blobs/port.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { Authenticated } from "../accounts/authentication.ts";
+import type { Tasks } from "../tasks/service.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import type { TranscriptionConfig } from "./config.ts";
-import { Semaphore } from "../core/semaphore.ts";
-import { loadTranscriptionConfig } from "./config.ts";
-import { transcriptionWorkers } from "./workers.ts";
-import { suppliedTranscriptWorker } from "./supplied-transcripts-worker.ts";
-import { deletedTaskChunksWorker } from "./deleted-task-chunks-worker.ts";
 
-export { createSummarizer } from "./summary/index.ts";
-export { Summaries } from "./summaries.ts";
-export { transcriptionRoutes } from "./routes.ts";
-export { startStuckTaskSweeper } from "./stuck-tasks-job.ts";
-export { sweepTemporaryMedia, transcriptionTempRoot } from "./temp-sweep.ts";
-
-export type TranscriptionWorkerDependencies = {
-  eventStore: EventStore;
-  blobs: BlobStore;
-  transcripts: TranscriptStore;
-  transcription?: TranscriptionConfig;
-  heavyWork?: Semaphore;
+type TranscriptionApiParts = {
+  adapters: { eventStore: EventStore; documents: DocumentStore; blobs: BlobStore };
+  config: { transcription: TranscriptionConfig };
+  waitForProjections: WaitForProjections;
+  tasks: Tasks;
+  authenticated: Authenticated;
 };
 
-export function workers({ eventStore, blobs, transcripts, transcription, heavyWork }: TranscriptionWorkerDependencies): Worker[] {
-  const pipeline = transcriptionWorkers(eventStore, blobs, transcripts, transcription ?? loadTranscriptionConfig({}, (m) => new Error(m)));
-  return [
-    suppliedTranscriptWorker(eventStore, transcripts, pipeline.summarizer, heavyWork ?? new Semaphore(1)),
-    // Even where this process recognises nothing (TRANSCRIPTION_WORKER=off): a deletion must reach what another kept.
-    deletedTaskChunksWorker(blobs),
-    ...pipeline.workers,
-  ];
-}
+type TranscriptionWorkParts = {
+  adapters: { eventStore: EventStore; documents: DocumentStore; blobs: BlobStore; transcripts: TranscriptStore };
+  config: { transcription: TranscriptionConfig };
+  /** Work that takes hundreds of megabytes (summarising a large transcript), shared with the API's large bodies. */
+  heavyWork: Semaphore;
+};
+
+export const capability: Capability<TranscriptionApiParts, TranscriptionWorkParts> = {
+  name: "transcription",
+  projections: [],
+  routes: async ({ adapters, config, waitForProjections, tasks, authenticated }) => {
+    const [{ createSummarizer }, { Summaries }, { transcriptionRoutes }] = await Promise.all([
+      import("./summary/index.ts"),
+      import("./summaries.ts"),
+      import("./routes.ts"),
+    ]);
+    const summaries = new Summaries(tasks, createSummarizer(config.transcription), waitForProjections);
+    return [transcriptionRoutes({ tasks, db: adapters.documents, blobs: adapters.blobs, summaries, authenticated })];
+  },
+  workers: async ({ adapters: { eventStore, blobs, transcripts }, config, heavyWork }) => {
+    const [{ transcriptionWorkers }, { suppliedTranscriptWorker }, { deletedTaskChunksWorker }] = await Promise.all([
+      import("./workers.ts"),
+      import("./supplied-transcripts-worker.ts"),
+      import("./deleted-task-chunks-worker.ts"),
+    ]);
+    const pipeline = transcriptionWorkers(eventStore, blobs, transcripts, config.transcription);
+    return [
+      suppliedTranscriptWorker(eventStore, transcripts, pipeline.summarizer, heavyWork),
+      // Even where this process recognises nothing (TRANSCRIPTION_WORKER=off): a deletion must reach what another kept.
+      deletedTaskChunksWorker(blobs),
+      ...pipeline.workers,
+    ];
+  },
+  jobs: async ({ adapters, config }) => {
+    const [{ startStuckTaskSweeper }, { sweepTemporaryMedia, transcriptionTempRoot }, { startPeriodicJob }, { logger }] = await Promise.all([
+      import("./stuck-tasks-job.ts"),
+      import("./temp-sweep.ts"),
+      import("../core/periodic-job.ts"),
+      import("../logging/logger.ts"),
+    ]);
+    const root = transcriptionTempRoot(config.transcription.tempDir);
+    // Per host, not leased: each worker process clears what dead processes of its host left in the temp folder.
+    const tempSweep = startPeriodicJob(
+      "temporary media sweep",
+      async () => {
+        const removed = await sweepTemporaryMedia(root);
+        if (removed.length > 0) logger("transcription").warn({ removed }, "temporary media sweep: removed what dead processes left");
+      },
+      { everyMs: 10 * 60_000, firstAfterMs: 1 },
+    );
+    return [startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds), tempSweep];
+  },
+};

@@ -4,7 +4,7 @@ import { open } from "node:fs/promises";
 import type { BlobStore } from "../blobs/port.ts";
 import { isValidBlobKey } from "../blobs/port.ts";
 import type { RecordedEvent } from "../core/event.ts";
-import type { Disk, TaskEvent } from "../tasks/events.ts";
+import { isTaskEvent, type Disk } from "../tasks/events.ts";
 import { MediaError } from "./media.ts";
 
 /** Spec 8: no file above 2 GB (2,147,483,648 bytes) is transcribed. */
@@ -27,8 +27,7 @@ export type TaskFacts = {
 
 export function taskFacts(events: RecordedEvent[]): TaskFacts | null {
   let facts: TaskFacts | null = null;
-  for (const recorded of events) {
-    const event = recorded as unknown as TaskEvent;
+  for (const event of events.filter(isTaskEvent)) {
     if (event.type === "TaskCreated") {
       const d = event.data;
       // Only media of the task's own user is ever read: another account's key is "not found", like a missing one.
@@ -48,7 +47,7 @@ export function taskFacts(events: RecordedEvent[]): TaskFacts | null {
     if (event.type === "TaskRenamed") facts.name = event.data.name;
     else if (event.type === "MediaFetched") facts.mediaKey = ownsMediaKey(facts.userId, event.data.path) ? event.data.path : null;
     else if (event.type === "TaskRetried") facts.attempts = event.data.attempt;
-    else if (event.type === "TranscriptionStarted") facts.scribingSince = recorded.time;
+    else if (event.type === "TranscriptionStarted") facts.scribingSince = event.time;
     else if (event.type === "TaskDeleted") return null;
   }
   return facts;

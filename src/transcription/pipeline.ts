@@ -12,31 +12,26 @@ import type { BlobStore } from "../blobs/port.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import { EventTooLargeError, maxEventBytes } from "../eventstore/event-size.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handle } from "../core/command-handler.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { loadState } from "../core/state-cache.ts";
-import { isScribingAttempt, taskDecider, type TaskCommand } from "../tasks/decider.ts";
-import { taskStream } from "../tasks/events.ts";
-import { userDecider } from "../accounts/decider.ts";
-import { userStream } from "../accounts/events.ts";
+import { isScribingAttempt, TaskCommands, type TaskCommand } from "../tasks/commands.ts";
+import { AccountCommands } from "../accounts/commands.ts";
 import { remainingSeconds } from "../accounts/balance.ts";
 import { formatDuration } from "../notifications/decisions.ts";
 import type { TranscriptionConfig } from "./config.ts";
 import { RecognitionError, type SpeechEngine } from "./engine.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
-import { Limiter } from "./limiter.ts";
-import { ChunkResults, type RecognizedChunk } from "./chunk-results.ts";
+import type { RecognizedChunk } from "./chunk-results.ts";
+import { ChunkRecognition } from "./chunk-recognition.ts";
 import { ProgressReport } from "./progress.ts";
 import { transcriptionTempRoot } from "./temp-sweep.ts";
-import { MediaError, assertRecognisable, decodeToPcm, measureLevels, probe } from "./media.ts";
-import { fetchMedia, mediaSize, prefixProbeBytes, type TaskFacts } from "./media-source.ts";
-import { findSilences, planChunks } from "./chunking.ts";
+import { MediaError } from "./media.ts";
+import type { TaskFacts } from "./media-source.ts";
 import { qualityOf, stitch } from "./stitching.ts";
-import { segmentWords } from "./segmenting.ts";
-import { diarize } from "./diarization.ts";
-import { readSamples, writeWavSlice } from "./wav.ts";
 import { reportTimings, timingsForLog, type PipelineTimings } from "./timings.ts";
 import { logger } from "../logging/logger.ts";
+import { describeTranscript, type Described } from "./describing.ts";
+import { prepareMedia } from "./media-preparation.ts";
+import type { AttemptWork } from "./attempt-work.ts";
 
 const pipelineLog = logger("transcription");
 
@@ -64,36 +59,41 @@ export type PipelineDependencies = {
   config: TranscriptionConfig;
 };
 
-type Stage = keyof PipelineTimings["stages"];
+/** What recognition handed on: the media's length and each chunk's words. */
+type Recognised = { pcm: string; durationMs: number; results: RecognizedChunk[] };
 
 export class TranscriptionPipeline {
-  private readonly recognition: Limiter;
-  private readonly chunkResults: ChunkResults;
-  /** Chunks read back from an earlier delivery instead of recognised again (for tests and the bench). */
-  resumedChunks = 0;
+  private readonly recognition: ChunkRecognition;
+  private readonly tasks: TaskCommands;
+  private readonly accounts: AccountCommands;
 
   constructor(private readonly deps: PipelineDependencies) {
-    this.recognition = new Limiter(deps.config.recognitionConcurrency);
-    this.chunkResults = new ChunkResults(deps.blobs, deps.engine.name);
+    this.recognition = new ChunkRecognition(deps.blobs, deps.engine, deps.config.recognitionConcurrency);
+    this.tasks = new TaskCommands(deps.store);
+    this.accounts = new AccountCommands(deps.store);
   }
 
-  private command(taskId: number, command: TaskCommand, metadata: EventMetadata) {
-    return handle(this.deps.store, taskStream(taskId), taskDecider, (state) => taskDecider.decide(command, state), { metadata });
+  /** Chunks read back from an earlier delivery instead of recognised again (for tests and the bench). */
+  get resumedChunks(): number {
+    return this.recognition.resumedChunks;
+  }
+
+  private command(work: AttemptWork, command: TaskCommand) {
+    return this.tasks.run(work.taskId, command, { metadata: work.metadata });
   }
 
   /** Whether the task is still scribing this attempt (not deleted, failed by the sweeper or retried). */
   private async stillOurs(taskId: number, attempt: number): Promise<boolean> {
-    return isScribingAttempt((await loadState(this.deps.store, taskStream(taskId), taskDecider)).state, attempt);
+    return isScribingAttempt((await this.tasks.state(taskId)).state, attempt);
   }
 
   private async checkBalance(userId: number, seconds: number): Promise<void> {
-    const { state: user } = await loadState(this.deps.store, userStream(userId), userDecider);
+    const { state: user } = await this.accounts.state(userId);
     if (user.status !== "registered") return;
     const remaining = remainingSeconds(user.ledger);
     if (seconds > remaining) {
-      throw new BalanceError(
-        `Not enough transcription time: the media is ${formatDuration(seconds)} long and the balance has ${formatDuration(remaining)} left. Top up or change your plan, then retry the task.`,
-      );
+      const shortfall = `the media is ${formatDuration(seconds)} long and the balance has ${formatDuration(remaining)} left`;
+      throw new BalanceError(`Not enough transcription time: ${shortfall}. Top up or change your plan, then retry the task.`);
     }
   }
 
@@ -102,7 +102,26 @@ export class TranscriptionPipeline {
    * is worth another delivery (the store or blob store failing, the signal aborting).
    */
   async run(taskId: number, facts: TaskFacts, attempt: number, metadata: EventMetadata, signal?: AbortSignal): Promise<void> {
-    const { config } = this.deps;
+    const work = await this.begin(taskId, facts, attempt, metadata, signal);
+    let ended = false;
+    try {
+      const recognised = await this.transcribe(work);
+      if (recognised) await this.conclude(work, recognised);
+      ended = true;
+    } catch (error) {
+      // Deleted meanwhile: no redelivery will run it, and what this run wrote since the deletion's own sweep is its to clear.
+      if (error instanceof NotFoundError) ended = true;
+      throw error;
+    } finally {
+      await work.progress.close();
+      await rm(work.dir, { recursive: true, force: true });
+      // Kept chunk results serve a redelivery of this attempt: once it has ended, or was cancelled, none will come.
+      if (ended || signal?.reason instanceof TaskCancelled) await this.recognition.results.clear(taskId, attempt, work.chunks).catch(() => undefined);
+    }
+  }
+
+  /** The attempt's log, progress report, stage clocks and temporary folder. */
+  private async begin(taskId: number, facts: TaskFacts, attempt: number, metadata: EventMetadata, signal?: AbortSignal): Promise<AttemptWork> {
     const startedAt = performance.now();
     // The worker's log context adds the worker and the correlation id to these lines.
     const log = pipelineLog.child({ taskId, attempt });
@@ -110,8 +129,8 @@ export class TranscriptionPipeline {
     // Where this attempt stands, for the task's status stream (progress.ts): written as it goes, never waited for.
     const progress = new ProgressReport(this.deps.blobs, taskId, attempt);
     progress.report({ stage: "preparing", chunks: 0, chunksDone: 0, chunksRunning: 0, msDone: 0, msTotal: 0 });
-    const stages: Record<Stage, number> = { fetch: 0, probe: 0, decode: 0, plan: 0, recognize: 0, segment: 0, diarize: 0, summarize: 0, finish: 0 };
-    const time = async <T>(stage: Stage, work: () => Promise<T> | T): Promise<T> => {
+    const stages: AttemptWork["stages"] = { fetch: 0, probe: 0, decode: 0, plan: 0, recognize: 0, segment: 0, diarize: 0, summarize: 0, finish: 0 };
+    const time: AttemptWork["time"] = async (stage, work) => {
       const at = performance.now();
       try {
         return await work();
@@ -119,224 +138,87 @@ export class TranscriptionPipeline {
         stages[stage] += performance.now() - at;
       }
     };
-    const root = transcriptionTempRoot(config.tempDir);
+    const root = transcriptionTempRoot(this.deps.config.tempDir);
     await mkdir(root, { recursive: true });
     // The pid in the name lets sweepTemporaryMedia tell a dead process's leftovers from live work.
     const dir = await mkdtemp(join(root, `scribe-task-${process.pid}-${taskId}-`));
-    let chunks: { start: number; end: number }[] = [];
-    let ended = false;
-    try {
-      const media = join(dir, "media");
-      const pcm = join(dir, "audio.pcm");
-      let durationMs: number;
-      let results: RecognizedChunk[];
-      try {
-        const size = await time("fetch", () => mediaSize(this.deps.blobs, facts.mediaKey));
-        if (size > prefixProbeBytes) {
-          // A container is recognised by its first bytes: a large file that is not media is refused before it is copied.
-          await time("fetch", () => fetchMedia(this.deps.blobs, facts.mediaKey!, media, signal, prefixProbeBytes));
-          await time("probe", () => assertRecognisable(media, signal));
-        }
-        await time("fetch", () => fetchMedia(this.deps.blobs, facts.mediaKey!, media, signal));
-        const info = await time("probe", () => probe(media, signal));
-        if (!info.hasAudio && /^image2|_pipe$/.test(info.format)) throw new MediaError("The file is a picture, not audio or video.");
-        if (!info.hasAudio)
-          throw new MediaError(info.hasVideo ? "The video has no audio track: there is nothing to transcribe." : "The file has no audio to transcribe.");
-        const tooLong = new MediaError(`The media is longer than ${formatDuration(config.maxMediaSeconds)}, the most that is transcribed (MAX_MEDIA_SECONDS).`);
-        if (info.durationSeconds !== null && info.durationSeconds > config.maxMediaSeconds + 1) throw tooLong;
-        durationMs = await time("decode", () => decodeToPcm(media, pcm, config.maxMediaSeconds, signal, info.durationSeconds));
-        if (durationMs > config.maxMediaSeconds * 1000) throw tooLong;
-        await rm(media, { force: true }); // only the PCM is needed from here on
-        chunks = await time("plan", async () => {
-          const levels = await measureLevels(pcm);
-          const analysis = findSilences(levels);
-          if (analysis.silent) return [];
-          const targetMs = config.chunkSeconds * 1000;
-          return planChunks(durationMs, analysis.silences, levels, { targetMs, maxMs: 2 * targetMs });
-        });
-        if (chunks.length === 0) throw new MediaError("The media is silent: there is no speech to transcribe.");
-        log.info({ mediaSeconds: durationMs / 1000, chunks: chunks.length }, "media decoded and cut into chunks");
-        await this.checkBalance(facts.userId, Math.max(1, Math.ceil(durationMs / 1000)));
-        if (!(await this.stillOurs(taskId, attempt))) {
-          log.info("the task moved on before recognition: nothing left to do");
-          ended = true;
-          return;
-        }
-        results = await time("recognize", () => this.recognize({ taskId, attempt, userId: facts.userId }, pcm, dir, chunks, progress, signal));
-        log.info({ chunks: results.length, recognizeMs: Math.round(stages.recognize) }, `recognised ${results.length} chunk${results.length === 1 ? "" : "s"}`);
-      } catch (error) {
-        if (!isTaskFailure(error) || signal?.aborted) throw error;
-        // The media or the balance is the user's to fix; an engine that fails is the operator's.
-        log[error instanceof RecognitionError ? "warn" : "info"]({ reason: error.message }, "transcription failed");
-        await this.command(taskId, { type: "FailTask", reason: error.message, attempt }, metadata);
-        ended = true;
-        return;
-      }
+    return { taskId, facts, attempt, metadata, signal, log, progress, stages, time, startedAt, dir, chunks: [] };
+  }
 
-      progress.report({ stage: "summarising", chunks: chunks.length, chunksDone: chunks.length, chunksRunning: 0, msDone: durationMs, msTotal: durationMs });
-      const words = stitch(results);
-      if (words.length === 0) {
-        log.info({ reason: "no speech recognised" }, "transcription failed");
-        await this.command(taskId, { type: "FailTask", reason: "No speech was recognised in the media.", attempt }, metadata);
-        ended = true;
-        return;
+  /**
+   * Media to recognised chunks; null when the attempt ended here: failed on its media, engine or balance (the
+   * media or the balance is the user's to fix; an engine that fails is the operator's), or moved on meanwhile.
+   */
+  private async transcribe(work: AttemptWork): Promise<Recognised | null> {
+    const { log, facts } = work;
+    try {
+      const { pcm, durationMs } = await prepareMedia(work, this.deps.blobs, this.deps.config);
+      await this.checkBalance(facts.userId, Math.max(1, Math.ceil(durationMs / 1000)));
+      if (!(await this.stillOurs(work.taskId, work.attempt))) {
+        log.info("the task moved on before recognition: nothing left to do");
+        return null;
       }
-      let segments = await time("segment", () =>
-        segmentWords(
-          words,
-          results.some((r) => r.punctuated),
-        ),
+      const job = { taskId: work.taskId, attempt: work.attempt, userId: facts.userId };
+      const results = await work.time("recognize", () => this.recognition.recognize(job, pcm, work.dir, work.chunks, work.progress, work.signal));
+      log.info(
+        { chunks: results.length, recognizeMs: Math.round(work.stages.recognize) },
+        `recognised ${results.length} chunk${results.length === 1 ? "" : "s"}`,
       );
-      let diarizationFailure: string | null = null;
-      if (facts.speakerDiarization) {
-        await time("diarize", async () => {
-          try {
-            segments = await diarize(segments, (start, end) => readSamples(pcm, start, end), { maxSpeakers: config.maxSpeakers });
-          } catch (error) {
-            diarizationFailure = `Speakers could not be told apart: ${(error as Error).message}`;
-          }
-        });
-      }
-      let summary: string | null = null;
-      let mindmap: string | null = null;
-      let summaryFailure: string | null = null;
-      await time("summarize", async () => {
-        try {
-          ({ summary, mindmap } = await this.deps.summarizer.summarize({ title: facts.name, segments }, signal));
-        } catch (error) {
-          if (signal?.aborted) throw error;
-          summaryFailure = `Summary and mind map could not be made: ${(error as Error).message}`;
-        }
-      });
-      const seconds = Math.max(1, Math.ceil(durationMs / 1000));
-      let tooLarge = false;
-      await time("finish", async () => {
-        const transcript = await this.deps.transcripts.save(taskId, segments);
-        const finish: TaskCommand = {
-          type: "FinishTask",
-          transcript,
-          duration: seconds,
-          cost: seconds,
-          summary,
-          mindmap,
-          quality: qualityOf(words),
-          diarizationFailure,
-          attempt,
-        };
-        const finished = await this.command(taskId, finish, metadata).catch(async (error: unknown) => {
-          // Deleted meanwhile: its deletion may have swept the task's transcripts before this one was stored.
-          if (error instanceof NotFoundError) await this.deps.transcripts.discard(taskId, transcript);
-          // Only a summary or mind map from an outside model can make it this large: the task fails saying so, once.
-          if (!(error instanceof EventTooLargeError)) throw error;
-          log.error({ err: error }, "transcription failed: the result is too large to record");
-          tooLarge = true;
-          await this.command(
-            taskId,
-            {
-              type: "FailTask",
-              reason: `The result could not be recorded: it is ${Math.ceil(error.bytes / 1024)} KiB, over the ${maxEventBytes / 1024} KiB limit on one change.`,
-              attempt,
-            },
-            metadata,
-          );
-          return { events: [] };
-        });
-        if (finished.events.length > 0 && summaryFailure) await this.command(taskId, { type: "RecordSummaryFailure", reason: summaryFailure }, metadata);
-      });
-      const timings: PipelineTimings = {
-        taskId,
-        engine: this.deps.engine.name,
-        mediaMs: durationMs,
-        chunks: chunks.length,
-        stages,
-        totalMs: performance.now() - startedAt,
-      };
-      reportTimings(timings);
-      if (!tooLarge) log.info({ ...timingsForLog(timings), words: words.length, summaryFailure, diarizationFailure }, "transcription finished");
-      ended = true;
+      return { pcm, durationMs, results };
     } catch (error) {
-      // Deleted meanwhile: no redelivery will run it, and what this run wrote since the deletion's own sweep is its to clear.
-      if (error instanceof NotFoundError) ended = true;
-      throw error;
-    } finally {
-      await progress.close();
-      await rm(dir, { recursive: true, force: true });
-      // Kept chunk results serve a redelivery of this attempt: once it has ended, or was cancelled, none will come.
-      if (ended || signal?.reason instanceof TaskCancelled) await this.chunkResults.clear(taskId, attempt, chunks).catch(() => undefined);
+      if (!isTaskFailure(error) || work.signal?.aborted) throw error;
+      log[error instanceof RecognitionError ? "warn" : "info"]({ reason: error.message }, "transcription failed");
+      await this.command(work, { type: "FailTask", reason: error.message, attempt: work.attempt });
+      return null;
     }
   }
 
-  /** Recognises every chunk, in parallel up to the limit; the first failure stops the others. */
-  /**
-   * Recognises the chunks in parallel, sharing the process's recognisers fairly between accounts, and
-   * keeps each chunk's words as it is done (see ChunkResults): chunks a previous delivery of this
-   * attempt already recognised are read back instead.
-   */
-  private async recognize(
-    job: { taskId: number; attempt: number; userId: number },
-    pcm: string,
-    dir: string,
-    chunks: { start: number; end: number }[],
-    progress: ProgressReport,
-    signal?: AbortSignal,
-  ) {
-    const stop = new AbortController();
-    const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-    let firstError: unknown = null;
-    const tally = { chunksDone: 0, chunksRunning: 0, msDone: 0 };
-    const msTotal = chunks.reduce((sum, chunk) => sum + (chunk.end - chunk.start), 0);
-    let waiting: ReturnType<typeof setTimeout> | undefined;
-    const report = () => {
-      clearTimeout(waiting);
-      progress.report({ stage: "recognising", chunks: chunks.length, ...tally, msTotal });
+  /** Recognised words to the finished task: stitched, segmented, told apart by speaker, summarised, recorded. */
+  private async conclude(work: AttemptWork, { pcm, durationMs, results }: Recognised): Promise<void> {
+    const chunks = work.chunks.length;
+    work.progress.report({ stage: "summarising", chunks, chunksDone: chunks, chunksRunning: 0, msDone: durationMs, msTotal: durationMs });
+    const words = stitch(results);
+    if (words.length === 0) {
+      work.log.info({ reason: "no speech recognised" }, "transcription failed");
+      await this.command(work, { type: "FailTask", reason: "No speech was recognised in the media.", attempt: work.attempt });
+      return;
+    }
+    const punctuated = results.some((r) => r.punctuated);
+    const described = await describeTranscript(work, { words, punctuated, pcm }, this.deps.summarizer, this.deps.config.maxSpeakers);
+    const seconds = Math.max(1, Math.ceil(durationMs / 1000));
+    const tooLarge = await work.time("finish", () => this.finish(work, described, seconds, qualityOf(words)));
+    const timings: PipelineTimings = {
+      taskId: work.taskId,
+      engine: this.deps.engine.name,
+      mediaMs: durationMs,
+      chunks,
+      stages: work.stages,
+      totalMs: performance.now() - work.startedAt,
     };
-    const done = (chunk: { start: number; end: number }) => {
-      tally.chunksDone++;
-      tally.msDone += chunk.end - chunk.start;
-      report();
-    };
-    // Chunks waiting for a recogniser (none started, none done) are reported after a moment: a free recogniser takes
-    // the first at once, and reporting them at once would flash "waiting" before every recognition.
-    waiting = setTimeout(report, 250);
-    await this.chunkResults.plan(job.taskId, job.attempt, chunks);
-    const settled = await Promise.allSettled(
-      chunks.map(async (chunk, i): Promise<RecognizedChunk> => {
-        const kept = await this.chunkResults.load(job.taskId, job.attempt, chunk);
-        if (kept) {
-          this.resumedChunks++;
-          done(chunk);
-          return kept;
-        }
-        return this.recognition.run(async () => {
-          combined.throwIfAborted();
-          const wav = join(dir, `chunk-${i}.wav`);
-          tally.chunksRunning++;
-          report();
-          try {
-            await writeWavSlice(pcm, chunk.start, chunk.end, wav);
-            const recognition = await this.deps.engine.recognize(wav, { durationMs: chunk.end - chunk.start, signal: combined });
-            const result = { ...chunk, words: recognition.words, punctuated: recognition.punctuated };
-            await this.chunkResults.save(job.taskId, job.attempt, result);
-            tally.chunksRunning--;
-            done(chunk);
-            return result;
-          } catch (error) {
-            tally.chunksRunning--;
-            if (firstError === null) {
-              firstError = error;
-              stop.abort(error);
-            }
-            throw error;
-          } finally {
-            await rm(wav, { force: true });
-          }
-        }, String(job.userId));
-      }),
-    );
-    clearTimeout(waiting);
-    if (firstError !== null) throw firstError;
-    const failed = settled.find((r) => r.status === "rejected");
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-    return settled.map((r) => (r as PromiseFulfilledResult<RecognizedChunk>).value);
+    reportTimings(timings);
+    const { summaryFailure, diarizationFailure } = described;
+    if (!tooLarge) work.log.info({ ...timingsForLog(timings), words: words.length, summaryFailure, diarizationFailure }, "transcription finished");
+  }
+
+  /** Stores the transcript and finishes the task; true when the result was too large to record (the task then fails saying so). */
+  private async finish(work: AttemptWork, described: Described, seconds: number, quality: number | null): Promise<boolean> {
+    const { taskId, attempt } = work;
+    const { segments, summary, mindmap, diarizationFailure, summaryFailure } = described;
+    const transcript = await this.deps.transcripts.save(taskId, segments);
+    const finish: TaskCommand = { type: "FinishTask", transcript, duration: seconds, cost: seconds, summary, mindmap, quality, diarizationFailure, attempt };
+    let tooLarge = false;
+    const finished = await this.command(work, finish).catch(async (error: unknown) => {
+      // Deleted meanwhile: its deletion may have swept the task's transcripts before this one was stored.
+      if (error instanceof NotFoundError) await this.deps.transcripts.discard(taskId, transcript);
+      // Only a summary or mind map from an outside model can make it this large: the task fails saying so, once.
+      if (!(error instanceof EventTooLargeError)) throw error;
+      work.log.error({ err: error }, "transcription failed: the result is too large to record");
+      tooLarge = true;
+      const size = `${Math.ceil(error.bytes / 1024)} KiB, over the ${maxEventBytes / 1024} KiB limit on one change`;
+      await this.command(work, { type: "FailTask", reason: `The result could not be recorded: it is ${size}.`, attempt });
+      return { events: [] };
+    });
+    if (finished.events.length > 0 && summaryFailure) await this.command(work, { type: "RecordSummaryFailure", reason: summaryFailure });
+    return tooLarge;
   }
 }

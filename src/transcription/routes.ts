@@ -1,5 +1,6 @@
 import { textResponse } from "../http/openapi/responses.ts";
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import type { Tasks } from "../tasks/service.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
@@ -23,7 +24,7 @@ export function transcriptionRoutes({
   /** Where the pipeline reports a scribing task's progress (progress.ts). */
   blobs: BlobStore;
   summaries: Summaries;
-  authenticated: AnyElysia;
+  authenticated: Authenticated;
   stream?: StatusStreamOptions;
 }) {
   const detail = (summary: string, description: string) => ({ tags: ["Tasks"], security: [{ bearer: [] }], summary, description });
@@ -34,7 +35,8 @@ export function transcriptionRoutes({
       response: { 200: t.Object({ summary: t.String(), mindmap: t.String({ description: "Markdown outline: `# title`, `## topic`, `- key point`" }) }) },
       detail: detail(
         "Regenerate the summary and mind map",
-        "Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint. 422 when the task has no transcript yet; 502 when the summariser fails (the failure is recorded and the task keeps its previous summary).",
+        "Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint. 422 " +
+          "when the task has no transcript yet; 502 when the summariser fails (the failure is recorded and the task keeps its previous summary).",
       ),
     })
     .get(
@@ -55,11 +57,18 @@ export function transcriptionRoutes({
           ...detail(
             "Live status as Server-Sent Events",
             [
-              "`text/event-stream`: `event: status` with `{status, attempts, failure_reason, stage, progress}` at once and on every change, until the task has finished or failed (then the stream ends); `event: deleted` if it is deleted. A `: heartbeat` comment comes every 15 s.",
+              "`text/event-stream`: `event: status` with `{status, attempts, failure_reason, stage, progress}` at once and on every change, " +
+                "until the task has finished or failed (then the stream ends); `event: deleted` if it is deleted. A `: heartbeat` comment comes " +
+                "every 15 s.",
               "",
-              "`stage` says where a task in progress is, null once it has ended: `queued` (pending: waiting for a free transcription slot; or scribing with every chunk waiting for a free recogniser), `fetching` (waiting: the media is fetched from its link), `preparing` (the media is read, decoded and cut into chunks), `recognising`, `summarising` (segments, speakers, summary and mind map, saving).",
+              "`stage` says where a task in progress is, null once it has ended: `queued` (pending: waiting for a free transcription slot; or " +
+                "scribing with every chunk waiting for a free recogniser), `fetching` (waiting: the media is fetched from its link), `preparing` " +
+                "(the media is read, decoded and cut into chunks), `recognising`, `summarising` (segments, speakers, summary and mind map, " +
+                "saving).",
               "",
-              "`progress`, while `queued` or `recognising` once the media is cut, else null: `{percent, chunks_done, chunks}`, the share of the media recognised (a whole number, 0 to 100) and the chunks done of all. It is read from what the recognising worker reports, at most once a second.",
+              "`progress`, while `queued` or `recognising` once the media is cut, else null: `{percent, chunks_done, chunks}`, the share of the " +
+                "media recognised (a whole number, 0 to 100) and the chunks done of all. It is read from what the recognising worker reports, at " +
+                "most once a second.",
             ].join("\n"),
           ),
         },

@@ -1,11 +1,8 @@
 import { bySystem, type RecordedEvent } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import { handle } from "../core/command-handler.ts";
-import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { taskDecider } from "../tasks/decider.ts";
-import { taskStream, type TaskEvent } from "../tasks/events.ts";
+import { isTaskEvent, TaskCommands, taskStateOf } from "../tasks/commands.ts";
 import { endedSlotGraceMs, TaskSlots } from "../tasks/slots.ts";
 import { accountsHoldingSlotsSince } from "../tasks/slots-projection.ts";
 import { formatDuration } from "../notifications/decisions.ts";
@@ -24,16 +21,15 @@ const log = logger("transcription");
  */
 export async function failStuckTasks(store: EventStore, db: DocumentStore, now: Date, deadlineSeconds: number): Promise<number[]> {
   const scribing = await db.collection<TaskDocument>("tasks").find({ status: "scribing" }, { limit: 1000 });
+  const tasks = new TaskCommands(store);
   const failed: number[] = [];
   for (const task of scribing) {
-    const facts = taskFacts(await store.readStream(taskStream(task.id)));
+    const facts = taskFacts(await tasks.events(task.id));
     if (!facts?.scribingSince || now.getTime() - Date.parse(facts.scribingSince) < deadlineSeconds * 1000) continue;
     const reason = `Transcription did not finish within ${formatDuration(deadlineSeconds)}; retry the task to try again.`;
-    const result = await handle(
-      store,
-      taskStream(task.id),
-      taskDecider,
-      (state) => taskDecider.decide({ type: "FailTask", reason, attempt: facts.attempts }, state),
+    const result = await tasks.run(
+      task.id,
+      { type: "FailTask", reason, attempt: facts.attempts },
       {
         metadata: bySystem("stuck-tasks", `stuck-task-${task.id}-${facts.attempts}`),
       },
@@ -49,8 +45,8 @@ export const maxRequeues = 3;
 /** When a pending or waiting task was last moved on (created, retried, its fetch begun or done) or re-driven. */
 function awaitingSince(events: readonly RecordedEvent[]): string | null {
   let since: string | null = null;
-  for (const recorded of events) {
-    const type = (recorded as unknown as TaskEvent).type;
+  for (const recorded of events.filter(isTaskEvent)) {
+    const type = recorded.type;
     if (type === "TaskCreated" || type === "TaskRetried" || type === "MediaFetchStarted" || type === "MediaFetched" || type === "TaskRequeued") {
       since = recorded.time;
     }
@@ -80,19 +76,20 @@ export async function requeueLostTasks(
     .find({ status: { $in: ["pending", "waiting"] }, updatedAt: { $lt: cutoff } }, { sort: { updatedAt: 1 }, limit: 1000 });
   const result = { requeued: [] as number[], failed: [] as number[] };
   const reason = `Transcription did not start within ${formatDuration(deadlineSeconds)}; retry the task to try again.`;
+  const tasks = new TaskCommands(store);
   for (const task of awaiting) {
-    const events = await store.readStream(taskStream(task.id));
-    const state = fold(taskDecider, events as never);
+    const events = await tasks.events(task.id);
+    const state = taskStateOf(events);
     const since = awaitingSince(events);
     if (state.status !== "live" || since === null || now.getTime() - Date.parse(since) < boundMs) continue;
     const { attempts: attempt, requeues } = state;
     try {
-      const { events: appended } = await handle(
-        store,
-        taskStream(task.id),
-        taskDecider,
-        (current) => taskDecider.decide({ type: "RequeueTask", attempt, requeues, maxRequeues, reason }, current),
-        { metadata: bySystem("stuck-tasks", `requeue-task-${task.id}-${attempt}-${requeues}`) },
+      const { events: appended } = await tasks.run(
+        task.id,
+        { type: "RequeueTask", attempt, requeues, maxRequeues, reason },
+        {
+          metadata: bySystem("stuck-tasks", `requeue-task-${task.id}-${attempt}-${requeues}`),
+        },
       );
       const [event] = appended;
       if (event?.type === "TaskRequeued") result.requeued.push(task.id);

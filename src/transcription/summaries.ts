@@ -1,9 +1,6 @@
-import type { EventStore } from "../core/event-store.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { handle } from "../core/command-handler.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
-import { taskDecider } from "../tasks/decider.ts";
-import { taskStream } from "../tasks/events.ts";
+import type { TaskCommand } from "../tasks/commands.ts";
 import type { Segment } from "../tasks/segments.ts";
 import type { Tasks } from "../tasks/service.ts";
 import type { WaitForProjections } from "../core/projection.ts";
@@ -16,7 +13,6 @@ import type { Summarizer } from "./summary/summarizer.ts";
  */
 export class Summaries {
   constructor(
-    private readonly store: EventStore,
     private readonly tasks: Tasks,
     private readonly summarizer: Summarizer,
     private readonly waitFor: WaitForProjections,
@@ -26,8 +22,7 @@ export class Summaries {
     const task = await this.tasks.owned(userId, taskId);
     const segments = ((await this.tasks.transcript(taskId))?.segments ?? []) as Segment[];
     if (segments.length === 0) throw new ValidationFailedError({ segments: ["The task has no transcript to summarise yet."] });
-    const record = (command: Parameters<typeof taskDecider.decide>[0]) =>
-      handle(this.store, taskStream(taskId), taskDecider, (state) => taskDecider.decide(command, state), { metadata });
+    const record = (command: TaskCommand) => this.tasks.commands.run(taskId, command, { metadata });
     let result: Awaited<ReturnType<Summarizer["summarize"]>>;
     try {
       result = await this.summarizer.summarize({ title: task.name, segments });

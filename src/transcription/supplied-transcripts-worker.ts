@@ -1,9 +1,7 @@
-import { reactingTo, type RecordedEvent } from "../core/event.ts";
+import { reactingTo, type Recorded } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
-import { loadState } from "../core/state-cache.ts";
-import { handle } from "../core/command-handler.ts";
-import { taskDecider } from "../tasks/decider.ts";
-import type { TaskEvent } from "../tasks/events.ts";
+import { taskEventTypes, type TaskEvent } from "../tasks/events.ts";
+import { isTaskEvent, TaskCommands, taskIdOf } from "../tasks/commands.ts";
 import { hasTranscript, largeTranscriptBytes, type TranscriptStore } from "../tasks/transcripts.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 import type { Worker } from "../core/worker.ts";
@@ -15,15 +13,19 @@ import type { Semaphore } from "../core/semaphore.ts";
  * recorded (SummaryFailed) and the task finishes with its transcript; refresh-summary can try again.
  * The state is checked first and FinishTask only finishes a task in flight, so a redelivery is harmless.
  */
-export function suppliedTranscriptWorker(store: EventStore, transcripts: TranscriptStore, summarizer: Summarizer, heavyWork: Semaphore): Worker {
+export function suppliedTranscriptWorker(store: EventStore, transcripts: TranscriptStore, summarizer: Summarizer, heavyWork: Semaphore): Worker<TaskEvent> {
+  const tasks = new TaskCommands(store);
   return {
     name: "supplied-transcripts",
     // Every task event (not only TaskCreated): the stuck-task sweeper's TaskRequeued re-drives a creation whose message was lost.
     subject: "scribe.task.>",
+    eventTypes: taskEventTypes,
     async handle(recorded) {
-      const event = await createdBy(store, recorded);
+      const taskId = taskIdOf(recorded);
+      if (taskId === null) return;
+      const event = await createdBy(tasks, taskId, recorded);
       if (!event || !hasTranscript(event.data)) return;
-      const { state } = await loadState(store, recorded.streamName, taskDecider);
+      const { state } = await tasks.state(taskId);
       if (state.status !== "live" || (state.state !== "pending" && state.state !== "scribing")) return;
       const metadata = reactingTo(recorded, "supplied-transcripts");
       let duration = event.data.duration;
@@ -45,29 +47,19 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
         if (large) Bun.gc(true);
         release();
       }
-      const finished = await handle(
-        store,
-        recorded.streamName,
-        taskDecider,
-        (current) =>
-          taskDecider.decide({ type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts }, current),
-        { metadata },
-      );
-      if (finished.events.length > 0 && failure)
-        await handle(store, recorded.streamName, taskDecider, (state) => taskDecider.decide({ type: "RecordSummaryFailure", reason: failure }, state), {
-          metadata,
-        });
+      const finish = { type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts } as const;
+      const finished = await tasks.run(taskId, finish, { metadata });
+      if (finished.events.length > 0 && failure) await tasks.run(taskId, { type: "RecordSummaryFailure", reason: failure }, { metadata });
     },
   };
 }
 
-type Created = Extract<TaskEvent, { type: "TaskCreated" }>;
+type Created = Recorded<Extract<TaskEvent, { type: "TaskCreated" }>>;
 
 /** The creation a delivery asks to carry on: the TaskCreated itself, or the one a re-drive of a supplied task names. */
-async function createdBy(store: EventStore, recorded: RecordedEvent): Promise<Created | null> {
-  const event = recorded as unknown as TaskEvent;
+async function createdBy(tasks: TaskCommands, taskId: number, event: Recorded<TaskEvent>): Promise<Created | null> {
   if (event.type === "TaskCreated") return event;
   if (event.type !== "TaskRequeued" || event.data.step !== "supply") return null;
-  const [first] = (await store.readStream(recorded.streamName, { maxCount: 1 })) as unknown as TaskEvent[];
+  const [first] = (await tasks.events(taskId, { maxCount: 1 })).filter(isTaskEvent);
   return first?.type === "TaskCreated" ? first : null;
 }

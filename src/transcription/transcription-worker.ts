@@ -1,12 +1,8 @@
 import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
-import type { RecordedEvent } from "../core/event.ts";
-import { handle } from "../core/command-handler.ts";
-import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { isScribingAttempt, taskDecider } from "../tasks/decider.ts";
-import { loadState } from "../core/state-cache.ts";
-import { supersededByRequeue, type TaskEvent } from "../tasks/events.ts";
+import { isScribingAttempt, TaskCommands, taskIdOf, taskStateOf } from "../tasks/commands.ts";
+import { supersededByRequeue, taskEventTypes, type TaskEvent } from "../tasks/events.ts";
 import { taskFacts } from "./media-source.ts";
 import { TaskCancelled, type TranscriptionPipeline } from "./pipeline.ts";
 import type { Worker } from "../core/worker.ts";
@@ -49,11 +45,13 @@ export function transcriptionWorker(
   store: EventStore,
   pipeline: TranscriptionPipeline,
   options: { ackWaitMs: number; tasksAtOnce: number; cancelCheckMs?: number },
-): Worker {
+): Worker<TaskEvent> {
+  const tasks = new TaskCommands(store);
   const running = new Set<AbortController>();
   return {
     name: "transcription",
     subject: "scribe.task.>",
+    eventTypes: taskEventTypes,
     ackWaitMs: options.ackWaitMs,
     // Tasks mostly wait for a recogniser (shared fairly between accounts by the pipeline's limiter), so a
     // worker takes several: a short clip starts at once instead of queueing behind long recordings.
@@ -61,21 +59,19 @@ export function transcriptionWorker(
     abort() {
       for (const controller of running) controller.abort(new Error("the service is stopping"));
     },
-    async handle(recorded: RecordedEvent, message) {
-      if (!isTranscriptionTrigger(recorded as unknown as TaskEvent)) return;
-      const taskId = Number(recorded.streamName.slice("task-".length));
+    async handle(recorded, message) {
+      const taskId = taskIdOf(recorded);
+      if (taskId === null || !isTranscriptionTrigger(recorded)) return;
       const metadata = reactingTo(recorded, "transcription");
-      const events = await store.readStream(recorded.streamName);
-      const triggerAttempt = fold(taskDecider, events.filter((e) => e.revision <= recorded.revision) as never);
-      const state = fold(taskDecider, events as never);
+      const events = await tasks.events(taskId);
+      const triggerAttempt = taskStateOf(events.filter((e) => e.revision <= recorded.revision));
+      const state = taskStateOf(events);
       if (state.status !== "live" || triggerAttempt.status !== "live" || state.attempts !== triggerAttempt.attempts) return;
       // The sweeper re-drove the task after this trigger: the re-drive's delivery does the work, once.
       if (supersededByRequeue(events, recorded)) return;
       if (state.state === "pending") {
         try {
-          const started = await handle(store, recorded.streamName, taskDecider, (state) => taskDecider.decide({ type: "StartTranscription" }, state), {
-            metadata,
-          });
+          const started = await tasks.run(taskId, { type: "StartTranscription" }, { metadata });
           if (started.state.status !== "live" || started.state.state !== "scribing" || started.state.attempts !== state.attempts) return;
         } catch (error) {
           if (error instanceof NotFoundError) return;
@@ -83,11 +79,11 @@ export function transcriptionWorker(
         }
       } else if (state.state !== "scribing") return;
 
-      const facts = taskFacts(await store.readStream(recorded.streamName));
+      const facts = taskFacts(await tasks.events(taskId));
       if (!facts || facts.supplied) return;
       const controller = new AbortController();
       running.add(controller);
-      const watch = watchForCancellation(store, recorded.streamName, state.attempts, controller, options.cancelCheckMs ?? 500);
+      const watch = watchForCancellation(tasks, taskId, state.attempts, controller, options.cancelCheckMs ?? 500);
       try {
         await pipeline.run(taskId, facts, state.attempts, metadata, controller.signal);
       } catch (error) {
@@ -99,13 +95,7 @@ export function transcriptionWorker(
         }
         if (controller.signal.aborted || message.deliveryCount < failAfterDeliveries) throw error;
         log.error({ taskId, attempt: state.attempts, deliveryCount: message.deliveryCount, err: error }, "transcription failed unexpectedly: the task fails");
-        await handle(
-          store,
-          recorded.streamName,
-          taskDecider,
-          (current) => taskDecider.decide({ type: "FailTask", reason: `Transcription failed: ${(error as Error).message}`, attempt: state.attempts }, current),
-          { metadata },
-        );
+        await tasks.run(taskId, { type: "FailTask", reason: `Transcription failed: ${(error as Error).message}`, attempt: state.attempts }, { metadata });
       } finally {
         clearInterval(watch);
         running.delete(controller);
@@ -119,14 +109,14 @@ export function transcriptionWorker(
  * deleted, failed (the stuck-task sweeper) or retried. Each look reads only the events appended since the
  * last (the process's state cache, loadState), so watching costs one small read per task and interval.
  */
-function watchForCancellation(store: EventStore, streamName: string, attempt: number, controller: AbortController, everyMs: number): Timer {
+function watchForCancellation(tasks: TaskCommands, taskId: number, attempt: number, controller: AbortController, everyMs: number): Timer {
   let checking = false;
   return setInterval(async () => {
     if (checking || controller.signal.aborted) return;
     checking = true;
     try {
-      const { state } = await loadState(store, streamName, taskDecider);
-      if (!isScribingAttempt(state, attempt)) controller.abort(new TaskCancelled(Number(streamName.slice("task-".length))));
+      const { state } = await tasks.state(taskId);
+      if (!isScribingAttempt(state, attempt)) controller.abort(new TaskCancelled(taskId));
     } catch {
       // The store is unreachable for now: the next look decides.
     } finally {

@@ -1,13 +1,9 @@
-import type { EventStore } from "../core/event-store.ts";
 import type { EventMetadata } from "../core/event.ts";
-import { loadState } from "../core/state-cache.ts";
 import { pollUntil } from "../core/poll.ts";
 import { ConflictError, NotFoundError } from "../core/errors.ts";
 import { NoSuchUploadError, type BlobStore } from "../blobs/port.ts";
 import type { TaskDocument } from "../tasks/tasks-projection.ts";
 import type { Tasks } from "../tasks/service.ts";
-import { taskDecider } from "../tasks/decider.ts";
-import { taskStream } from "../tasks/events.ts";
 import type { Completion } from "./decider.ts";
 import type { UploadSession } from "./events.ts";
 import { partProblem } from "./parts.ts";
@@ -24,7 +20,6 @@ export type CreatedTask = { id: number; name: string; path: string; size: number
  */
 export class UploadCompletions {
   constructor(
-    private readonly store: EventStore,
     private readonly blobs: BlobStore,
     private readonly tasks: Tasks,
     private readonly workerWaitMs: number,
@@ -37,7 +32,7 @@ export class UploadCompletions {
    */
   async taskOf(session: UploadSession, completion: Completion, metadata: EventMetadata): Promise<CreatedTask> {
     const created = async () => {
-      const [first] = await this.store.readStream(taskStream(completion.taskId), { maxCount: 1 });
+      const [first] = await this.tasks.commands.events(completion.taskId, { maxCount: 1 });
       if (first) await this.tasks.settle(first.position);
       return first !== undefined;
     };
@@ -55,7 +50,7 @@ export class UploadCompletions {
 
   /** Assembles the object unless it is there already, then creates the task unless it exists. Idempotent. */
   async finish(session: UploadSession, completion: Completion, metadata: EventMetadata): Promise<TaskDocument> {
-    const { state: task } = await loadState(this.store, taskStream(completion.taskId), taskDecider);
+    const { state: task } = await this.tasks.commands.state(completion.taskId);
     if (task.status === "live") return this.tasks.owned(session.userId, completion.taskId);
     if (task.status === "deleted") throw new NotFoundError("The task this upload created has been deleted.");
 

@@ -75,11 +75,10 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
       case "AuthorizePart": {
         const session = ownSession(state, command.userId, command.key);
         assertOpen(session, command.now);
-        if (command.partNumber > session.session.partCount) {
+        const { partCount } = session.session;
+        if (command.partNumber > partCount) {
           throw new ValidationFailedError({
-            part_number: [
-              `This upload has ${session.session.partCount} part${session.session.partCount === 1 ? "" : "s"}; part_number must be 1 to ${session.session.partCount}.`,
-            ],
+            part_number: [`This upload has ${partCount} part${partCount === 1 ? "" : "s"}; part_number must be 1 to ${partCount}.`],
           });
         }
         return [];

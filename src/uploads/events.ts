@@ -1,3 +1,4 @@
+import { streamId } from "../core/event.ts";
 /**
  * An upload session, on its stream `upload-<uploadId>`: signed, then completed (which names the task
  * it creates), aborted by its owner, or expired unfinished.
@@ -36,9 +37,7 @@ export const uploadEventTypes: readonly UploadEvent["type"][] = ["UploadSigned",
 
 export const uploadStream = (uploadId: string) => `upload-${uploadId}`;
 
-export function uploadIdOfStream(streamName: string): string | null {
-  return streamName.startsWith("upload-") ? streamName.slice("upload-".length) : null;
-}
+export const uploadIdOfStream = (streamName: string): string | null => streamId(streamName, "upload");
 
 /** Our upload ids: 128 random bits in hex. Anything else is no upload of ours. */
 export const uploadIdPattern = /^[0-9a-f]{32}$/;

@@ -1,4 +1,5 @@
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import type { Caller } from "../accounts/service.ts";
 import type { UserDocument } from "../accounts/users-projection.ts";
 import type { Uploads } from "./service.ts";
@@ -19,7 +20,7 @@ export function uploadRoutes({
   originOf,
 }: {
   uploads: Uploads;
-  authenticated: AnyElysia;
+  authenticated: Authenticated;
   idempotency: Idempotency;
   originOf: OriginOf;
 }) {
@@ -37,7 +38,9 @@ export function uploadRoutes({
       response: { 200: sessionSchema },
       detail: detail(
         "Start a multipart upload",
-        "The session lasts 24 hours. Parts are at least 8 MiB (except the last), at most 8 per file. 422 for an unsupported format, a content type that does not go with the extension, or a size over 2,147,483,648 bytes; 403 when the account's balance has no time left (or less than `duration`), or its API key has no API access.",
+        "The session lasts 24 hours. Parts are at least 8 MiB (except the last), at most 8 per file. 422 for an unsupported format, a content " +
+          "type that does not go with the extension, or a size over 2,147,483,648 bytes; 403 when the account's balance has no time left (or less " +
+          "than `duration`), or its API key has no API access.",
       ),
     })
     .post(
@@ -48,7 +51,9 @@ export function uploadRoutes({
         response: { 200: signedPartSchema },
         detail: detail(
           "Sign the upload of one part",
-          "The URL is S3's in the cluster profile; in the embedded profile this API's own, at the address the request came to (its Host, or a trusted proxy's X-Forwarded-Host and X-Forwarded-Proto; see TRUSTED_PROXIES). 404 for an unknown upload or another user's; 422 when the part number is beyond `part_count` or the upload is complete, aborted or expired.",
+          "The URL is S3's in the cluster profile; in the embedded profile this API's own, at the address the request came to (its Host, or a " +
+            "trusted proxy's X-Forwarded-Host and X-Forwarded-Proto; see TRUSTED_PROXIES). 404 for an unknown upload or another user's; 422 when " +
+            "the part number is beyond `part_count` or the upload is complete, aborted or expired.",
         ),
       },
     )
@@ -65,7 +70,9 @@ export function uploadRoutes({
         response: { 201: completedSchema },
         detail: detail(
           "Complete an upload and create its task",
-          "Answers once the task exists, with the task as created (status `pending`); repeating it returns the same answer. 422 when parts are missing or of the wrong size (nothing is created); 403 when the account has no API access or its balance has no time left (or less than `duration`); 429 when 3 tasks are in progress; 409 while a parallel complete of the same upload is still assembling it.",
+          "Answers once the task exists, with the task as created (status `pending`); repeating it returns the same answer. 422 when parts are " +
+            "missing or of the wrong size (nothing is created); 403 when the account has no API access or its balance has no time left (or less " +
+            "than `duration`); 429 when 3 tasks are in progress; 409 while a parallel complete of the same upload is still assembling it.",
         ),
       },
     )

@@ -41,7 +41,7 @@ export class Uploads {
     /** How long complete waits for the upload-completion worker before finishing the completion itself. */
     workerWaitMs = 10_000,
   ) {
-    this.completions = new UploadCompletions(store, blobs, tasks, workerWaitMs);
+    this.completions = new UploadCompletions(blobs, tasks, workerWaitMs);
   }
 
   private readonly completions: UploadCompletions;

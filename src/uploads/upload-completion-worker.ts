@@ -1,7 +1,7 @@
 import { reactingTo } from "../core/event.ts";
 import type { Worker } from "../core/worker.ts";
 import { NotFoundError } from "../core/errors.ts";
-import type { UploadEvent } from "./events.ts";
+import { uploadEventTypes, uploadIdOfStream, type UploadEvent } from "./events.ts";
 import type { Uploads } from "./service.ts";
 
 /**
@@ -11,15 +11,15 @@ import type { Uploads } from "./service.ts";
  * completion may have taken before it failed. Every step checks first (the object there, the task live,
  * the slot held), so a redelivery, or the request's own repeat, changes nothing.
  */
-export function uploadCompletionWorker(uploads: Uploads): Worker {
+export function uploadCompletionWorker(uploads: Uploads): Worker<UploadEvent> {
   return {
     name: "upload-completion",
     subject: "scribe.upload.>",
-    async handle(recorded) {
-      const event = recorded as unknown as UploadEvent;
-      const uploadId = recorded.streamName.slice("upload-".length);
-      if (event.type === "UploadSigned") return;
-      const metadata = reactingTo(recorded, "upload-completion");
+    eventTypes: uploadEventTypes,
+    async handle(event) {
+      const uploadId = uploadIdOfStream(event.streamName);
+      if (event.type === "UploadSigned" || uploadId === null) return;
+      const metadata = reactingTo(event, "upload-completion");
       if (event.type !== "UploadCompleted") {
         await uploads.releaseSlot(event.data.userId, uploadId, metadata);
         return;

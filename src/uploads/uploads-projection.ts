@@ -1,4 +1,4 @@
-import type { RecordedEvent } from "../core/event.ts";
+import type { Recorded } from "../core/event.ts";
 import type { Projection, ProjectedDocument } from "../core/projection.ts";
 import { positionGuarded } from "../core/projection.ts";
 import { uploadEventTypes, uploadIdOfStream, type UploadEvent } from "./events.ts";
@@ -21,8 +21,7 @@ export type UploadFields = {
 };
 export type UploadDocument = ProjectedDocument & UploadFields;
 
-function evolveUpload(doc: UploadFields | null, recorded: RecordedEvent): UploadFields | null {
-  const event = recorded as unknown as UploadEvent;
+function evolveUpload(doc: UploadFields | null, event: Recorded<UploadEvent>): UploadFields | null {
   if (event.type === "UploadSigned") {
     const { uploadId, userId, key, expiresAt } = event.data;
     return { uploadId, userId, key, status: "open", expiresAt, taskId: null, completedAt: null, taskCreated: false };
@@ -38,9 +37,13 @@ function evolveUpload(doc: UploadFields | null, recorded: RecordedEvent): Upload
   }
 }
 
-const applyUpload = positionGuarded<UploadFields>({ collection: "uploads", documentId: (e) => uploadIdOfStream(e.streamName), evolve: evolveUpload });
+const applyUpload = positionGuarded<UploadFields, UploadEvent>({
+  collection: "uploads",
+  documentId: (e) => uploadIdOfStream(e.streamName),
+  evolve: evolveUpload,
+});
 
-export const uploadsProjection: Projection = {
+export const uploadsProjection: Projection<UploadEvent | Extract<TaskEvent, { type: "TaskCreated" }>> = {
   name: "uploads",
   collections: ["uploads"],
   eventTypes: [...uploadEventTypes, "TaskCreated"],
@@ -51,7 +54,7 @@ export const uploadsProjection: Projection = {
   async apply(event, db) {
     if (event.type === "TaskCreated") {
       // Always after the UploadCompleted naming it, so the document is there; setting a flag is idempotent.
-      const taskId = (event as unknown as Extract<TaskEvent, { type: "TaskCreated" }>).data.taskId;
+      const taskId = event.data.taskId;
       await db.collection<UploadDocument>("uploads").updateMany({ taskId }, { $set: { taskCreated: true } });
       return;
     }

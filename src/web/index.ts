@@ -1,4 +1,3 @@
-import type { AnyElysia } from "elysia";
 import { serveStatic, revalidate } from "../http/static-assets.ts";
 import { buildWebApp, type WebBuild } from "./build.ts";
 import { drawnPage, shellHeaders, shellPage, type WebConfig } from "./shell.ts";
@@ -10,7 +9,7 @@ export { contentSecurityPolicy, type WebConfig } from "./shell.ts";
 export { isApiPath, type IdpStart } from "./routes.ts";
 
 export type WebApp = {
-  routes: AnyElysia;
+  routes: ReturnType<typeof webRoutes>;
   /** Resolves once the app is built: start-up waits for it, so a broken build fails there, not on a visitor. */
   ready: Promise<WebBuild>;
   /**

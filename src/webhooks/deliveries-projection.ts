@@ -1,7 +1,5 @@
-import type { RecordedEvent } from "../core/event.ts";
 import { positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
-import type { DocumentStore } from "../readmodels/port.ts";
-import type { WebhookEndpointEvent, WebhookMessageEvent } from "./events.ts";
+import type { MessageType, WebhookEndpointEvent, WebhookMessageEvent } from "./events.ts";
 
 /** GET /api/webhooks/{id}/deliveries shows this many attempts, newest first; older ones are dropped from the read model. */
 export const deliveriesKept = 50;
@@ -9,7 +7,7 @@ export const deliveriesKept = 50;
 /** One attempt as the deliveries list shows it. */
 export type DeliveryView = {
   message_id: string;
-  type: string;
+  type: MessageType;
   attempt: number;
   succeeded: boolean;
   status_code: number | null;
@@ -28,16 +26,15 @@ export type DeliveriesDocument = ProjectedDocument & DeliveriesFields;
  * `webhook_messages`: the messages still waiting for an attempt, for the retry job. A message leaves it
  * once delivered, given up or cancelled; a test message never enters it (its request makes its one attempt).
  */
-export type PendingMessageFields = { messageId: string; endpointId: string; userId: number; eventType: string; attempts: number; nextAttemptAt: string };
+export type PendingMessageFields = { messageId: string; endpointId: string; userId: number; eventType: MessageType; attempts: number; nextAttemptAt: string };
 export type PendingMessageDocument = ProjectedDocument & PendingMessageFields;
 
-type Event = WebhookMessageEvent | WebhookEndpointEvent;
+type Event = WebhookMessageEvent | Extract<WebhookEndpointEvent, { type: "WebhookEndpointDeleted" }>;
 
-const applyToMessage = positionGuarded<PendingMessageFields>({
+const applyToMessage = positionGuarded<PendingMessageFields, WebhookMessageEvent>({
   collection: "webhook_messages",
-  documentId: (event) => (event.type.startsWith("WebhookEndpoint") ? null : (event.data as WebhookMessageEvent["data"]).messageId),
-  evolve: (doc, recorded) => {
-    const event = recorded as unknown as WebhookMessageEvent;
+  documentId: (event) => event.data.messageId,
+  evolve: (doc, event) => {
     switch (event.type) {
       case "WebhookMessageScheduled": {
         const { messageId, endpointId, userId, eventType, test, nextAttemptAt } = event.data;
@@ -52,11 +49,10 @@ const applyToMessage = positionGuarded<PendingMessageFields>({
   },
 });
 
-const applyToEndpoint = positionGuarded<DeliveriesFields>({
+const applyToEndpoint = positionGuarded<DeliveriesFields, Event>({
   collection: "webhook_deliveries",
-  documentId: (event) => (event.data as Event["data"]).endpointId,
-  evolve: (doc, recorded) => {
-    const event = recorded as unknown as Event;
+  documentId: (event) => event.data.endpointId,
+  evolve: (doc, event) => {
     const current = doc ?? { endpointId: event.data.endpointId, deleted: false, attempts: [] };
     switch (event.type) {
       case "WebhookEndpointDeleted":
@@ -84,15 +80,15 @@ const applyToEndpoint = positionGuarded<DeliveriesFields>({
   },
 });
 
-export const webhookDeliveriesProjection: Projection = {
+export const webhookDeliveriesProjection: Projection<Event> = {
   name: "webhook-deliveries",
   collections: ["webhook_messages", "webhook_deliveries"],
   eventTypes: ["WebhookMessageScheduled", "WebhookAttemptFailed", "WebhookMessageDelivered", "WebhookMessageCancelled", "WebhookEndpointDeleted"],
   async setup(db) {
     await db.collection("webhook_messages").createIndex({ nextAttemptAt: 1 });
   },
-  async apply(recorded: RecordedEvent, db: DocumentStore) {
-    await applyToMessage(recorded, db);
+  async apply(recorded, db) {
+    if (recorded.type !== "WebhookEndpointDeleted") await applyToMessage(recorded, db);
     if (recorded.type !== "WebhookMessageScheduled" && recorded.type !== "WebhookMessageCancelled") await applyToEndpoint(recorded, db);
   },
 };

@@ -1,12 +1,23 @@
 import type { EventStore } from "../core/event-store.ts";
-import type { EventMetadata } from "../core/event.ts";
+import { isOneOf, type EventMetadata } from "../core/event.ts";
 import { fold } from "../core/decider.ts";
 import { handle } from "../core/command-handler.ts";
 import { Leases } from "../core/lease.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import { endpointsDecider, type Endpoint } from "./decider.ts";
 import { messageDecider, isSuccess, type MessageState } from "./message-decider.ts";
-import { webhookEndpointsStream, webhookMessageStream, type AttemptOutcome, type WebhookEndpointEvent, type WebhookMessageEvent } from "./events.ts";
+import {
+  webhookEndpointEventTypes,
+  webhookEndpointsStream,
+  webhookMessageEventTypes,
+  webhookMessageStream,
+  type AttemptOutcome,
+  type WebhookEndpointEvent,
+  type WebhookMessageEvent,
+} from "./events.ts";
+
+const endpointEvents = isOneOf<WebhookEndpointEvent>(webhookEndpointEventTypes);
+const messageEvents = isOneOf<WebhookMessageEvent>(webhookMessageEventTypes);
 import { nextAttemptAt } from "./schedule.ts";
 import { webhookHeaders } from "./signing.ts";
 import { postMessage, type WebhookSettings } from "./sender.ts";
@@ -36,12 +47,12 @@ export class WebhookDelivery {
   }
 
   async endpointsOf(userId: number) {
-    const events = (await this.store.readStream(webhookEndpointsStream(userId))) as unknown as WebhookEndpointEvent[];
-    return fold(endpointsDecider, events);
+    const events = await this.store.readStream(webhookEndpointsStream(userId));
+    return fold(endpointsDecider, events.filter(endpointEvents));
   }
 
   private async message(messageId: string): Promise<MessageState> {
-    return fold(messageDecider, (await this.store.readStream(webhookMessageStream(messageId))) as unknown as WebhookMessageEvent[]);
+    return fold(messageDecider, (await this.store.readStream(webhookMessageStream(messageId))).filter(messageEvents));
   }
 
   /**

@@ -13,18 +13,17 @@ export type EndpointFields = {
 };
 export type EndpointDocument = ProjectedDocument & EndpointFields;
 
-export const webhookEndpointsProjection: Projection = {
+export const webhookEndpointsProjection: Projection<WebhookEndpointEvent> = {
   name: "webhook-endpoints",
   collections: ["webhook_endpoints"],
   eventTypes: webhookEndpointEventTypes,
   async setup(db) {
     await db.collection("webhook_endpoints").createIndex({ userId: 1, createdAt: 1 });
   },
-  apply: positionGuarded<EndpointFields>({
+  apply: positionGuarded<EndpointFields, WebhookEndpointEvent>({
     collection: "webhook_endpoints",
-    documentId: (event) => (event.data as WebhookEndpointEvent["data"]).endpointId,
-    evolve: (doc, recorded) => {
-      const event = recorded as unknown as WebhookEndpointEvent;
+    documentId: (event) => event.data.endpointId,
+    evolve: (doc, event) => {
       switch (event.type) {
         case "WebhookEndpointCreated": {
           const { endpointId, userId, url, events, createdAt } = event.data;

@@ -14,7 +14,9 @@
 export const webhookEventTypes = ["task.finished", "task.failed", "task.deleted", "export.ready"] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 /** What `POST /api/webhooks/{id}/test` sends: not subscribable, never retried. */
-export const testEventType = "webhook.test";
+export const testEventType = "webhook.test" as const;
+/** What a message is: a subscribable event type, or a test. */
+export type MessageType = WebhookEventType | typeof testEventType;
 
 export type WebhookEndpointEvent =
   | {
@@ -38,7 +40,7 @@ export const webhookEndpointEventTypes: readonly WebhookEndpointEvent["type"][] 
 export type AttemptOutcome = { attempt: number; at: string; statusCode: number | null; durationMs: number; error: string | null };
 
 /** Which message an attempt belongs to, and its type, so the deliveries list needs nothing else. */
-export type MessageIds = { userId: number; endpointId: string; messageId: string; eventType: string };
+export type MessageIds = { userId: number; endpointId: string; messageId: string; eventType: MessageType };
 
 export type WebhookMessageEvent =
   | {
@@ -48,7 +50,7 @@ export type WebhookMessageEvent =
         endpointId: string;
         messageId: string;
         /** A webhook event type, or `webhook.test`. */
-        eventType: string;
+        eventType: MessageType;
         /** The exact body every attempt sends (and signs): the same bytes on each retry. */
         payload: string;
         /** A test message is sent once, by the request that asked for it. */

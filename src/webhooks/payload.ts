@@ -1,4 +1,5 @@
 import type { RecordedEvent } from "../core/event.ts";
+import { isTaskEvent } from "../tasks/events.ts";
 import { evolveTask, type TaskFields } from "../tasks/tasks-projection.ts";
 import { taskListItem } from "../tasks/views.ts";
 import { testEventType, type WebhookEventType } from "./events.ts";
@@ -24,7 +25,7 @@ export function webhookTask(task: TaskFields): WebhookTask {
  */
 export function taskAt(stream: readonly RecordedEvent[], cause: RecordedEvent): TaskFields | null {
   let task: TaskFields | null = null;
-  for (const event of stream) {
+  for (const event of stream.filter(isTaskEvent)) {
     if (event.revision > cause.revision || (event.revision === cause.revision && event.type === "TaskDeleted")) break;
     task = evolveTask(task, event);
   }

@@ -1,10 +1,11 @@
-import { Elysia, t, type AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { Authenticated } from "../accounts/authentication.ts";
 import type { Idempotency } from "../http/idempotency.ts";
 import type { Webhooks } from "./service.ts";
 import { createdEndpoint, createEndpointBody, deliveryList, endpointParams, endpointView, testResult } from "./schemas.ts";
 
 /** Webhook endpoints (docs/api.md): register, list, delete, enable again, their deliveries, and a test message. */
-export function webhookRoutes({ webhooks, authenticated, idempotency }: { webhooks: Webhooks; authenticated: AnyElysia; idempotency: Idempotency }) {
+export function webhookRoutes({ webhooks, authenticated, idempotency }: { webhooks: Webhooks; authenticated: Authenticated; idempotency: Idempotency }) {
   const detail = (summary: string, description?: string) => ({ tags: ["Webhooks"], security: [{ bearer: [] }], summary, description });
   return new Elysia({ name: "webhook-routes" })
     .use(authenticated)
@@ -27,7 +28,8 @@ export function webhookRoutes({ webhooks, authenticated, idempotency }: { webhoo
         response: { 201: createdEndpoint },
         detail: detail(
           "Register a webhook endpoint",
-          "Messages are signed as Standard Webhooks specifies (webhook-id, webhook-timestamp, webhook-signature) with the secret in this answer, shown once. At most 10 endpoints per account.",
+          "Messages are signed as Standard Webhooks specifies (webhook-id, webhook-timestamp, webhook-signature) with the secret in this " +
+            "answer, shown once. At most 10 endpoints per account.",
         ),
       },
     )
@@ -48,7 +50,9 @@ export function webhookRoutes({ webhooks, authenticated, idempotency }: { webhoo
       response: { 200: endpointView },
       detail: detail(
         "Turn a disabled webhook endpoint on again",
-        "For an endpoint disabled after its deliveries kept failing (or a 410 Gone), once the receiver is fixed: new messages go to it again, signed with the same secret; messages given up while it was disabled are not sent again (the deliveries list shows them). An endpoint that is enabled already is answered as it is.",
+        "For an endpoint disabled after its deliveries kept failing (or a 410 Gone), once the receiver is fixed: new messages go to it again, " +
+          "signed with the same secret; messages given up while it was disabled are not sent again (the deliveries list shows them). An endpoint " +
+          "that is enabled already is answered as it is.",
       ),
     })
     .get("/api/webhooks/:id/deliveries", ({ caller, params }) => webhooks.deliveries(caller.userId, params.id), {

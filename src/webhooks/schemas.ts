@@ -1,11 +1,9 @@
 import { t } from "elysia";
-import { maxUrlLength, webhookEventTypes } from "./events.ts";
+import { stringEnum } from "../http/openapi/string-enum.ts";
+import { maxUrlLength, testEventType, webhookEventTypes } from "./events.ts";
 import { deliveriesKept } from "./deliveries-projection.ts";
 
-const eventType = t.Union(
-  webhookEventTypes.map((type) => t.Literal(type)),
-  { error: `Each event must be one of ${webhookEventTypes.join(", ")}.` },
-);
+const eventType = stringEnum(webhookEventTypes, { error: `Each event must be one of ${webhookEventTypes.join(", ")}.` });
 
 export const createEndpointBody = t.Object(
   {
@@ -23,7 +21,7 @@ const endpointFields = {
   id: t.String(),
   url: t.String(),
   events: t.Array(eventType),
-  status: t.Union([t.Literal("enabled"), t.Literal("disabled")], { description: "disabled: deliveries kept failing (or the receiver answered 410 Gone)." }),
+  status: stringEnum(["enabled", "disabled"], { description: "disabled: deliveries kept failing (or the receiver answered 410 Gone)." }),
   disabled_reason: t.Nullable(t.String()),
   created_at: t.String(),
 };
@@ -36,7 +34,7 @@ export const createdEndpoint = t.Object({
 
 export const deliveryView = t.Object({
   message_id: t.String({ description: "The webhook-id header: the same on every attempt of a message." }),
-  type: t.String({ description: "task.finished, task.failed, task.deleted, export.ready or webhook.test" }),
+  type: stringEnum([...webhookEventTypes, testEventType], { description: "task.finished, task.failed, task.deleted, export.ready or webhook.test" }),
   attempt: t.Integer({ description: "1 for the first attempt of the message." }),
   succeeded: t.Boolean(),
   status_code: t.Nullable(t.Integer({ description: "The receiver's HTTP status; null when none came (timeout, refused address, connection error)." })),

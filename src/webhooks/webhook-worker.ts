@@ -1,9 +1,10 @@
-import { reactingTo, type RecordedEvent } from "../core/event.ts";
+import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import { handle } from "../core/command-handler.ts";
 import type { Worker } from "../core/worker.ts";
 import { messageDecider } from "./message-decider.ts";
-import { webhookMessageStream } from "./events.ts";
+import { webhookMessageStream, type WebhookMessageEvent } from "./events.ts";
+import type { TaskEvent } from "../tasks/events.ts";
 import { taskAt, webhookPayload, webhookTypeOf } from "./payload.ts";
 import { messageIdFor } from "./signing.ts";
 import type { WebhookDelivery } from "./delivery.ts";
@@ -14,13 +15,17 @@ import type { WebhookDelivery } from "./delivery.ts";
  * owner subscribed to that type. The message id is derived from the event and the endpoint, so a
  * redelivered event finds its messages scheduled and adds none.
  */
-export function webhookWorker(store: EventStore, delivery: WebhookDelivery, firstAttemptGraceMs: number): Worker {
+type Cause = Extract<TaskEvent, { type: "TaskFinished" | "TaskFailed" | "TaskDeleted" | "ExportGenerated" }>;
+
+export function webhookWorker(store: EventStore, delivery: WebhookDelivery, firstAttemptGraceMs: number): Worker<Cause> {
   return {
     name: "webhooks",
     subject: "scribe.task.>",
-    async handle(cause: RecordedEvent) {
+    eventTypes: ["TaskFinished", "TaskFailed", "TaskDeleted", "ExportGenerated"],
+    async handle(cause) {
       const type = webhookTypeOf[cause.type];
-      const userId = (cause.data as { userId?: unknown }).userId;
+      // Events stored before every task event carried its owner are upcast on read; one without is left alone.
+      const userId: unknown = cause.data.userId;
       if (!type || typeof userId !== "number") return;
       const subscribed = [...(await delivery.endpointsOf(userId)).endpoints].filter(([, e]) => !e.disabled && e.events.includes(type));
       if (subscribed.length === 0) return;
@@ -49,13 +54,14 @@ export function webhookWorker(store: EventStore, delivery: WebhookDelivery, firs
 }
 
 /** Makes the first attempt of each scheduled message as soon as it is scheduled; the retry job makes the others. */
-export function webhookDeliveryWorker(delivery: WebhookDelivery, timeoutMs: number): Worker {
+export function webhookDeliveryWorker(delivery: WebhookDelivery, timeoutMs: number): Worker<Extract<WebhookMessageEvent, { type: "WebhookMessageScheduled" }>> {
   return {
     name: "webhook-delivery",
     subject: "scribe.webhookmessage.WebhookMessageScheduled",
+    eventTypes: ["WebhookMessageScheduled"],
     ackWaitMs: timeoutMs + 60_000,
-    async handle(scheduled: RecordedEvent) {
-      const data = scheduled.data as { messageId: string; test: boolean };
+    async handle(scheduled) {
+      const { data } = scheduled;
       if (data.test) return; // its request makes its one attempt
       await delivery.attempt(data.messageId, "first", reactingTo(scheduled, "webhook-delivery"));
     },

@@ -4,6 +4,7 @@ import { scriptPace } from "../support/limits.ts";
 import { loadState } from "../../src/core/state-cache.ts";
 import { claimDecider, emailClaimStream } from "../../src/accounts/claims.ts";
 import { emailClaimsWorker } from "../../src/accounts/email-claims-worker.ts";
+import { deliverTo } from "../../src/core/worker.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -64,7 +65,7 @@ describe("PUT /api/user", () => {
     expect((await app.request("PUT", "/api/user", { token, json: { email } })).status).toBe(200);
     expect(await claimOwner(email)).toBe(id);
     const firstChange = (await app.adapters.eventStore.readStream(`user-${id}`)).find((e) => e.type === "ProfileUpdated")!;
-    await emailClaimsWorker(app.adapters.eventStore).handle(firstChange, undefined as never);
+    await deliverTo(emailClaimsWorker(app.adapters.eventStore), firstChange, undefined as never);
     expect(await claimOwner(email)).toBe(id);
     const someoneElse = { name: "Other", email, password: "password123", password_confirmation: "password123" };
     expect((await app.request("POST", "/api/register", { json: someoneElse })).status).toBe(422);

@@ -2,7 +2,8 @@
  * The layout's rules, checked on the import graph (madge): no import cycle between files, and none
  * between folders. A capability (src/<name>) may use core, the ports and other capabilities below it,
  * never the composition root (src/*.ts) and never one that uses it back; projections/ and workers/
- * hold only the runner, relay and lists, which the capabilities never import.
+ * hold only the runner, relay and lists, which the capabilities never import, and src/capabilities the list of
+ * every capability's manifest, which the root and those lists read.
  */
 import { describe, expect, test } from "bun:test";
 import madge from "madge";
@@ -16,9 +17,9 @@ async function graph(skipTypeImports: boolean): Promise<Record<string, string[]>
     scanned.map((dir) => join(root, dir)),
     {
       baseDir: root,
-      fileExtensions: ["ts"],
+      fileExtensions: ["ts", "tsx"],
       tsConfig: join(root, "tsconfig.json"),
-      detectiveOptions: { ts: { skipTypeImports } },
+      detectiveOptions: { ts: { skipTypeImports }, tsx: { skipTypeImports } },
     },
   );
   return result.obj();
@@ -68,8 +69,8 @@ function cycles(edges: Map<string, Set<string>>): string[][] {
 }
 
 describe("the import graph", () => {
-  test("no file imports itself back through others (type-only imports aside)", async () => {
-    const files = await graph(true);
+  test("no file imports itself back through others, type imports included", async () => {
+    const files = await graph(false);
     const edges = new Map(Object.entries(files).map(([file, deps]) => [file, new Set(deps)]));
     expect(cycles(edges)).toEqual([]);
   }, 60_000);
@@ -93,22 +94,33 @@ describe("the import graph", () => {
       imports: [...via].filter(([edge]) => group.includes(edge.split(" -> ")[0]!) && group.includes(edge.split(" -> ")[1]!)).map(([, example]) => example),
     }));
     expect(found).toEqual([]);
-    // The composition root and the lists are imported by nothing inside the capabilities.
+    // The composition root and the lists (the capabilities', the projections', the workers') are imported by nothing inside the capabilities.
     for (const [from, targets] of edges)
       if (from.startsWith("src/"))
-        for (const root of ["src", "projections", "workers"]) expect({ from, imports: targets.has(root) ? root : null }).toEqual({ from, imports: null });
+        for (const root of ["src", "projections", "workers", "src/capabilities"])
+          expect({ from, imports: targets.has(root) ? root : null }).toEqual({ from, imports: null });
   }, 60_000);
 });
 
-test("the list of all projections is exactly what the capabilities' indexes declare", async () => {
+test("the list of all projections is exactly what the capabilities' manifests declare", async () => {
   const { allProjections } = await import("../../projections/index.ts");
-  const capabilities = await Promise.all(
-    ["accounts", "notifications", "tasks", "folders", "exports", "uploads", "search", "webhooks", "dead-letters"].map(
-      (name) => import(`../../src/${name}/index.ts`) as Promise<{ projections: { name: string }[] }>,
-    ),
-  );
+  const { capabilities } = await import("../../src/capabilities/index.ts");
   const declared = capabilities.flatMap((capability) => capability.projections.map((p) => p.name)).sort();
   expect(allProjections.map((p) => p.name).sort()).toEqual(declared);
+});
+
+test("every folder whose index exports a capability's manifest is in the list of capabilities, under its folder's name", async () => {
+  const { readdirSync, existsSync } = await import("node:fs");
+  const { capabilities } = await import("../../src/capabilities/index.ts");
+  const folders = readdirSync(join(root, "src"), { withFileTypes: true }).filter((e) => e.isDirectory() && existsSync(join(root, "src", e.name, "index.ts")));
+  const withManifest: string[] = [];
+  for (const folder of folders) {
+    const index = (await import(join(root, "src", folder.name, "index.ts"))) as { capability?: { name: string } };
+    if (!index.capability) continue;
+    withManifest.push(folder.name);
+    expect(index.capability.name).toBe(folder.name);
+  }
+  expect(capabilities.map((capability) => capability.name).sort()).toEqual(withManifest.sort());
 });
 
 test("tests are grouped like the code: no test file sits directly in test/, each folder names a capability, a port, the plumbing, the fault suite or bench/", async () => {

@@ -4,6 +4,7 @@ import { scriptPace } from "../support/limits.ts";
 import { createTask, json, segment, waitForStatus, type User } from "../support/tasks.ts";
 import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
 import { exportWorker } from "../../src/exports/export-worker.ts";
+import { deliverTo } from "../../src/core/worker.ts";
 import type { RecordedEvent } from "../../src/core/event.ts";
 
 /** Exports through HTTP (spec 4.2): light formats on request, heavy ones made by the export worker. */
@@ -190,7 +191,7 @@ describe("without a running export worker (a task finished before the worker exi
 
     // The worker, started now, handles the request: the export is made, recorded and notified.
     const request = (await requested())[0] as RecordedEvent;
-    await exportWorker(api.adapters.eventStore, api.adapters.blobs, api.adapters.transcripts).handle(request, undefined as never);
+    await deliverTo(exportWorker(api.adapters.eventStore, api.adapters.blobs, api.adapters.transcripts), request, undefined as never);
     const generated = (await api.adapters.eventStore.readStream(stream)).filter((e) => e.type === "ExportGenerated");
     expect(generated.map((e) => e.data)).toEqual([
       expect.objectContaining({ format: "pdf", requested: true, version: (request.data as { version: string }).version }),
@@ -202,7 +203,7 @@ describe("without a running export worker (a task finished before the worker exi
     expect(notifications.map((n) => n.title)).toContain("Export ready");
     expect(notifications.find((n) => n.title === "Export ready")!.message).toBe(`The PDF export of task ${id} is ready to download.`);
     // Handled again (a redelivery): nothing new.
-    await exportWorker(api.adapters.eventStore, api.adapters.blobs, api.adapters.transcripts).handle(request, undefined as never);
+    await deliverTo(exportWorker(api.adapters.eventStore, api.adapters.blobs, api.adapters.transcripts), request, undefined as never);
     expect((await api.adapters.eventStore.readStream(stream)).filter((e) => e.type === "ExportGenerated")).toHaveLength(1);
 
     // An edit makes that file stale: with no worker to make the new one, it is never served again.

@@ -5,13 +5,18 @@
  * date-time, every operation with its error answers and an operationId, files with their media types.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { scriptPace } from "../support/limits.ts";
 import { openApiOptions } from "../../src/openapi.ts";
+import { taskStatuses, type TaskStatus } from "../../src/tasks/events.ts";
+import { exportFormats } from "../../src/exports/formats/index.ts";
+import { planKeys } from "../../src/accounts/plans.ts";
+import { offerKeys } from "../../src/billing/catalogue.ts";
+import type { components } from "../../clients/typescript/schema.d.ts";
 
 type Json = Record<string, unknown>;
 type Operation = Json & { operationId: string; responses: Record<string, Json>; parameters?: Json[]; requestBody?: Json };
@@ -168,5 +173,37 @@ describe("the document says what the service does", () => {
         .map(({ key }) => key)
         .sort(),
     ).toEqual(table);
+  });
+});
+
+/** True only when the two types are the same (a `string` status would not be `TaskStatus`). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+describe("closed sets are enums, and the generated client's types say so", () => {
+  const property = (schema: string, ...path: string[]) =>
+    path.reduce<Json>(
+      (at, name) => (name === "items" ? (at.items as Json) : ((at.properties as Record<string, Json>)[name] as Json)),
+      doc.components.schemas[schema]!,
+    );
+
+  test("a task's status, its export formats and the plans are enums of every value the service has", () => {
+    for (const schema of ["Task", "TaskListItem", "CreatedTask"]) expect(property(schema, "status")).toMatchObject({ type: "string", enum: [...taskStatuses] });
+    expect(property("Task", "export", "allowed_formats", "items")).toEqual({ type: "string", enum: [...exportFormats] });
+    expect(property("Task", "export", "heavy_formats", "items")).toEqual({ type: "string", enum: ["pdf", "docx"] });
+    const format = doc.paths["/api/tasks/{id}/download/{format}"]!.get!.parameters!.find((p) => p.name === "format")!;
+    expect(format.schema).toEqual({ type: "string", enum: [...exportFormats] });
+    expect(property("User", "subscription", "plan_key")).toMatchObject({ type: "string", enum: [...planKeys] });
+    expect(property("CheckoutOptions", "plan")).toMatchObject({ type: "string", enum: [...offerKeys] });
+    // A nullable enum lists null among its values, or a task without a disk would fail it.
+    expect(property("Task", "disk")).toEqual({ type: ["string", "null"], enum: ["objstore", "remote", "videolink", null] });
+  });
+
+  test("the generated client types a task's status as the union of its values", () => {
+    const client = readFileSync(join(root, "clients/typescript/schema.d.ts"), "utf8");
+    const task = client.slice(client.indexOf("        Task: {"), client.indexOf("        TaskListItem: {"));
+    expect(task).toContain(`status: ${taskStatuses.map((status) => JSON.stringify(status)).join(" | ")};`);
+    // And so `npm run typecheck` fails when it is not.
+    const same: Same<components["schemas"]["Task"]["status"], TaskStatus> = true;
+    expect(same).toBe(true);
   });
 });

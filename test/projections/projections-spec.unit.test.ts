@@ -7,6 +7,7 @@ import { credentialsProjection } from "../../src/accounts/credentials-projection
 import { notificationsProjection } from "../../src/notifications/notifications-projection.ts";
 import { taskHistoryProjection } from "../../src/tasks/task-history-projection.ts";
 import { tasksProjection } from "../../src/tasks/tasks-projection.ts";
+import { applyDeclared } from "../../src/core/projection.ts";
 
 // Projections given events, then documents; every event delivered twice changes nothing the second time.
 
@@ -71,7 +72,7 @@ describe("compare-and-set writes", () => {
       position: 3,
       time: "t",
     };
-    await foldersProjection.apply(event, racing);
+    await applyDeclared(foldersProjection, event, racing);
     // The write over position 1 was refused (the document had moved to 2): the event was folded again over
     // what the other writer left, whose change survives. A plain replace would have written "t" back.
     expect(await folders.findOne({ _id: "1" })).toMatchObject({ name: "Office", createdAt: "kept from the other writer", _position: 3 });

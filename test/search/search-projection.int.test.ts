@@ -14,6 +14,7 @@ import {
   type SearchTaskDocument,
 } from "../../src/search/search-projection.ts";
 import { Search } from "../../src/search/service.ts";
+import { applyDeclared } from "../../src/core/projection.ts";
 
 const userId = 7;
 const taskId = 1;
@@ -35,8 +36,8 @@ const segmentDocs = async () =>
 const found = async (q: string) => (await new Search(db).search(userId, { q })).data.map((result) => result.segment_id);
 
 test("an edit writes only the segments it changed, takes out those past its end, and the rest keep their documents", async () => {
-  await searchProjection.apply(created(1, lines("alpha one", "bravo two", "charlie three", "delta four", "echo five")), db);
-  await searchProjection.apply(edited(2, lines("alpha one", "bravo zanzibar", "charlie three")), db);
+  await applyDeclared(searchProjection, created(1, lines("alpha one", "bravo two", "charlie three", "delta four", "echo five")), db);
+  await applyDeclared(searchProjection, edited(2, lines("alpha one", "bravo zanzibar", "charlie three")), db);
   expect((await segmentDocs()).map((doc) => [doc._id, doc._position, doc.text])).toEqual([
     ["1:0", 1, "alpha one"],
     ["1:1", 2, "bravo zanzibar"],
@@ -49,7 +50,7 @@ test("an edit writes only the segments it changed, takes out those past its end,
   expect(await found('"bravo zanzibar"')).toEqual([2]);
 
   // Longer again: the new place is written, the others stay.
-  await searchProjection.apply(edited(3, lines("alpha one", "bravo zanzibar", "charlie three", "foxtrot six")), db);
+  await applyDeclared(searchProjection, edited(3, lines("alpha one", "bravo zanzibar", "charlie three", "foxtrot six")), db);
   expect((await segmentDocs()).map((doc) => [doc._id, doc._position])).toEqual([
     ["1:0", 1],
     ["1:1", 2],
@@ -60,9 +61,9 @@ test("an edit writes only the segments it changed, takes out those past its end,
 });
 
 test("a segment whose times or speaker changed is written again, though its text is the same", async () => {
-  await searchProjection.apply(created(1, lines("alpha one", "bravo two")), db);
+  await applyDeclared(searchProjection, created(1, lines("alpha one", "bravo two")), db);
   const moved = lines("alpha one", "bravo two").map((segment, i) => (i === 1 ? { ...segment, start: 1500, speaker: "Ann" } : segment));
-  await searchProjection.apply(edited(2, moved), db);
+  await applyDeclared(searchProjection, edited(2, moved), db);
   expect((await segmentDocs()).map((doc) => [doc._position, doc.start, doc.speaker])).toEqual([
     [1, 0, null],
     [2, 1500, "Ann"],
@@ -71,24 +72,24 @@ test("a segment whose times or speaker changed is written again, though its text
 
 test("an event that comes again after a crash part-way (some segments written, the task's document not) makes the model whole", async () => {
   const many = lines(...Array.from({ length: 600 }, (_, i) => `line ${i} kilo`));
-  await searchProjection.apply(created(1, many), db);
+  await applyDeclared(searchProjection, created(1, many), db);
   // What a crash after the first batches leaves: some segments, no task document.
   await db.collection(searchTasksCollection).deleteOne({ _id: "1" });
   await db.collection(searchSegmentsCollection).deleteMany({ _id: { $in: Array.from({ length: 300 }, (_, i) => `1:${300 + i}`) } });
-  await searchProjection.apply(created(1, many), db);
+  await applyDeclared(searchProjection, created(1, many), db);
   expect((await segmentDocs()).length).toBe(600);
   expect((await new Search(db).search(userId, { q: "kilo" })).total).toBe(600);
 
   // The same for an edit that shortened the transcript: the task's document still counts 600.
   const fewer = many.slice(0, 100).map((segment, i) => (i === 50 ? { ...segment, text: "line 50 lima" } : segment));
-  await searchProjection.apply(edited(2, fewer), db);
+  await applyDeclared(searchProjection, edited(2, fewer), db);
   await db
     .collection(searchSegmentsCollection)
     .insertMany([{ _id: "1:400", _position: 2, userId, taskId, segmentId: 401, start: 0, end: 1, speaker: null, text: "x", words: "x", pairs: "" }]);
   await db
     .collection<SearchTaskDocument>(searchTasksCollection)
     .replaceOne({ _id: "1" }, { _id: "1", _position: 1, taskId, userId, name: "Standup", segments: 600 });
-  await searchProjection.apply(edited(2, fewer), db);
+  await applyDeclared(searchProjection, edited(2, fewer), db);
   expect((await segmentDocs()).length).toBe(100);
   expect(await found("lima")).toEqual([51]);
 });

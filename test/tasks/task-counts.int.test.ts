@@ -5,8 +5,9 @@ import { tasksProjection } from "../../src/tasks/tasks-projection.ts";
 import { countFolderDeleted, countTaskChange, emptyCounts, updateTaskCounts, type TaskCountsDocument } from "../../src/tasks/task-counts.ts";
 import { taskStream, type TaskEvent } from "../../src/tasks/events.ts";
 import { userStream } from "../../src/accounts/events.ts";
-import type { FolderEvent } from "../../src/folders/decider.ts";
+import type { FolderEvent } from "../../src/folders/events.ts";
 import type { RecordedEvent } from "../../src/core/event.ts";
+import { applyDeclared, declaredBy } from "../../src/core/projection.ts";
 
 describe("task counts (pure)", () => {
   test("given no tasks, when one is created, then it counts in total, its status and uncategorized", () => {
@@ -85,7 +86,7 @@ async function history() {
   await append(taskStream(5), [{ type: "TaskMoved", data: { userId: 2, taskId: 5, folder: { id: 10, name: "Home" } } }]);
   await append(userStream(2), [{ type: "FolderDeleted", data: { folderId: 10, name: "Home" } }]);
   const events = await store.readAll({ after: 0, limit: 1000 });
-  return { db, events: events.filter((e) => tasksProjection.eventTypes.includes(e.type)) };
+  return { db, events: events.filter(declaredBy(tasksProjection)) };
 }
 
 /** What the counts should say, counted the slow way in the tasks read model. */
@@ -115,7 +116,7 @@ describe("task counts (tasks projection)", () => {
   test("after every event, each user's counts equal what counting the tasks gives, and none is left changing", async () => {
     const { db, events } = await history();
     for (const event of events) {
-      await tasksProjection.apply(event, db);
+      await applyDeclared(tasksProjection, event, db);
       for (const userId of [1, 2]) {
         const counts = await countsOf(db, userId);
         if (counts !== null) expect(counts).toEqual(await counted(db, userId, [9, 10]));
@@ -127,22 +128,22 @@ describe("task counts (tasks projection)", () => {
 
   test("when every event arrives a second time, nothing changes", async () => {
     const { db, events } = await history();
-    for (const event of events) await tasksProjection.apply(event, db);
+    for (const event of events) await applyDeclared(tasksProjection, event, db);
     const before = [await countsOf(db, 1), await countsOf(db, 2)];
-    for (const event of events) await tasksProjection.apply(event, db);
+    for (const event of events) await applyDeclared(tasksProjection, event, db);
     expect([await countsOf(db, 1), await countsOf(db, 2)]).toEqual(before);
   });
 
   test("when a crash came after the counts were written but before the task, the event arriving again leaves both right", async () => {
     const { db, events } = await history();
     const moved = events.findIndex((e: RecordedEvent) => e.type === "TaskMoved");
-    for (const event of events.slice(0, moved)) await tasksProjection.apply(event, db);
+    for (const event of events.slice(0, moved)) await applyDeclared(tasksProjection, event, db);
     // The first half of applying the move: its counts, then the process died.
     await updateTaskCounts(db, 1, events[moved]!.position, (counts) =>
       countTaskChange(counts, { status: "pending", folderId: null }, { status: "pending", folderId: 9 }),
     );
     expect((await db.collection<TaskCountsDocument>("task_counts").findOne({ _id: "1" }))?.changing).toBe(events[moved]!.position);
-    for (const event of events.slice(moved)) await tasksProjection.apply(event, db);
+    for (const event of events.slice(moved)) await applyDeclared(tasksProjection, event, db);
     expect(await countsOf(db, 1)).toEqual(await counted(db, 1, [9]));
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Re-driving a task whose work was lost (issue 28): the task decider's RequeueTask, the trigger a re-drive supersedes,
+ * Re-driving a task whose work was lost: the task decider's RequeueTask, the trigger a re-drive supersedes,
  * and which slots the stuck-task sweeper may free (endedAttempt).
  */
 import { describe, expect, test } from "bun:test";

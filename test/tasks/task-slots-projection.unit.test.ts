@@ -1,9 +1,10 @@
-/** The `task_slots` read model: the slots held now, the stuck-task sweeper's candidates (issue 28). */
+/** The `task_slots` read model: the slots held now, the stuck-task sweeper's candidates. */
 import { describe, expect, test } from "bun:test";
 import { projectionSpec } from "../support/projection-spec.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { accountsHoldingSlotsSince, taskSlotsProjection } from "../../src/tasks/slots-projection.ts";
 import { tasksProjection } from "../../src/tasks/tasks-projection.ts";
+import { applyDeclared } from "../../src/core/projection.ts";
 
 const admitted = (userId: number, taskId: number, attempt: number, admittedAt: string) => ({
   streamName: `user-${userId}`,
@@ -36,7 +37,8 @@ describe("task slots projection", () => {
     try {
       await taskSlotsProjection.setup!(db);
       await tasksProjection.setup!(db);
-      await taskSlotsProjection.apply(
+      await applyDeclared(
+        taskSlotsProjection,
         {
           ...admitted(3, 11, 1, "2026-01-01T00:01:00.000Z"),
           id: "a",

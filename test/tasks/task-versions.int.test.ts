@@ -1,5 +1,5 @@
 /**
- * A task's version over HTTP (issue 25, "no lost edits"): `GET /api/tasks/{id}` answers an ETag, the task stream's
+ * A task's version over HTTP (no lost edits): `GET /api/tasks/{id}` answers an ETag, the task stream's
  * revision; `PATCH`, `DELETE` and `PATCH .../retry` with `If-Match` change the task only while it is still at
  * that version (412 otherwise, 422 for a header that is no list of entity tags); without the header they change
  * it as before. Two writers with the same version: exactly one lands. Hostile headers: huge, lists, weak tags,

@@ -4,6 +4,7 @@ import { scriptPace } from "../support/limits.ts";
 import { taskSlotWorker } from "../../src/tasks/task-slots-worker.ts";
 import { createTask, expectValidation, failTask, getTask, holdsSlot, json, waitForSlotFree, type Json, type User } from "../support/tasks.ts";
 import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
+import { deliverTo } from "../../src/core/worker.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -120,7 +121,7 @@ describe("slot release after a retry (late or repeated delivery of TaskFailed)",
     await failTask(quiet, id);
     expect((await quiet.request("PATCH", `/api/tasks/${id}/retry`, { token: user.token })).status).toBe(200);
     const failedEvent = (await quiet.adapters.eventStore.readStream(`task-${id}`)).find((e) => e.type === "TaskFailed")!;
-    await taskSlotWorker(quiet.adapters.eventStore).handle(failedEvent, undefined as never);
+    await deliverTo(taskSlotWorker(quiet.adapters.eventStore), failedEvent, undefined as never);
     expect(await holdsSlot(quiet, user.id, id)).toBe(true);
     await createTask(quiet, user);
     await createTask(quiet, user);

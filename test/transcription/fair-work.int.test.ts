@@ -12,6 +12,7 @@ import { createSummarizer } from "../../src/transcription/summary/index.ts";
 import { taskFacts } from "../../src/transcription/media-source.ts";
 import type { SpeechEngine } from "../../src/transcription/engine.ts";
 import { taskStream } from "../../src/tasks/events.ts";
+import { deliverTo } from "../../src/core/worker.ts";
 
 describe("the recognisers are shared between accounts", () => {
   test("an account with nothing running starts at once; queued chunks are served in turn", async () => {
@@ -163,7 +164,7 @@ describe("deleting a task in flight cancels its work", () => {
     const id = await createTask(app, user, { name: "Deleted in flight", path });
     const created = (await app.adapters.eventStore.readStream(taskStream(id)))[0]!;
     const message = { deliveryCount: 1, inProgress: () => undefined } as never;
-    const handled = worker.handle(created, message);
+    const handled = deliverTo(worker, created, message);
     await waitForStatus(app, user, id, "scribing", 10_000);
     while (engine.calls === 0) await Bun.sleep(10);
 

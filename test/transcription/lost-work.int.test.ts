@@ -1,5 +1,5 @@
 /**
- * Work lost with its message (issue 28, item 2): a message dropped after its last delivery, or with the in-process
+ * Work lost with its message: a message dropped after its last delivery, or with the in-process
  * bus of a process that died, leaves a task pending and its slot held. The stuck-task sweeper re-drives the task
  * (TaskRequeued), which then finishes once and is charged once, and frees slots of attempts that ended without their
  * release, so the account is never 429 for good. Here a bus that loses chosen messages stands for the loss; the sweep

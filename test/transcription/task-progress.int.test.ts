@@ -1,5 +1,5 @@
 /**
- * A task's status stream says where its transcription is (issue 25, item 3): preparing, recognising with the share
+ * A task's status stream says where its transcription is: preparing, recognising with the share
  * of the media done, summarising, then finished; what the pipeline reports lives beside its chunk results and is
  * gone once the attempt ends. The recogniser and the summariser here are held by the test, chunk by chunk, so each
  * stage is seen whatever the machine's pace.

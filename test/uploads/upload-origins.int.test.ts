@@ -1,5 +1,5 @@
 /**
- * Issue 25, "any address": with PUBLIC_URL unset (the service names itself http://localhost:3000), the URLs a caller
+ * Any address: with PUBLIC_URL unset (the service names itself http://localhost:3000), the URLs a caller
  * uses at once name the address its request came to: upload parts signed at 127.0.0.1, a LAN address, behind a
  * trusted proxy (its X-Forwarded-Host and X-Forwarded-Proto) and not behind an untrusted one; the owner's audio URL,
  * the share JSON's audio URL, a ready export's URL and the sandbox's checkout page too. A hostile Host never makes a

@@ -1,5 +1,5 @@
 /**
- * Issue 25's smaller things, in a real browser against the started service with a newcomer's settings (no
+ * The web app's smaller things, in a real browser against the started service with a newcomer's settings (no
  * PUBLIC_URL, the spec's limits; the app opened at 127.0.0.1): a task renamed on its page on the version it shows,
  * with the API's refusals next to the field and a rename made elsewhere not overwritten; a folder name over its
  * limit refused with the limit in words, never cut; the duplicate-name error shown once; tasks moved to

@@ -1,5 +1,5 @@
 /**
- * The pure parts of issue 25's smaller things: who acted in a task's history, in people's words; which plans an
+ * The pure parts of the web app's smaller things: who acted in a task's history, in people's words; which plans an
  * account is offered and their prices in words; a rename made on the version shown, after a 412.
  */
 import { describe, expect, test } from "bun:test";

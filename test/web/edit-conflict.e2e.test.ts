@@ -1,5 +1,5 @@
 /**
- * No lost edits (issue 25), in Chromium with a newcomer's settings (the app at 127.0.0.1, no PUBLIC_URL, the default
+ * No lost edits, in Chromium with a newcomer's settings (the app at 127.0.0.1, no PUBLIC_URL, the default
  * limits): two tabs on one transcript. Tab 2 saves an edit; tab 1, opened before it, then saves its own: the save
  * carried the version tab 1 read (If-Match), so it gets 412, and tab 1 shows the newer text with a choice. "Reapply"
  * saves tab 1's change on top of the newer transcript; "Discard" keeps the newer text. And an unsaved edit in an open

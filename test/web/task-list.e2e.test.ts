@@ -1,5 +1,5 @@
 /**
- * The task list in a real browser against the started service (issue 18, item 2): tasks made through the API,
+ * The task list in a real browser against the started service: tasks made through the API,
  * then listed, searched, filtered by status and paged (state in the URL, so back works); folders created,
  * renamed and deleted with their counts following; two tasks selected and moved, one deleted; a failed task's
  * reason and its retry; a status turning to finished without a reload (the status stream); the queue and the

@@ -1,5 +1,5 @@
 /**
- * A task's own page follows its task (issue 25, item 3), in a real browser against the started service, opened at
+ * A task's own page follows its task, in a real browser against the started service, opened at
  * 127.0.0.1 with PUBLIC_URL unset: a clip uploaded through the New transcription page lands on `/tasks/{id}`, which
  * says where the task is (its live region) and, without a reload, draws the transcript, the player and the exports
  * once it has finished, with its real duration. A task from a link that answers 404 shows, again without a reload,

@@ -115,14 +115,14 @@ describe("messages", () => {
     userId: 7,
     endpointId: "a",
     messageId: "msg_1",
-    eventType: "task.finished",
+    eventType: "task.finished" as const,
     payload: "{}",
     test: false,
     scheduledAt: now,
     nextAttemptAt: "2026-01-01T00:01:00.000Z",
   };
   const scheduled: WebhookMessageEvent = { type: "WebhookMessageScheduled", data: message };
-  const ids = { userId: 7, endpointId: "a", messageId: "msg_1", eventType: "task.finished" };
+  const ids = { userId: 7, endpointId: "a", messageId: "msg_1", eventType: "task.finished" as const };
   const outcome = (attempt: number, statusCode: number | null) => ({ attempt, at: now, statusCode, durationMs: 12, error: statusCode === 200 ? null : "boom" });
   const failed = (attempt: number, next: string | null): WebhookMessageEvent => ({
     type: "WebhookAttemptFailed",

@@ -15,7 +15,8 @@ export const accountSettings = {
     ...perMinute,
     fallback: 600,
     description:
-      "Requests a minute per web app session (the sign-in cookie), then 429: sized for a person clicking, whose page visit makes a handful of calls. Tokens and API keys keep RATE_LIMIT_PER_MINUTE.",
+      "Requests a minute per web app session (the sign-in cookie), then 429: sized for a person clicking, whose page visit makes a handful of " +
+      "calls. Tokens and API keys keep RATE_LIMIT_PER_MINUTE.",
   }),
   SESSION_DAYS: integer({
     group: "accounts and billing",
@@ -30,7 +31,8 @@ export const accountSettings = {
     max: 3650,
     fallback: 30,
     description:
-      "How long an access token (`scr_…`, from POST /api/login or /api/register) lasts after its last use; then it is refused (401). Each use moves the end on (recorded at most once a day), unlike SESSION_DAYS, which counts from sign-in. API keys last until revoked.",
+      "How long an access token (`scr_…`, from POST /api/login or /api/register) lasts after its last use; then it is refused (401). Each use " +
+      "moves the end on (recorded at most once a day), unlike SESSION_DAYS, which counts from sign-in. API keys last until revoked.",
   }),
   LOGIN_ATTEMPTS_PER_MINUTE: integer({
     group: "accounts and billing",

@@ -16,12 +16,14 @@ export const serverSettings = {
     protocols: ["http", "https"],
     shownDefault: "http://localhost:$PORT",
     description:
-      "The address links that leave the app name (share links, the OpenAPI servers, the sandbox's webhook). URLs a caller uses at once (upload parts, downloads, audio) name the address its request came to.",
+      "The address links that leave the app name (share links, the OpenAPI servers, the sandbox's webhook). URLs a caller uses at once (upload " +
+      "parts, downloads, audio) name the address its request came to.",
   }),
   TRUSTED_PROXIES: networks({
     group: "server",
     description:
-      "Reverse proxies (addresses or CIDR blocks) whose X-Forwarded-Host and X-Forwarded-Proto name the address a request came to, and whose X-Forwarded-For names the client the sign-in limits count; from anyone else they are ignored.",
+      "Reverse proxies (addresses or CIDR blocks) whose X-Forwarded-Host and X-Forwarded-Proto name the address a request came to, and whose " +
+      "X-Forwarded-For names the client the sign-in limits count; from anyone else they are ignored.",
   }),
   ROLES: listOf({
     group: "server",

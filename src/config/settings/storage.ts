@@ -38,7 +38,8 @@ export const storageSettings = {
     fallback: 1024 ** 3,
     shownDefault: "1073741824 (1 GiB)",
     description:
-      "The most the JetStream stream holds of work not yet finished by every worker that wants it (and one message per KiB of it). When full, the relay waits; nothing is dropped.",
+      "The most the JetStream stream holds of work not yet finished by every worker that wants it (and one message per KiB of it). When full, the " +
+      "relay waits; nothing is dropped.",
   }),
   S3_ENDPOINT: url({
     group: "blobs",

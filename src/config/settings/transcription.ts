@@ -47,7 +47,8 @@ export const transcriptionSettings = {
     max: 7 * 24 * 3600,
     fallback: 7200,
     description:
-      "A task scribing longer is failed by the stuck-task sweeper; one pending or waiting for a quarter of it is re-driven, and failed after 3 re-drives (either can be retried).",
+      "A task scribing longer is failed by the stuck-task sweeper; one pending or waiting for a quarter of it is re-driven, and failed after 3 " +
+      "re-drives (either can be retried).",
   }),
   MAX_MEDIA_SECONDS: integer({ group, min: 1, max: 7 * 24 * 3600, fallback: 6 * 3600, description: "Longer media is refused with a reason." }),
   TRANSCRIPTION_ACK_WAIT_SECONDS: integer({

@@ -25,11 +25,13 @@ export const webhookSettings = {
   WEBHOOK_RETRY_SCHEDULE_SECONDS: delays({
     fallback: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
     description:
-      "Seconds before each retry after a failed attempt (±10 %); when they are spent the message is given up and its endpoint disabled. Shorter than 24 h in all only in tests.",
+      "Seconds before each retry after a failed attempt (±10 %); when they are spent the message is given up and its endpoint disabled. Shorter " +
+      "than 24 h in all only in tests.",
   }),
   WEBHOOK_ALLOWED_NETWORKS: networks({
     group: "webhooks",
     description:
-      "Addresses and CIDR blocks (e.g. 127.0.0.1,192.168.1.0/24) that webhook endpoints may be on although not public: your own receivers on this machine or your network. Every other private, loopback and link-local address stays refused.",
+      "Addresses and CIDR blocks (e.g. 127.0.0.1,192.168.1.0/24) that webhook endpoints may be on although not public: your own receivers on this " +
+      "machine or your network. Every other private, loopback and link-local address stays refused.",
   }),
 } as const;

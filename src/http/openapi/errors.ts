@@ -46,7 +46,9 @@ export const openAiErrorSchema: JsonSchema = {
 
 const meaning: Record<ErrorStatus, string> = {
   400: "The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8.",
-  401: "Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked.",
+  401:
+    "Not authenticated: the token, key or session cookie is missing, unknown, expired " +
+    "(a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked.",
   403: "Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page).",
   404: "Not found (another user's resource is not found either).",
   409: "Conflict: the resource is being changed by another request; repeat in a moment.",

@@ -33,7 +33,9 @@ export function normalizeSchema(schema: unknown, propertyName?: string): JsonSch
     if (nonNull.length === 1) {
       const only = nonNull[0]!;
       if (!hasNull) return clean({ ...base, ...only });
-      if (typeof only.type === "string" && !("$ref" in only)) return clean({ ...base, ...only, type: [only.type, "null"] });
+      // A nullable enum (t.Nullable of a union of literals) lists null among its values too, or null would fail the enum.
+      const nullable = Array.isArray(only.enum) ? { enum: [...only.enum, null] } : {};
+      if (typeof only.type === "string" && !("$ref" in only)) return clean({ ...base, ...only, type: [only.type, "null"], ...nullable });
       return clean({ ...base, anyOf: [only, { type: "null" }] });
     }
     return clean({ ...base, anyOf: hasNull ? [...nonNull, { type: "null" }] : nonNull });

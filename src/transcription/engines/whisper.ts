@@ -12,6 +12,11 @@ type WhisperContext = {
   release(): Promise<void>;
 };
 
+/** The part of `@fugood/whisper.node` used here, as it declares it. */
+type WhisperModule = {
+  initWhisper(options: { filePath: string; useGpu: boolean }, variant?: "default" | "cuda" | "vulkan"): Promise<WhisperContext>;
+};
+
 /**
  * whisper.cpp through `@fugood/whisper.node` (prebuilt for Linux x64: CPU, CUDA and Vulkan variants),
  * with a ggml model file the operator supplies (WHISPER_MODEL). One context is loaded on first use and
@@ -29,9 +34,7 @@ export class WhisperEngine implements SpeechEngine {
 
   private load(): Promise<WhisperContext> {
     this.context ??= (async () => {
-      const whisper = (await import("@fugood/whisper.node")) as unknown as {
-        initWhisper(options: { filePath: string; useGpu: boolean }, variant?: "default" | "cuda" | "vulkan"): Promise<WhisperContext>;
-      };
+      const whisper: WhisperModule = await import("@fugood/whisper.node");
       const { model, accelerator } = this.options;
       return whisper.initWhisper({ filePath: model, useGpu: accelerator !== "none" }, accelerator === "none" ? "default" : accelerator);
     })().catch((error: unknown) => {

@@ -8,9 +8,11 @@ type ChatAnswer = { choices?: { message?: { content?: string | null } }[] };
 const maxTranscriptChars = 60_000;
 
 const summaryPrompt =
-  "You summarise transcripts. Write a short summary (at most 120 words) of the transcript the user sends, in the language of the transcript. Answer with the summary only.";
+  "You summarise transcripts. Write a short summary (at most 120 words) of the transcript the user sends, in the language of the transcript. " +
+  "Answer with the summary only.";
 const mindMapPrompt =
-  "You turn transcripts into mind maps. Write a mind map of the transcript the user sends as a Markdown outline: one '# ' title line, then for each main topic a '## ' line followed by '- ' lines with its key points. Use the language of the transcript. Answer with the outline only.";
+  "You turn transcripts into mind maps. Write a mind map of the transcript the user sends as a Markdown outline: one '# ' title line, then for " +
+  "each main topic a '## ' line followed by '- ' lines with its key points. Use the language of the transcript. Answer with the outline only.";
 
 /** Removes a ```markdown fence some models wrap their answer in. */
 export function unfence(text: string): string {

@@ -1,0 +1,58 @@
+import type { Config } from "./config.ts";
+import type { Adapters } from "./adapters.ts";
+import type { Capability } from "./core/capability.ts";
+import type { WaitForProjections } from "./core/projection.ts";
+import type { Semaphore } from "./core/semaphore.ts";
+import type { Idempotency } from "./http/idempotency.ts";
+import type { OriginOf } from "./http/request-origin.ts";
+import type { OwnSite } from "./http/cross-site.ts";
+import type { Accounts, Authenticated, QueueOf, SignInLimits, SocialLogin } from "./accounts/index.ts";
+import type { FolderTaskCounts } from "./folders/service.ts";
+import { deriveKey } from "./billing/index.ts";
+import { tasksService, type AppPage, type Tasks } from "./tasks/index.ts";
+import { capabilities } from "./capabilities/index.ts";
+
+/**
+ * What every capability's routes, workers and jobs may be built from, built once per process by the composition
+ * root: the configuration, the adapters, read-your-writes, the heavy-work slots, and the tasks, whose commands the
+ * other capabilities call.
+ */
+export type ServiceParts = {
+  config: Config;
+  adapters: Adapters;
+  waitForProjections: WaitForProjections;
+  heavyWork: Semaphore;
+  tasks: Tasks;
+  /** A key derived from the service's secret for one use (SIGNING_SECRET, shared by every replica), named by its label. */
+  keyFor(label: string): string;
+};
+
+/** The accounts and their authentication, which every capability's routes use: built before any of them. */
+export type AccountsParts = {
+  accounts: Accounts;
+  authenticated: Authenticated;
+  signInLimits: SignInLimits;
+  socialLogin: SocialLogin | null;
+  site: OwnSite;
+};
+
+/**
+ * What the api role adds for routes: the accounts', one Idempotency-Key store, the caller's address, and what the
+ * tasks' read models tell the capabilities below tasks (which may not import it).
+ */
+export type ApiParts = ServiceParts &
+  AccountsParts & {
+    idempotency: Idempotency;
+    originOf: OriginOf;
+    appPage?: AppPage;
+    queueOf: QueueOf;
+    folderTaskCounts: FolderTaskCounts;
+  };
+
+/** The list of capabilities as the composition root wires it: this fails to compile when a capability needs a part the root does not build. */
+export const wiredCapabilities: readonly Capability<ApiParts, ServiceParts>[] = capabilities;
+
+export async function serviceParts(config: Config, adapters: Adapters, waitForProjections: WaitForProjections, heavyWork: Semaphore): Promise<ServiceParts> {
+  const tasks = await tasksService(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts);
+  return { config, adapters, waitForProjections, heavyWork, tasks, keyFor: (label) => deriveKey(adapters.secret, label) };
+}

@@ -1,0 +1,148 @@
+import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
+import { keepRawBody } from "./raw-body.ts";
+import { parseJsonBody } from "./json-body.ts";
+import type { JsonBodyThreads } from "./json-body-threads.ts";
+import type { RoutePlan } from "./body-plans.ts";
+import { holdHeavyWork, holdsHeavyWork, markReadWhole, moveHeavyWork } from "./heavy-work-slots.ts";
+import { carryRequestContext } from "./correlation.ts";
+import type { Semaphore } from "../core/semaphore.ts";
+import { DomainError, ValidationFailedError } from "../core/errors.ts";
+import type { RequestContext } from "./request-origin.ts";
+import { tooLarge, unlimited, type RequestLimits, type RouteBodyLimits } from "./route-body-limits.ts";
+
+/**
+ * Told of a request about to be refused for its size, before its route's hooks could see it: the sign-in routes
+ * count it as an attempt (sign-in-rules.ts), and throw a 429 instead once their limit is spent.
+ */
+export type BeforeSizeRefusal = (context: RequestContext, path: string) => Promise<void>;
+
+/** What the parser is given of a request: Elysia's context, whose request a streamed form replaces with a copy. */
+type ParseContext = { request: Request; server: RequestContext["server"] };
+
+type Reader = { cancel(): Promise<void> };
+
+/** One body being read: its request and route, and what to do as it passes a limit. */
+type BodyRead = {
+  context: ParseContext;
+  request: Request;
+  path: string;
+  limit: number;
+  /** Past the ordinary limit a streamed body waits for its heavy-work slot, as a declared one did before a byte was read. */
+  passedOrdinaryLimit(bytes: number): Promise<void>;
+  refuseUnread(reader: Reader, error: DomainError): Promise<never>;
+};
+
+export type BoundedBodyParserOptions = {
+  limits: RequestLimits;
+  heavyWork: Semaphore;
+  sizes: RouteBodyLimits;
+  bodyThreads: JsonBodyThreads;
+  beforeSizeRefusal: BeforeSizeRefusal;
+};
+
+/** The global body parser of request-limits.ts: every body read once, as it arrives, within its route's limits. */
+export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, beforeSizeRefusal }: BoundedBodyParserOptions) {
+  return async (context: ParseContext, contentType: string): Promise<unknown> => {
+    const { request } = context;
+    if (request.body === null) return;
+    const path = new URL(request.url, "http://localhost").pathname;
+    if (unlimited(path)) return;
+    const streamed = request.headers.get("content-length") === null;
+    const read: BodyRead = {
+      context,
+      request,
+      path,
+      limit: sizes.limitOf(request.method, path),
+      passedOrdinaryLimit: async (bytes) => {
+        if (streamed && bytes > limits.bodyBytes && !holdsHeavyWork(request)) holdHeavyWork(request, await heavyWork.acquire());
+      },
+      // A refusal before the body is read whole reaches the client: the reader is let go, and Bun reads and drops
+      // the rest of the body after the answer, keeping the connection (bounded by a Content-Length; a chunked
+      // body for as long as the client sends it). Never `Connection: close` on such an answer: Bun then closes
+      // with the rest unread, the kernel resets the connection, and a client still sending lost the answer
+      // (measured: 12 MB sent chunked to a 1 MiB route, nothing came back). test/http/early-refusals.e2e.test.ts.
+      refuseUnread: async (reader, error) => {
+        await reader.cancel().catch(() => undefined);
+        if (error.status === 413) await beforeSizeRefusal({ request, server: context.server }, path);
+        throw error;
+      },
+    };
+    if (!contentType.includes("json")) {
+      if (!streamed) return; // bounded by its Content-Length in onRequest
+      return readStreamedForm(read);
+    }
+    const { parts, bytes, memberNames } = await readJsonText(read, sizes.shapeOf(request.method, path));
+    if (bytes > limits.bodyBytes) {
+      markReadWhole(request);
+      // A member its route's schema does not name: parsed on a thread, which gives back only what the schema reads.
+      const route: RoutePlan | null = sizes.planOf(request.method, path);
+      if (route?.names && [...memberNames].some((name) => !route.names!.has(name))) return bodyThreads.parse(parts, route.plan);
+    }
+    const text = parts.length === 1 ? parts[0]! : parts.join("");
+    if (bytes <= limits.bodyBytes) keepRawBody(request, text);
+    // Empty: left to Elysia's own parser, which finds no body (an optional body stays absent, a required one is 400).
+    if (text.trim() === "") return undefined;
+    return parseJsonBody(text);
+  };
+}
+
+/** A streamed form, read up to its limit and handed to Elysia's own parser as a copy of known length. */
+async function readStreamedForm({ context, request, limit, passedOrdinaryLimit, refuseUnread }: BodyRead): Promise<undefined> {
+  const body = await readUpTo(request, limit);
+  if (!(body instanceof Uint8Array)) return refuseUnread(body.reader, new DomainError(413, tooLarge(limit)));
+  await passedOrdinaryLimit(body.byteLength);
+  // Elysia's own parser (forms: files, repeated fields) reads `context.request`: it gets a copy of known length.
+  const sized = new Request(request.url, { method: request.method, headers: request.headers, body });
+  carryRequestContext(request, sized);
+  moveHeavyWork(request, sized);
+  context.request = sized;
+  return undefined;
+}
+
+/**
+ * A JSON body's text, in the pieces it arrived in, checked as it arrives: UTF-8 (422), within its byte limit (413)
+ * and within its shape's bounds (422), refused as soon as it breaks one, unread rest and all.
+ */
+async function readJsonText({ request, limit, passedOrdinaryLimit, refuseUnread }: BodyRead, shape: JsonShapeLimits) {
+  const scanner = new JsonShapeScanner(shape);
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const reader = request.body!.getReader();
+  const parts: string[] = [];
+  let bytes = 0;
+  // Thrown from the parser, these reach the error handler as a ParseError's cause (see error-handler.ts).
+  const reject = (error: DomainError): Promise<never> => refuseUnread(reader, error);
+  for (;;) {
+    const { value, done } = await reader.read();
+    let text: string;
+    try {
+      text = decoder.decode(done ? undefined : value, { stream: !done });
+    } catch {
+      return reject(new ValidationFailedError({ body: ["The request body is not valid UTF-8."] }));
+    }
+    if (!done) bytes += value.byteLength;
+    if (bytes > limit) return reject(new DomainError(413, tooLarge(limit)));
+    await passedOrdinaryLimit(bytes);
+    const violation = scanner.feed(text);
+    if (violation) return reject(new ValidationFailedError({ body: [violation.message] }, violation.message));
+    parts.push(text);
+    if (done) break;
+  }
+  return { parts, bytes, memberNames: scanner.memberNames };
+}
+
+/** The whole body of a request, or, as soon as it passes `limit` bytes, its reader with the rest unread (to let go). */
+async function readUpTo(request: Request, limit: number): Promise<Uint8Array | { reader: Reader }> {
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > limit) {
+      return { reader };
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, bytes);
+}

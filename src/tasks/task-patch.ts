@@ -1,0 +1,46 @@
+import { ValidationFailedError } from "../core/errors.ts";
+import type { FolderDocument } from "../folders/folders-projection.ts";
+import type { TaskCommand } from "./decider.ts";
+import type { updateTaskBody } from "./schemas.ts";
+import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
+import type { TranscriptRef } from "./transcripts.ts";
+
+/** What `PATCH /api/tasks/{id}` takes: the route's schema. */
+export type TaskPatch = typeof updateTaskBody.static;
+
+/** What turning a patch into commands reads and stores: the task's transcript, the user's folders, a new transcript blob. */
+export type PatchSources = {
+  /** The task's duration as the read model shows it: a text edit without its own spreads the words over it. */
+  duration: number;
+  currentSegments: () => Promise<Segment[]>;
+  findFolder: (name: string) => Promise<FolderDocument | null>;
+  saveTranscript: (segments: Segment[]) => Promise<TranscriptRef>;
+};
+
+/**
+ * The commands of a PATCH, in the order their events are appended: transcript, folder, name, details, rating.
+ * Each field is checked here, before anything is appended, so a bad field leaves the task as it was.
+ */
+export async function patchCommands(patch: TaskPatch, sources: PatchSources): Promise<TaskCommand[]> {
+  const commands: TaskCommand[] = [];
+  if (patch.segments) {
+    const problems = segmentErrors(patch.segments);
+    if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
+    commands.push({ type: "EditTranscript", transcript: await sources.saveTranscript(normalizeSegments(patch.segments)) });
+  } else if (patch.text !== undefined) {
+    const edited = applyText(await sources.currentSegments(), patch.text, patch.duration ?? sources.duration);
+    if ("error" in edited) throw new ValidationFailedError({ text: [edited.error] });
+    commands.push({ type: "EditTranscript", transcript: await sources.saveTranscript(edited) });
+  }
+  if (patch.folder !== undefined) {
+    const folder = patch.folder === null ? null : await sources.findFolder(patch.folder);
+    if (patch.folder !== null && !folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+    commands.push({ type: "MoveTask", folder: folder && { id: folder.id, name: folder.name } });
+  }
+  if (patch.name !== undefined) commands.push({ type: "RenameTask", name: patch.name });
+  if (patch.duration !== undefined || patch.cost !== undefined || patch.index !== undefined) {
+    commands.push({ type: "CorrectTaskDetails", duration: patch.duration, cost: patch.cost, index: patch.index });
+  }
+  if (patch.quality !== undefined) commands.push({ type: "RateTask", quality: patch.quality });
+  return commands;
+}
