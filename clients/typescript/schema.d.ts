@@ -286,7 +286,7 @@ export interface paths {
         };
         /**
          * The 10 most recent notifications, newest first
-         * @description Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready, webhook disabled.
+         * @description Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready, task problem, webhook disabled.
          */
         get: operations["getNotifications"];
         put?: never;

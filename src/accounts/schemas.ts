@@ -1,7 +1,7 @@
 import { nameText } from "../http/names.ts";
 import { longestEmail } from "../http/formats.ts";
 import { t } from "elysia";
-import { stringEnum } from "../http/openapi/string-enum.ts";
+import { everyOf, stringEnum } from "../http/openapi/string-enum.ts";
 import { planKeys, type BillingInterval, type Plan } from "./plans.ts";
 
 const email = t.String({
@@ -45,8 +45,8 @@ export const updateUserBody = t.Object({
 });
 
 // The subscription's closed sets (src/accounts/plans.ts).
-const billingIntervals = ["none", "month", "year"] as const satisfies readonly BillingInterval[];
-const accessTiers = ["free", "standard", "priority"] as const satisfies readonly Plan["accessTier"][];
+const billingIntervals = everyOf<BillingInterval>()(["none", "month", "year"]);
+const accessTiers = everyOf<Plan["accessTier"]>()(["free", "standard", "priority"]);
 
 export const userResponse = t.Object({
   id: t.Integer(),

@@ -6,7 +6,7 @@
  * interest retention, no age limit, and discard-new at its size limit, so a full stream refuses a publish (the
  * relay waits and tries again, its checkpoint behind) instead of dropping work nobody has done. Interest
  * retention drops at once a message no durable wants, so the service creates its durables before its relay
- * publishes (src/service.ts).
+ * publishes (src/service-roles.ts).
  */
 import {
   AckPolicy,

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { streamCategory, type RecordedEvent } from "../core/event.ts";
-import { userIdOf } from "../accounts/commands.ts";
-import { taskIdOf } from "../tasks/commands.ts";
+import { userIdOf } from "../accounts/events.ts";
+import { taskIdOf } from "../tasks/events.ts";
 
 /**
  * What `bun run events` prints for analysts. By default nothing in it lets anyone sign in or tells who a

@@ -53,7 +53,7 @@ export function declaredBy(projection: Projection): (event: RecordedEvent) => bo
   return (event) => types.has(event.type);
 }
 
-/** Folds `event` into the projection when it is one of its types (declaredBy); false when it was not. */
+/** Folds one `event` into the projection when it is one of its types (declaredBy), as tests folding by hand do; false when not. */
 export async function applyDeclared(projection: Projection, event: RecordedEvent, db: DocumentStore, context?: ProjectionContext): Promise<boolean> {
   if (!declaredBy(projection)(event)) return false;
   await projection.apply(event, db, context);

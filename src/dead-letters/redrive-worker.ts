@@ -6,9 +6,10 @@ import { withLogContext } from "../logging/logger.ts";
 import { deadLetterDecider } from "./decider.ts";
 import type { DeadLetterEvent, DeadLetterReference } from "./events.ts";
 
-type Retried = Extract<DeadLetterEvent, { type: "DeadLetterRetried" }>;
 import type { FailedEvent } from "./record.ts";
 import type { DeadLetters } from "./service.ts";
+
+type Retried = Extract<DeadLetterEvent, { type: "DeadLetterRetried" }>;
 
 export const redriveWorkerName = "dead-letter-redrive";
 

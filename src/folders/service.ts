@@ -19,7 +19,12 @@ export class Folders {
     private readonly db: DocumentStore,
     private readonly waitFor: WaitForProjections,
     private readonly taskCounts: FolderTaskCounts,
-  ) {}
+  ) {
+    this.accounts = new AccountCommands(store);
+  }
+
+  /** Folders live on the account's stream: written through the accounts' commands. */
+  private readonly accounts: AccountCommands;
 
   async list(userId: number) {
     const folders = await this.db.collection<FolderDocument>("folders").find({ userId }, { sort: { id: 1 } });
@@ -32,7 +37,7 @@ export class Folders {
   }
 
   private async run(userId: number, command: FolderCommand, metadata: EventMetadata) {
-    const result = await new AccountCommands(this.store).decideOnAccount(userId, folderDecider, (state) => folderDecider.decide(command, state), { metadata });
+    const result = await this.accounts.decideOnAccount(userId, folderDecider, (state) => folderDecider.decide(command, state), { metadata });
     if (result.position !== null) await this.waitFor(result.position);
     return result.state;
   }

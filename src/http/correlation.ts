@@ -17,7 +17,7 @@ export function requestContext(request: Request): RequestContext {
   return context;
 }
 
-/** A request replaced by a copy of itself (request-limits.ts, a streamed form) keeps its id and start time. */
+/** A request replaced by a copy of itself (bounded-body-parser.ts, a streamed form) keeps its id and start time. */
 export function carryRequestContext(from: Request, to: Request): void {
   contexts.set(to, requestContext(from));
 }

@@ -125,7 +125,7 @@ export const errorHandler = new Elysia({ name: "error-handler" }).onError({ as: 
       case "NOT_FOUND":
         return errorJson(404, { message: "Not found." });
       case "PARSE":
-        // Our body parser (request-limits.ts) refused the body: its reason, not a generic 400.
+        // Our body parser (bounded-body-parser.ts) refused the body: its reason, not a generic 400.
         if ((error as Error).cause instanceof DomainError) return errorResponse((error as Error).cause);
         return errorJson(400, { message: "The request body could not be parsed; send valid JSON (or the form encoding the endpoint takes)." });
       case "INVALID_COOKIE_SIGNATURE":

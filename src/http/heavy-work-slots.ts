@@ -16,7 +16,7 @@ export function holdsHeavyWork(request: Request): boolean {
   return held.has(request);
 }
 
-/** A request replaced by a copy of itself (request-limits.ts, a streamed form) takes its slot along. */
+/** A request replaced by a copy of itself (bounded-body-parser.ts, a streamed form) takes its slot along. */
 export function moveHeavyWork(from: Request, to: Request): void {
   const slot = held.get(from);
   if (!slot) return;

@@ -3,8 +3,6 @@ import { idempotencyKeyHeader, maxIdempotencyKeyLength } from "./idempotency-key
 import type { IdempotencyKeys } from "./idempotency-store.ts";
 import { IdempotentRequests } from "./idempotent-requests.ts";
 
-export { replayedHeader } from "./idempotent-requests.ts";
-
 /** The OpenAPI description of the header, on every operation that takes it. */
 export const idempotencyKeyParameter = {
   name: idempotencyKeyHeader,

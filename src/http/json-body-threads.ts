@@ -24,7 +24,7 @@ const mostThreads = 4;
 
 /**
  * JSON bodies over the ordinary limit with members their route does not know, parsed on threads of their own
- * (request-limits.ts picks them). JSON.parse pays for every new member name and every new order of names: 17 MB
+ * (bounded-body-parser.ts picks them). JSON.parse pays for every new member name and every new order of names: 17 MB
  * of 100,000 objects in new orders of 1,000 names (all json-shape.ts lets through) takes 120 ms to 1 s, and
  * before the shape rules 12 MB of a million different names held the event loop 0.65 to 3 s, `/api/health` p99
  * at a second. On a thread, that time is the thread's; the main thread gets back only what the route's schema

@@ -46,7 +46,7 @@ export class JsonShapeScanner {
 
   constructor(private readonly limits: JsonShapeLimits) {}
 
-  /** The member names seen so far, as written (request-limits.ts: whether a large body needs its parsing thread). */
+  /** The member names seen so far, as written (bounded-body-parser.ts: whether a large body needs its parsing thread). */
   get memberNames(): ReadonlySet<string> {
     return this.names;
   }

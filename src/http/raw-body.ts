@@ -1,6 +1,6 @@
 /**
  * For the few routes that need a body as it was sent (a webhook's signature covers the raw bytes).
- * The global body parser (request-limits.ts) reads every JSON body once, as it arrives, and keeps the
+ * The global body parser (bounded-body-parser.ts) reads every JSON body once, as it arrives, and keeps the
  * text of small ones here for the request's lifetime; a route that wants the raw body declares
  * `parse: leaveBodyUnread` (so other content types reach it unread) and reads `rawBodyText` first.
  */

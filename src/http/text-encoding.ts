@@ -6,7 +6,7 @@ import { ValidationFailedError } from "../core/errors.ts";
  * stored or shown as something else: a query value whose percent escapes are not UTF-8 (`?search=%FF%FE`, which
  * Elysia's parser keeps as the literal `%FF%FE`, and URLSearchParams turns into U+FFFD), and a JSON string with
  * a lone UTF-16 surrogate (`"\ud800"` is valid JSON, but no UTF-8 text can hold it). A JSON body whose bytes are
- * not UTF-8 is refused as it is read (request-limits.ts).
+ * not UTF-8 is refused as it is read (bounded-body-parser.ts).
  */
 
 /** A field as messages name it (validation-messages.ts): `per_page` is "per page". */

@@ -28,7 +28,8 @@ export function notificationRoutes({ notifications, authenticated }: { notificat
         response: { 200: t.Array(notificationView) },
         detail: detail(
           "The 10 most recent notifications, newest first",
-          "Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready, webhook disabled.",
+          "Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, " +
+            "export ready, task problem, webhook disabled.",
         ),
       })
       .post(

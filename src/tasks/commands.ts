@@ -48,6 +48,11 @@ export class TaskCommands {
     return this.decide(taskId, () => commands, context);
   }
 
+  /** Runs `command` and, only when it changes the task, `then` after it: one append, or none. */
+  runThen(taskId: number, command: TaskCommand, then: readonly TaskCommand[], context: CommandContext): Promise<TaskCommandResult> {
+    return this.decide(taskId, (state) => (then.length > 0 && decideInTurn([command], state).length > 0 ? [command, ...then] : command), context);
+  }
+
   /**
    * Chooses the commands on the state they are decided on (it may throw to refuse, as a request's If-Match does):
    * run again on a retry after a conflict, so it must be pure.

@@ -3,8 +3,8 @@ import type { Segment } from "./segments.ts";
 import type { TranscriptRef } from "./transcripts.ts";
 
 export type Disk = "objstore" | "remote" | "videolink";
-export type TaskStatus = "pending" | "waiting" | "scribing" | "finished" | "failed";
-export const taskStatuses = ["pending", "waiting", "scribing", "finished", "failed"] as const satisfies readonly TaskStatus[];
+export const taskStatuses = ["pending", "waiting", "scribing", "finished", "failed"] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
 /** Pending, waiting and scribing tasks count against the concurrent-task limit. */
 export const inFlightStatuses: readonly TaskStatus[] = ["pending", "waiting", "scribing"];
 export const isInFlight = (status: TaskStatus) => inFlightStatuses.includes(status);

@@ -1,16 +1,15 @@
 import { reactingTo } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
-import type { RecordedEvent } from "../core/event.ts";
-import { handle } from "../core/command-handler.ts";
-import { fold } from "../core/decider.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { taskDecider, type TaskCommand } from "./decider.ts";
+import { TaskCommands, taskStateOf, type TaskCommand } from "./commands.ts";
 import { isTaskEvent, supersededByRequeue, type TaskEvent } from "./events.ts";
 import { MediaFetchError } from "../media/safe-fetch.ts";
 import { fetchTaskMedia, type MediaFetchSettings } from "../media/fetch-media.ts";
 import type { Worker } from "../core/worker.ts";
 import { hasTranscript } from "./transcripts.ts";
+
+type Trigger = Extract<TaskEvent, { type: "TaskCreated" | "TaskRetried" | "TaskRequeued" }>;
 
 /**
  * Fetches the media of `remote` and `videolink` tasks when they are created (or retried into
@@ -19,9 +18,8 @@ import { hasTranscript } from "./transcripts.ts";
  * FailTask with a reason a user can read.
  * A redelivery finds the task no longer pending or waiting, or fetches again into the same key.
  */
-type Trigger = Extract<TaskEvent, { type: "TaskCreated" | "TaskRetried" | "TaskRequeued" }>;
-
 export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: MediaFetchSettings): Worker<Trigger> {
+  const commands = new TaskCommands(store);
   return {
     name: "fetch-media",
     subject: "scribe.task.>",
@@ -37,9 +35,9 @@ export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: 
       if (supersededByRequeue(recordedHistory, event)) return;
       const history = recordedHistory.filter(isTaskEvent);
       const created = history.find((e) => e.type === "TaskCreated");
-      const state = fold(taskDecider, history);
+      const state = taskStateOf(history);
       if (!created || created.data.disk === "objstore" || state.status !== "live") return;
-      const run = (command: TaskCommand) => runCommand(store, event, command);
+      const run = (command: TaskCommand) => commands.run(created.data.taskId, command, { metadata: reactingTo(event, "fetch-media") });
       if (state.state === "pending") await run({ type: "StartFetching" });
       else if (state.state !== "waiting") return;
 
@@ -66,10 +64,4 @@ export function fetchMediaWorker(store: EventStore, blobs: BlobStore, settings: 
 
 function ignoreDeleted(error: unknown): void {
   if (!(error instanceof NotFoundError)) throw error;
-}
-
-function runCommand(store: EventStore, recorded: RecordedEvent, command: TaskCommand) {
-  return handle(store, recorded.streamName, taskDecider, (state) => taskDecider.decide(command, state), {
-    metadata: reactingTo(recorded, "fetch-media"),
-  });
 }

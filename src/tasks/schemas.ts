@@ -1,13 +1,13 @@
 import { t } from "elysia";
 import { segmentSchema, segmentsSchema } from "./segments.ts";
 import { nameText } from "../http/names.ts";
-import { stringEnum } from "../http/openapi/string-enum.ts";
+import { everyOf, stringEnum } from "../http/openapi/string-enum.ts";
 import { taskStatuses, type Disk } from "./events.ts";
 
 const seconds = t.Integer({ minimum: 0, maximum: 2_147_483_647 });
 const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
-const disks = ["objstore", "remote", "videolink"] as const satisfies readonly Disk[];
+const disks = everyOf<Disk>()(["objstore", "remote", "videolink"]);
 /** Spec 2.1's export metadata: every format a task can be downloaded in, and those the export worker makes. */
 export const allowedFormats = ["txt", "srt", "vtt", "csv", "pdf", "docx"] as const;
 export const heavyFormats = ["pdf", "docx"] as const satisfies readonly (typeof allowedFormats)[number][];

@@ -207,7 +207,9 @@ export class TranscriptionPipeline {
     const transcript = await this.deps.transcripts.save(taskId, segments);
     const finish: TaskCommand = { type: "FinishTask", transcript, duration: seconds, cost: seconds, summary, mindmap, quality, diarizationFailure, attempt };
     let tooLarge = false;
-    const finished = await this.command(work, finish).catch(async (error: unknown) => {
+    // A summary that failed is recorded with the finish, in one append, only when the finish is this attempt's.
+    const then: TaskCommand[] = summaryFailure ? [{ type: "RecordSummaryFailure", reason: summaryFailure }] : [];
+    await this.tasks.runThen(taskId, finish, then, { metadata: work.metadata }).catch(async (error: unknown) => {
       // Deleted meanwhile: its deletion may have swept the task's transcripts before this one was stored.
       if (error instanceof NotFoundError) await this.deps.transcripts.discard(taskId, transcript);
       // Only a summary or mind map from an outside model can make it this large: the task fails saying so, once.
@@ -216,9 +218,7 @@ export class TranscriptionPipeline {
       tooLarge = true;
       const size = `${Math.ceil(error.bytes / 1024)} KiB, over the ${maxEventBytes / 1024} KiB limit on one change`;
       await this.command(work, { type: "FailTask", reason: `The result could not be recorded: it is ${size}.`, attempt });
-      return { events: [] };
     });
-    if (finished.events.length > 0 && summaryFailure) await this.command(work, { type: "RecordSummaryFailure", reason: summaryFailure });
     return tooLarge;
   }
 }

@@ -48,8 +48,8 @@ export function suppliedTranscriptWorker(store: EventStore, transcripts: Transcr
         release();
       }
       const finish = { type: "FinishTask", transcript: null, duration, cost: event.data.cost, summary, mindmap, attempt: state.attempts } as const;
-      const finished = await tasks.run(taskId, finish, { metadata });
-      if (finished.events.length > 0 && failure) await tasks.run(taskId, { type: "RecordSummaryFailure", reason: failure }, { metadata });
+      const then = failure ? [{ type: "RecordSummaryFailure", reason: failure } as const] : [];
+      await tasks.runThen(taskId, finish, then, { metadata });
     },
   };
 }

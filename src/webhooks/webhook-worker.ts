@@ -9,14 +9,14 @@ import { taskAt, webhookPayload, webhookTypeOf } from "./payload.ts";
 import { messageIdFor } from "./signing.ts";
 import type { WebhookDelivery } from "./delivery.ts";
 
+type Cause = Extract<TaskEvent, { type: "TaskFinished" | "TaskFailed" | "TaskDeleted" | "ExportGenerated" }>;
+
 /**
  * The process manager from task events to messages: on TaskFinished, TaskFailed, TaskDeleted and
  * ExportGenerated it schedules one message (`webhookmessage-<id>`) per enabled endpoint of the task's
  * owner subscribed to that type. The message id is derived from the event and the endpoint, so a
  * redelivered event finds its messages scheduled and adds none.
  */
-type Cause = Extract<TaskEvent, { type: "TaskFinished" | "TaskFailed" | "TaskDeleted" | "ExportGenerated" }>;
-
 export function webhookWorker(store: EventStore, delivery: WebhookDelivery, firstAttemptGraceMs: number): Worker<Cause> {
   return {
     name: "webhooks",

@@ -111,7 +111,7 @@ describe("faults in the cluster's processes, under load", () => {
     "a foreign binary event appended to the log: the relay and the projections go past it",
     () =>
       faultCase("a foreign binary event appended to the log", context(), async () => {
-        // What another application sharing the SQLite file could write: a binary payload, not JSON (sqlite.ts's schema).
+        // What another application sharing the SQLite file could write: a binary payload, not JSON (sqlite-file.ts's schema).
         const db = new Database(join(cluster.dataDir, "events.sqlite"));
         try {
           db.exec("PRAGMA busy_timeout = 5000");

@@ -5,7 +5,7 @@ import { manyRequestsPerToken } from "../support/limits.ts";
 
 // A refusal sent before the body is read whole (413, 422) reaches the client, over a raw socket, however the
 // client goes on: it stops and waits, it sends slowly, or it keeps sending after the answer. Never a reset.
-// See `refuseUnread` in src/http/request-limits.ts for why such an answer never says `Connection: close`.
+// See `refuseUnread` in src/http/bounded-body-parser.ts for why such an answer never says `Connection: close`.
 
 let service: RunningService;
 let token: string;

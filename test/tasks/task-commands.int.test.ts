@@ -89,4 +89,19 @@ describe("the task's commands", () => {
     await tasks.run(7, create, { metadata });
     await expect(tasks.prepare(7, { type: "RetryTask" })).rejects.toThrow("Only a failed task can be retried.");
   });
+  test("a follow-up is appended with the command that allows it, or not at all when that command changes nothing", async () => {
+    const { store, appends } = countingStore();
+    const tasks = new TaskCommands(store);
+    await tasks.run(7, [create, { type: "StartTranscription" }], { metadata });
+    const finish: TaskCommand = { type: "FinishTask", transcript: null, duration: 60, cost: 60, summary: null, mindmap: null, attempt: 1 };
+    const summaryFailed: TaskCommand = { type: "RecordSummaryFailure", reason: "no model" };
+    const before = appends();
+    const { events } = await tasks.runThen(7, finish, [summaryFailed], { metadata });
+    expect(appends() - before).toBe(1);
+    expect(events.map((e) => e.type)).toEqual(["TaskFinished", "SummaryFailed"]);
+    // A late delivery of the same finish changes nothing, so its follow-up is not recorded again.
+    const again = await tasks.runThen(7, finish, [summaryFailed], { metadata });
+    expect(again.events).toEqual([]);
+    expect(appends() - before).toBe(1);
+  });
 });

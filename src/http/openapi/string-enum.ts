@@ -15,3 +15,11 @@ export function stringEnum<const Values extends readonly [string, ...string[]]>(
     options,
   ) as TUnion<Literals<Values>>;
 }
+
+/**
+ * Every member of the union `Union`, as a tuple for `stringEnum`: `everyOf<Status>()(["a", "b"])` fails to compile
+ * when a member is missing, so an answer the service can give is never outside the document's enum (a 500).
+ */
+export function everyOf<Union extends string>() {
+  return <const Values extends readonly [Union, ...Union[]]>(values: Values & ([Exclude<Union, Values[number]>] extends [never] ? unknown : never)) => values;
+}
