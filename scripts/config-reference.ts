@@ -2,6 +2,7 @@
 // between the config-reference markers of that page. `--check` writes nothing and fails when the table is stale.
 import { join } from "node:path";
 import { referenceMarkdown } from "../src/config/reference.ts";
+import { schema } from "../src/settings-schema.ts";
 
 /** The operators' page, whose "Configuration" section holds the generated table. */
 export const operationsDocPath = join(import.meta.dir, "..", "docs", "operations.md");
@@ -13,7 +14,7 @@ export function withReference(page: string): string {
   const from = page.indexOf(start);
   const to = page.indexOf(end);
   if (from === -1 || to < from) throw new Error(`docs/operations.md lacks the markers ${start} ... ${end}`);
-  return `${page.slice(0, from + start.length)}\n${referenceMarkdown()}${page.slice(to)}`;
+  return `${page.slice(0, from + start.length)}\n${referenceMarkdown(schema)}${page.slice(to)}`;
 }
 
 if (import.meta.main) {

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { transcriptionConfigOf, type TranscriptionConfig } from "./transcription/config.ts";
 import type { RequestLimits } from "./http/request-limits.ts";
-import { ConfigError, type Env, readSettings } from "./config/read-settings.ts";
-import type { Settings } from "./config/schema.ts";
+import { ConfigError, type Env } from "./config/read-settings.ts";
+import { readSettings, type Settings } from "./settings-schema.ts";
 import type { roles } from "./config/settings/server.ts";
 import { logLevels } from "./config/settings/observability.ts";
 
@@ -119,7 +119,7 @@ function identityProvider(s: Settings, publicUrl: string, problems: string[]): C
 }
 
 /**
- * Reads the configuration through the schema (src/config/schema.ts) and refuses to go on with every
+ * Reads the configuration through the schema (src/settings-schema.ts: the core's settings and the capabilities') and refuses to go on with every
  * problem at once: malformed values, unknown settings meant for Scribe, settings that need others.
  */
 export function loadConfig(env: Env = process.env): Config {

@@ -3,7 +3,7 @@ import { openAdapters } from "./adapters.ts";
 import { startService } from "./service.ts";
 import { serverOptions } from "./http/server-options.ts";
 import { configureLogging, logger } from "./logging/logger.ts";
-import { settingNames, settingOf } from "./config/schema.ts";
+import { settingNames, settingOf } from "./settings-schema.ts";
 
 const log = logger("scribe");
 

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { Config } from "./config.ts";
-import type { SettingsRead } from "./config/read-settings.ts";
+import type { SettingsRead } from "./settings-schema.ts";
 
 /**
  * What `admin config --check` looks at beyond the values' form: every file, folder and program a setting names,

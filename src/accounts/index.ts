@@ -10,6 +10,7 @@ import type { SocialLogin } from "./social-login.ts";
 import type { QueueOf } from "./user-view.ts";
 import { usersProjection } from "./users-projection.ts";
 import { credentialsProjection } from "./credentials-projection.ts";
+import { accountSettings } from "./settings.ts";
 
 export type { Accounts } from "./service.ts";
 export type { Authenticated } from "./authentication.ts";
@@ -48,8 +49,9 @@ export type AccountsApiParts = {
   queueOf: QueueOf;
 };
 
-export const capability: Capability<AccountsApiParts, { adapters: { eventStore: EventStore } }> = {
+export const capability: Capability<AccountsApiParts, { adapters: { eventStore: EventStore } }, typeof accountSettings> = {
   name: "accounts",
+  settings: accountSettings,
   projections: [usersProjection, credentialsProjection],
   routes: async ({ adapters, config, accounts, authenticated, signInLimits, socialLogin, site, queueOf }) => {
     const [{ authRoutes }, { sessionRoutes }, { userRoutes }, { apiKeyRoutes }, { Profiles }] = await Promise.all([

@@ -5,6 +5,7 @@ import type { DocumentStore } from "../readmodels/port.ts";
 import type { OriginOf } from "../http/request-origin.ts";
 import type { Accounts } from "../accounts/service.ts";
 import type { Authenticated } from "../accounts/authentication.ts";
+import { billingSettings } from "./settings.ts";
 
 export { deriveKey } from "./checkout-reference.ts";
 
@@ -17,8 +18,9 @@ type BillingApiParts = {
   originOf: OriginOf;
 };
 
-export const capability: Capability<BillingApiParts, { adapters: { eventStore: EventStore; documents: DocumentStore } }> = {
+export const capability: Capability<BillingApiParts, { adapters: { eventStore: EventStore; documents: DocumentStore } }, typeof billingSettings> = {
   name: "billing",
+  settings: billingSettings,
   projections: [],
   /**
    * Checkout and payments. Both secrets derive from the service secret (shared by every API replica through

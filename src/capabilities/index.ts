@@ -4,7 +4,8 @@
  * architecture test checks the folders against it. Adding a capability is its folder and one line here.
  * Each is imported where it is listed (a top-level await), so that one line is all a new one needs.
  *
- * The order is the order of their routes, their read models (started and rebuilt) and their workers.
+ * The order is the order of their routes, their read models (started and rebuilt) and their workers. A tuple, so
+ * that each keeps its type: the schema of settings (src/settings-schema.ts) keeps every capability's settings typed.
  */
 export const capabilities = [
   (await import("../accounts/index.ts")).capability,
@@ -19,4 +20,4 @@ export const capabilities = [
   (await import("../webhooks/index.ts")).capability,
   (await import("../openai-compat/index.ts")).capability,
   (await import("../dead-letters/index.ts")).capability,
-];
+] as const;

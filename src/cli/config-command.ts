@@ -1,7 +1,8 @@
 import { ConfigError, loadConfig } from "../config.ts";
-import { readSettings, type Env } from "../config/read-settings.ts";
+import type { Env } from "../config/read-settings.ts";
 import { effectiveText, referenceJson, referenceMarkdown, referenceText } from "../config/reference.ts";
 import { problemsOfNamedThings } from "../preflight.ts";
+import { readSettings, schema } from "../settings-schema.ts";
 
 /** `admin config`: the reference as a table, Markdown or JSON, or `--check` of the environment it runs in. */
 export type ConfigCommand = { type: "config"; format: "text" | "markdown" | "json" | "check" };
@@ -14,11 +15,11 @@ export type ConfigCommand = { type: "config"; format: "text" | "markdown" | "jso
 export async function runConfigCommand(command: ConfigCommand, env: Env = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   switch (command.format) {
     case "text":
-      return { code: 0, stdout: referenceText(), stderr: "" };
+      return { code: 0, stdout: referenceText(schema), stderr: "" };
     case "markdown":
-      return { code: 0, stdout: referenceMarkdown(), stderr: "" };
+      return { code: 0, stdout: referenceMarkdown(schema), stderr: "" };
     case "json":
-      return { code: 0, stdout: referenceJson(), stderr: "" };
+      return { code: 0, stdout: referenceJson(schema), stderr: "" };
     case "check": {
       const refuse = (problems: readonly string[]) => ({
         code: 2,
@@ -34,7 +35,7 @@ export async function runConfigCommand(command: ConfigCommand, env: Env = proces
       }
       const read = readSettings(env);
       const missing = await problemsOfNamedThings(config, read);
-      return missing.length > 0 ? refuse(missing) : { code: 0, stdout: effectiveText(read), stderr: "" };
+      return missing.length > 0 ? refuse(missing) : { code: 0, stdout: effectiveText(schema, read), stderr: "" };
     }
   }
 }

@@ -1,5 +1,4 @@
-import { type SettingName, type Settings, settingNames, settingOf } from "./schema.ts";
-import { unknownSettings } from "./unknown-settings.ts";
+import type { Setting, SettingsSchema, ValuesOf } from "./setting.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -16,13 +15,13 @@ export class ConfigError extends Error {
 /** Where a setting's value came from, for `admin config --check`. */
 export type SettingSource = "environment" | "default";
 
-export type SettingsRead = { values: Settings; sources: Record<SettingName, SettingSource>; problems: string[] };
+/** What reading `S` from an environment found: every value, where each came from, and every problem. */
+export type SettingsReadOf<S extends SettingsSchema> = { values: ValuesOf<S>; sources: Record<keyof S & string, SettingSource>; problems: string[] };
 
 /** A set variable's text (trimmed; blank counts as unset). */
 const rawOf = (env: Env, name: string): string | null => env[name]?.trim() || null;
 
-function parseOne(env: Env, name: SettingName): { value: unknown; source: SettingSource; problem: string | null } {
-  const setting = settingOf(name);
+function parseOne(env: Env, name: string, setting: Setting<unknown>): { value: unknown; source: SettingSource; problem: string | null } {
   const raw = rawOf(env, name);
   if (raw === null) return { value: setting.fallback, source: "default", problem: null };
   const parsed = setting.parse(raw);
@@ -32,29 +31,28 @@ function parseOne(env: Env, name: SettingName): { value: unknown; source: Settin
 }
 
 /**
- * Reads every setting of the schema from `env` and finds every problem at once (a broken value takes
- * its fallback so that reading goes on): malformed values, then unknown names meant for Scribe.
+ * Reads every setting of `schema` from `env` and finds every malformed value at once (a broken value takes its
+ * fallback so that reading goes on). Unknown names are the whole schema's to judge (src/settings-schema.ts).
  */
-export function readSettings(env: Env): SettingsRead {
+export function readSettingsOf<S extends SettingsSchema>(schema: S, env: Env): SettingsReadOf<S> {
   const values: Record<string, unknown> = {};
   const sources: Record<string, SettingSource> = {};
   const problems: string[] = [];
-  for (const name of settingNames) {
-    const { value, source, problem } = parseOne(env, name);
+  for (const [name, setting] of Object.entries(schema)) {
+    const { value, source, problem } = parseOne(env, name, setting);
     values[name] = value;
     sources[name] = source;
     if (problem) problems.push(problem);
   }
-  problems.push(...unknownSettings(env, settingNames));
-  return { values: values as Settings, sources: sources as Record<SettingName, SettingSource>, problems };
+  return { values: values as ValuesOf<S>, sources: sources as Record<keyof S & string, SettingSource>, problems };
 }
 
 /**
- * One setting, for code that reads it where no Config reaches (a rendering thread): the same rule, the
- * same fallback. Start-up has already refused a malformed value, so the throw is for tests and tools.
+ * One setting of `schema` (a capability's own), for code that reads it where no Config reaches (a rendering thread):
+ * the same rule, the same fallback. Start-up has already refused a malformed value, so the throw is for tests and tools.
  */
-export function readSetting<K extends SettingName>(env: Env, name: K): Settings[K] {
-  const { value, problem } = parseOne(env, name);
+export function readSetting<S extends SettingsSchema, K extends keyof S & string>(schema: S, env: Env, name: K): ValuesOf<S>[K] {
+  const { value, problem } = parseOne(env, name, schema[name]!);
   if (problem) throw new ConfigError(problem);
-  return value as Settings[K];
+  return value as ValuesOf<S>[K];
 }

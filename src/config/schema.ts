@@ -1,55 +1,25 @@
-import type { Setting } from "./setting.ts";
-import { accountSettings } from "./settings/accounts.ts";
+import { groups, type SettingsSchema } from "./setting.ts";
 import { limitSettings } from "./settings/limits.ts";
-import { exportSettings, mediaFetchSettings } from "./settings/media.ts";
-import { openAiCompatSettings } from "./settings/openai-compat.ts";
 import { observabilitySettings, testSettings } from "./settings/observability.ts";
 import { serverSettings } from "./settings/server.ts";
 import { storageSettings } from "./settings/storage.ts";
-import { summarySettings, transcriptionSettings } from "./settings/transcription.ts";
-import { webhookSettings } from "./settings/webhooks.ts";
-
-/** The parts of the schema, one per concern (a test checks that no name is in two). */
-export const schemaParts = [
-  serverSettings,
-  storageSettings,
-  limitSettings,
-  accountSettings,
-  transcriptionSettings,
-  summarySettings,
-  openAiCompatSettings,
-  mediaFetchSettings,
-  exportSettings,
-  webhookSettings,
-  observabilitySettings,
-  testSettings,
-] as const;
 
 /**
- * Every environment variable Scribe reads, the one list: the configuration is parsed through it,
- * `bun run admin config` prints it and docs/operations.md's table is generated from it.
+ * The core's parts of the schema: what every process reads whatever its capabilities. A capability's own settings are
+ * in its folder (`settings.ts`, its manifest's `settings`); the whole schema is assembled by the composition root
+ * (src/settings-schema.ts), since src/config imports nothing of the service.
  */
-export const schema = {
-  ...serverSettings,
-  ...storageSettings,
-  ...limitSettings,
-  ...accountSettings,
-  ...transcriptionSettings,
-  ...summarySettings,
-  ...openAiCompatSettings,
-  ...mediaFetchSettings,
-  ...exportSettings,
-  ...webhookSettings,
-  ...observabilitySettings,
-  ...testSettings,
-};
+export const coreSchemaParts = [serverSettings, storageSettings, limitSettings, observabilitySettings, testSettings] as const;
 
-export type SettingName = keyof typeof schema;
-/** Each setting's value once read: its parsed text, or its fallback. */
-export type Settings = { [K in SettingName]: (typeof schema)[K] extends Setting<infer T> ? T : never };
+/** The core's settings alone, for code below the capabilities that takes a default from one (the request limits). */
+export const coreSchema = { ...serverSettings, ...storageSettings, ...limitSettings, ...observabilitySettings, ...testSettings };
 
-export const settingNames = Object.keys(schema) as SettingName[];
-
-export const isSettingName = (name: string): name is SettingName => Object.hasOwn(schema, name);
-
-export const settingOf = (name: SettingName): Setting<unknown> => schema[name] as Setting<unknown>;
+/**
+ * One schema of `parts`, in the reference's order: section by section in the order of `groups`, and within a section
+ * in the order of `parts`. So a capability's settings take their place by the section they name, and a new one with
+ * settings is still its folder and its line in the list of capabilities.
+ */
+export function schemaOf(parts: readonly SettingsSchema[]): SettingsSchema {
+  const entries = parts.flatMap((part) => Object.entries(part));
+  return Object.fromEntries(groups.flatMap((group) => entries.filter(([, setting]) => setting.group === group)));
+}

@@ -42,6 +42,12 @@ export type Setting<T> = {
   show(value: T): string;
 };
 
+/** Settings by name: the core's part of the schema, a capability's (its folder's `settings.ts`), or the whole. */
+export type SettingsSchema = { readonly [name: string]: Setting<unknown> };
+
+/** Each setting's value once read: its parsed text, or its fallback. */
+export type ValuesOf<S> = { [K in keyof S]: S[K] extends Setting<infer T> ? T : never };
+
 /** What every setting says about itself; `shownDefault` is needed only where the fallback does not say it. */
 type About = { group: Group; description: string; shownDefault?: string };
 

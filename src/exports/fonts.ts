@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import fontkit from "@pdf-lib/fontkit";
 import { readSetting } from "../config/read-settings.ts";
-import { schema } from "../config/schema.ts";
+import { exportSettings } from "./settings.ts";
 
 /**
  * Fonts for the PDF export, from Debian packages (scripts/setup.sh and the Dockerfile install them):
@@ -11,7 +11,7 @@ import { schema } from "../config/schema.ts";
  * A character neither covers (most emoji) is left out of the PDF rather than drawn as a box.
  * `EXPORT_FONT` / `EXPORT_FALLBACK_FONT` name other files (TTF, OTF, or a TTC whose first face is used).
  */
-export const defaultPrimaryFont = schema.EXPORT_FONT.fallback;
+export const defaultPrimaryFont = exportSettings.EXPORT_FONT.fallback;
 
 export type LoadedFont = {
   /** A standalone TrueType/OpenType file (a face taken out of its collection), for pdf-lib to embed and subset. */
@@ -28,11 +28,11 @@ let cached: ExportFonts | null = null;
 export function exportFonts(env: Record<string, string | undefined> = process.env): ExportFonts {
   if (cached) return cached;
   // Read here, not from Config: this runs on the rendering thread, which shares the environment only.
-  const primaryPath = readSetting(env, "EXPORT_FONT");
+  const primaryPath = readSetting(exportSettings, env, "EXPORT_FONT");
   if (!existsSync(primaryPath)) {
     throw new Error(`PDF export font ${primaryPath} is missing: install the Debian package fonts-wqy-microhei (scripts/setup.sh does) or set EXPORT_FONT`);
   }
-  const fallbackPath = readSetting(env, "EXPORT_FALLBACK_FONT");
+  const fallbackPath = readSetting(exportSettings, env, "EXPORT_FALLBACK_FONT");
   cached = { primary: loadFont(primaryPath), fallback: existsSync(fallbackPath) ? loadFont(fallbackPath) : null };
   return cached;
 }

@@ -8,6 +8,7 @@ import type { Authenticated } from "../accounts/authentication.ts";
 import type { Tasks } from "../tasks/service.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import { exportsProjection } from "./exports-projection.ts";
+import { exportSettings } from "./settings.ts";
 
 type ExportsApiParts = {
   adapters: { eventStore: EventStore; documents: DocumentStore; blobs: BlobStore };
@@ -16,8 +17,13 @@ type ExportsApiParts = {
   originOf: OriginOf;
 };
 
-export const capability: Capability<ExportsApiParts, { adapters: { eventStore: EventStore; blobs: BlobStore; transcripts: TranscriptStore } }> = {
+export const capability: Capability<
+  ExportsApiParts,
+  { adapters: { eventStore: EventStore; blobs: BlobStore; transcripts: TranscriptStore } },
+  typeof exportSettings
+> = {
   name: "exports",
+  settings: exportSettings,
   projections: [exportsProjection],
   routes: async ({ adapters, tasks, authenticated, originOf }) => {
     const [{ Exports }, { exportRoutes }] = await Promise.all([import("./service.ts"), import("./routes.ts")]);

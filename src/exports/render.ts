@@ -4,6 +4,7 @@ import { renderPdf } from "./pdf.ts";
 import { renderDocx } from "./docx.ts";
 import { BackgroundThread } from "../core/background-thread.ts";
 import { readSetting } from "../config/read-settings.ts";
+import { exportSettings } from "./settings.ts";
 
 /** Makes a heavy export's bytes here, on this thread. */
 export function renderHere(format: HeavyFormat, document: ExportDocument): Promise<Uint8Array> {
@@ -20,6 +21,6 @@ const thread = new BackgroundThread<RenderJob, Uint8Array>(new URL("./render-thr
  * request would wait that second. `EXPORT_RENDER_THREAD=0` renders on the caller's thread.
  */
 export function renderHeavy(format: HeavyFormat, document: ExportDocument): Promise<Uint8Array> {
-  if (!readSetting(process.env, "EXPORT_RENDER_THREAD")) return renderHere(format, document);
+  if (!readSetting(exportSettings, process.env, "EXPORT_RENDER_THREAD")) return renderHere(format, document);
   return thread.run({ format, document });
 }

@@ -1,6 +1,6 @@
 import type { JsonShapeLimits } from "./json-shape.ts";
 import { routePlans, type RouteBody, type RoutePlan } from "./body-plans.ts";
-import { schema } from "../config/schema.ts";
+import { coreSchema } from "../config/schema.ts";
 
 export type RequestLimits = {
   /** Most bytes a request body may have (BODY_LIMIT_BYTES, default 1 MiB). */
@@ -20,11 +20,11 @@ export type RequestLimits = {
 
 /** The defaults are the configuration schema's (src/config/settings/limits.ts), so the two cannot differ. */
 export const defaultRequestLimits: RequestLimits = {
-  bodyBytes: schema.BODY_LIMIT_BYTES.fallback,
-  transcriptBodyBytes: schema.TRANSCRIPT_BODY_LIMIT_BYTES.fallback,
-  jsonDepth: schema.JSON_MAX_DEPTH.fallback,
-  transcriptJsonValues: schema.JSON_MAX_VALUES.fallback,
-  openAiFileBytes: schema.OPENAI_COMPAT_FILE_LIMIT_BYTES.fallback,
+  bodyBytes: coreSchema.BODY_LIMIT_BYTES.fallback,
+  transcriptBodyBytes: coreSchema.TRANSCRIPT_BODY_LIMIT_BYTES.fallback,
+  jsonDepth: coreSchema.JSON_MAX_DEPTH.fallback,
+  transcriptJsonValues: coreSchema.JSON_MAX_VALUES.fallback,
+  openAiFileBytes: coreSchema.OPENAI_COMPAT_FILE_LIMIT_BYTES.fallback,
 };
 
 /** Every other JSON body is small: its largest array is a bulk request's 1,000 ids. */

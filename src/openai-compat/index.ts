@@ -4,6 +4,7 @@ import type { BlobStore } from "../blobs/port.ts";
 import type { Authenticated } from "../accounts/authentication.ts";
 import type { Tasks } from "../tasks/service.ts";
 import type { TranscriptionConfig } from "../transcription/config.ts";
+import { openAiCompatSettings } from "./settings.ts";
 
 export type { ServedModel } from "./routes.ts";
 
@@ -14,8 +15,9 @@ type OpenAiApiParts = {
   authenticated: Authenticated;
 };
 
-export const capability: Capability<OpenAiApiParts> = {
+export const capability: Capability<OpenAiApiParts, unknown, typeof openAiCompatSettings> = {
   name: "openai-compat",
+  settings: openAiCompatSettings,
   projections: [],
   routes: async ({ adapters, config, tasks, authenticated }) => {
     const [{ OpenAiTranscriptions }, { openAiRoutes }, { servedLanguage, servedModels }] = await Promise.all([

@@ -12,6 +12,7 @@ import type { AppPage } from "./share-routes.ts";
 import { tasksProjection } from "./tasks-projection.ts";
 import { taskHistoryProjection } from "./task-history-projection.ts";
 import { taskSlotsProjection } from "./slots-projection.ts";
+import { mediaFetchSettings } from "./settings.ts";
 
 export type { Tasks } from "./service.ts";
 export { folderTaskCounts, queueCounts, tasksByStatus } from "./task-counts.ts";
@@ -45,8 +46,9 @@ type TasksWorkParts = {
   config: { mediaFetch: MediaFetchSettings };
 };
 
-export const capability: Capability<TasksApiParts, TasksWorkParts> = {
+export const capability: Capability<TasksApiParts, TasksWorkParts, typeof mediaFetchSettings> = {
   name: "tasks",
+  settings: mediaFetchSettings,
   projections: [tasksProjection, taskHistoryProjection, taskSlotsProjection],
   routes: async ({ adapters, config, keyFor, tasks, authenticated, idempotency, originOf, appPage }) => {
     const [{ taskRoutes }, { shareRoutes }, { historyRoutes }, { audioRoutes }] = await Promise.all([

@@ -1,5 +1,9 @@
-import { readSettings, type Env } from "../config/read-settings.ts";
-import type { Settings } from "../config/schema.ts";
+import { readSettingsOf, type Env } from "../config/read-settings.ts";
+import type { ValuesOf } from "../config/setting.ts";
+import { transcriptionSettings } from "./settings.ts";
+
+/** The capability's settings once read (src/transcription/settings.ts). */
+type Settings = ValuesOf<typeof transcriptionSettings>;
 
 /** Which speech recognition engine turns audio into words (see engines/). */
 export type EngineName = Settings["TRANSCRIPTION_ENGINE"];
@@ -42,7 +46,10 @@ export type TranscriptionConfig = {
 const endpoint = (url: string | null, apiKey: string | null, model: string): OpenAiEndpoint | null =>
   url ? { url: url.replace(/\/+$/, ""), apiKey, model } : null;
 
-/** The transcription part of the configuration, from settings already read; what it needs that is missing goes to `problems`. */
+/**
+ * The transcription part of the configuration, from its settings already read (the whole schema's will do); what it
+ * needs that is missing goes to `problems`.
+ */
 export function transcriptionConfigOf(s: Settings, problems: string[]): TranscriptionConfig {
   const engine = s.TRANSCRIPTION_ENGINE;
   if (engine === "whisper" && !s.WHISPER_MODEL) problems.push("TRANSCRIPTION_ENGINE=whisper needs WHISPER_MODEL (the path of a whisper.cpp ggml model file)");
@@ -66,9 +73,9 @@ export function transcriptionConfigOf(s: Settings, problems: string[]): Transcri
   };
 }
 
-/** The transcription configuration alone (tests, and the pipeline's defaults): every problem in one `fail`. */
+/** The transcription configuration alone (tests, and the pipeline's defaults): every problem of its settings in one `fail`. */
 export function loadTranscriptionConfig(env: Env, fail: (message: string) => Error): TranscriptionConfig {
-  const { values, problems } = readSettings(env);
+  const { values, problems } = readSettingsOf(transcriptionSettings, env);
   const config = transcriptionConfigOf(values, problems);
   if (problems.length > 0) throw fail(problems.join("\n"));
   return config;

@@ -9,6 +9,7 @@ import type { Authenticated } from "../accounts/authentication.ts";
 import type { Tasks } from "../tasks/service.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import type { TranscriptionConfig } from "./config.ts";
+import { transcriptionSettings } from "./settings.ts";
 
 type TranscriptionApiParts = {
   adapters: { eventStore: EventStore; documents: DocumentStore; blobs: BlobStore };
@@ -25,8 +26,9 @@ type TranscriptionWorkParts = {
   heavyWork: Semaphore;
 };
 
-export const capability: Capability<TranscriptionApiParts, TranscriptionWorkParts> = {
+export const capability: Capability<TranscriptionApiParts, TranscriptionWorkParts, typeof transcriptionSettings> = {
   name: "transcription",
+  settings: transcriptionSettings,
   projections: [],
   routes: async ({ adapters, config, waitForProjections, tasks, authenticated }) => {
     const [{ createSummarizer }, { Summaries }, { transcriptionRoutes }] = await Promise.all([

@@ -8,6 +8,7 @@ import type { Authenticated } from "../accounts/authentication.ts";
 import type { WebhookSettings } from "./sender.ts";
 import { webhookEndpointsProjection } from "./endpoints-projection.ts";
 import { webhookDeliveriesProjection } from "./deliveries-projection.ts";
+import { webhookSettings } from "./settings.ts";
 
 export type { WebhookSettings } from "./sender.ts";
 export { defaultRetryScheduleSeconds } from "./schedule.ts";
@@ -22,8 +23,9 @@ const firstAttemptGraceMs = 60_000;
 const deliveryOf = async ({ adapters, config }: WebhooksWorkParts) =>
   new (await import("./delivery.ts")).WebhookDelivery(adapters.eventStore, adapters.documents, config.webhooks);
 
-export const capability: Capability<WebhooksApiParts, WebhooksWorkParts> = {
+export const capability: Capability<WebhooksApiParts, WebhooksWorkParts, typeof webhookSettings> = {
   name: "webhooks",
+  settings: webhookSettings,
   projections: [webhookEndpointsProjection, webhookDeliveriesProjection],
   /** Endpoints are registered and tested through the API; their messages are delivered by the workers role. */
   routes: async (parts) => {

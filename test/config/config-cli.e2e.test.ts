@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bunBinary, runCli } from "../support/service-process.ts";
-import { settingNames } from "../../src/config/schema.ts";
+import { settingNames } from "../../src/settings-schema.ts";
 
 const root = join(import.meta.dir, "../..");
 

@@ -2,9 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config.ts";
-import { readSetting, readSettings } from "../../src/config/read-settings.ts";
+import { readSetting } from "../../src/config/read-settings.ts";
 import { effectiveText } from "../../src/config/reference.ts";
-import { schema, settingNames } from "../../src/config/schema.ts";
+import { readSettings, schema, settingNames } from "../../src/settings-schema.ts";
+import { exportSettings } from "../../src/exports/settings.ts";
 
 /** The problems start-up would print for `env`, or none. */
 function problemsOf(env: Record<string, string>): readonly string[] {
@@ -109,7 +110,7 @@ describe("reading the environment through the schema", () => {
   });
 
   test("admin config --check shows the values in effect, secrets only as set or not", () => {
-    const text = effectiveText(readSettings({ PORT: "8080", METRICS_TOKEN: "s3cr3t-token", SIGNING_SECRET: "another-secret" }));
+    const text = effectiveText(schema, readSettings({ PORT: "8080", METRICS_TOKEN: "s3cr3t-token", SIGNING_SECRET: "another-secret" }));
     expect(text).not.toContain("s3cr3t-token");
     expect(text).not.toContain("another-secret");
     const row = (name: string) =>
@@ -126,9 +127,11 @@ describe("reading the environment through the schema", () => {
   });
 
   test("one setting alone, for the rendering thread: the same rule and fallback", () => {
-    expect(readSetting({}, "EXPORT_RENDER_THREAD")).toBe(true);
-    expect(readSetting({ EXPORT_RENDER_THREAD: "0" }, "EXPORT_RENDER_THREAD")).toBe(false);
-    expect(readSetting({}, "EXPORT_FONT")).toBe("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc");
-    expect(() => readSetting({ EXPORT_RENDER_THREAD: "off" }, "EXPORT_RENDER_THREAD")).toThrow('EXPORT_RENDER_THREAD must be 1 or 0, got "off"');
+    expect(readSetting(exportSettings, {}, "EXPORT_RENDER_THREAD")).toBe(true);
+    expect(readSetting(exportSettings, { EXPORT_RENDER_THREAD: "0" }, "EXPORT_RENDER_THREAD")).toBe(false);
+    expect(readSetting(exportSettings, {}, "EXPORT_FONT")).toBe("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc");
+    expect(() => readSetting(exportSettings, { EXPORT_RENDER_THREAD: "off" }, "EXPORT_RENDER_THREAD")).toThrow(
+      'EXPORT_RENDER_THREAD must be 1 or 0, got "off"',
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { join } from "node:path";
-import { isSettingName, schema, schemaParts, settingNames } from "../../src/config/schema.ts";
+import { isSettingName, schema, schemaParts, settingNames } from "../../src/settings-schema.ts";
 import { groups } from "../../src/config/setting.ts";
 import { unknownSettings } from "../../src/config/unknown-settings.ts";
 

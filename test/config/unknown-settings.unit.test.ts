@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { editDistance, settingFamilies, unknownSettings } from "../../src/config/unknown-settings.ts";
-import { settingNames } from "../../src/config/schema.ts";
+import { settingNames } from "../../src/settings-schema.ts";
 
 const unknown = (env: Record<string, string>) => unknownSettings(env, settingNames);
 

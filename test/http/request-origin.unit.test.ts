@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { clientAddresses, requestOrigins } from "../../src/http/request-origin.ts";
-import { readSettings } from "../../src/config/read-settings.ts";
+import { readSettings } from "../../src/settings-schema.ts";
 
 const publicUrl = "http://localhost:3000";
 /** A request as Bun's server hands it over: its URL built from the Host, the peer's address beside it. */

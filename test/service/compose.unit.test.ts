@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isSettingName } from "../../src/config/schema.ts";
+import { isSettingName } from "../../src/settings-schema.ts";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { prerequisite } from "../support/prerequisites.ts";
 

@@ -15,7 +15,7 @@ import { prerequisite } from "../support/prerequisites.ts";
 
 const haveChromium = prerequisite(`Chromium at ${chromiumPath}`, chromiumAvailable, "apt-get install chromium; npm test installs it");
 
-/** SESSION_RATE_LIMIT_PER_MINUTE's default (src/config/settings/accounts.ts). */
+/** SESSION_RATE_LIMIT_PER_MINUTE's default (src/accounts/settings.ts). */
 const sessionLimit = 600;
 
 type Answer = { at: number; status: number; path: string };

@@ -1,6 +1,6 @@
 import { integer } from "../setting.ts";
 
-/** What one request may carry, and how much heavy work runs at once (docs/api.md). */
+/** What one request may carry (the OpenAI-compatible endpoint's files included), and how much heavy work runs at once (docs/api.md). */
 export const limitSettings = {
   BODY_LIMIT_BYTES: integer({
     group: "request limits",
@@ -33,6 +33,16 @@ export const limitSettings = {
     // 100,000 segments of 20 values each.
     fallback: 2_000_000,
     description: "The most JSON values in a body that carries a transcript.",
+  }),
+  OPENAI_COMPAT_FILE_LIMIT_BYTES: integer({
+    group: "OpenAI-compatible endpoint",
+    min: 1024,
+    max: 2 ** 31,
+    // Shown with the OpenAI-compatible endpoint's settings, enforced with the other limits. OpenAI's own limit is 25 MB:
+    // clients written for it already split longer recordings.
+    fallback: 25 * 1024 * 1024,
+    shownDefault: "26214400 (25 MiB)",
+    description: "The largest file POST /v1/audio/transcriptions takes (413 beyond); larger media goes through uploads.",
   }),
   HEAVY_WORK_AT_ONCE: integer({
     group: "request limits",

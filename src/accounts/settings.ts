@@ -1,8 +1,8 @@
-import { integer, optionalText, secret, url } from "../setting.ts";
+import { integer, optionalText, secret, url } from "../config/setting.ts";
 
 const perMinute = { min: 1, max: 1_000_000_000 } as const;
 
-/** Limits on accounts, social login and the payment provider. */
+/** Limits on accounts and their sign-in, and social login (docs/api.md). */
 export const accountSettings = {
   RATE_LIMIT_PER_MINUTE: integer({
     group: "accounts and billing",
@@ -59,10 +59,5 @@ export const accountSettings = {
     protocols: ["http", "https"],
     shownDefault: "$PUBLIC_URL/auth/callback",
     description: "The redirect URI sent to the provider.",
-  }),
-  PAYMENT_WEBHOOK_SECRET: secret({
-    group: "accounts and billing",
-    shownDefault: "derived from SIGNING_SECRET",
-    description: "Verifies the payment provider's webhooks: the one the provider gave us.",
   }),
 } as const;

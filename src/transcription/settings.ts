@@ -1,12 +1,15 @@
 import { cpus } from "node:os";
-import { flag, integer, oneOf, optionalText, secret, text, url } from "../setting.ts";
+import { flag, integer, oneOf, optionalText, secret, text, url } from "../config/setting.ts";
 
-export const engineNames = ["sphinx", "whisper", "openai"] as const;
+const engineNames = ["sphinx", "whisper", "openai"] as const;
 const sphinxModel = "/usr/share/pocketsphinx/model/en-us";
 const cores = Math.max(1, cpus().length);
 const group = "transcription";
 
-/** The recognition pipeline and its engines (docs/api.md, docs/operations.md). */
+/**
+ * The recognition pipeline and its engines (docs/api.md, docs/operations.md), then the chat endpoint that writes
+ * summaries and mind maps (unset, the embedded extractive summariser does).
+ */
 export const transcriptionSettings = {
   TRANSCRIPTION_WORKER: flag({
     group,
@@ -65,10 +68,6 @@ export const transcriptionSettings = {
     shownDefault: "the OS temp dir",
     description: "Where media is copied and decoded while a task is transcribed.",
   }),
-} as const;
-
-/** The chat endpoint that writes summaries and mind maps; unset, the embedded extractive summariser does. */
-export const summarySettings = {
   SUMMARY_OPENAI_URL: url({
     group: "summaries",
     protocols: ["http", "https"],

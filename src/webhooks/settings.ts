@@ -1,4 +1,5 @@
-import { integer, networks, type Setting } from "../setting.ts";
+import { integer, networks, type Setting } from "../config/setting.ts";
+import { defaultRetryScheduleSeconds } from "./schedule.ts";
 
 /** Comma-separated whole seconds, each from 1 to a week: the delays between a message's attempts. */
 function delays(about: { description: string; fallback: readonly number[] }): Setting<number[]> {
@@ -19,11 +20,11 @@ function delays(about: { description: string; fallback: readonly number[] }): Se
   };
 }
 
-/** Outgoing webhooks (docs/api.md). The default schedule is src/webhooks/schedule.ts's, repeated here so src/config imports nothing of the service. */
+/** Outgoing webhooks (docs/api.md). */
 export const webhookSettings = {
   WEBHOOK_TIMEOUT_SECONDS: integer({ group: "webhooks", min: 1, max: 60, fallback: 15, description: "How long an attempt waits for the receiver's answer." }),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: delays({
-    fallback: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
+    fallback: defaultRetryScheduleSeconds,
     description:
       "Seconds before each retry after a failed attempt (±10 %); when they are spent the message is given up and its endpoint disabled. Shorter " +
       "than 24 h in all only in tests.",

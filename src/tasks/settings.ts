@@ -1,6 +1,6 @@
-import { addresses, flag, integer, text } from "../setting.ts";
+import { addresses, flag, integer, text } from "../config/setting.ts";
 
-/** Server-side fetches of remote and video-link media (docs/api.md). */
+/** Server-side fetches of remote and video-link media, which the tasks' fetch worker makes (docs/api.md). */
 export const mediaFetchSettings = {
   MEDIA_FETCH_MAX_BYTES: integer({
     group: "media fetching",
@@ -22,26 +22,4 @@ export const mediaFetchSettings = {
     description: "Tests only: addresses refused even so, standing for a private hop on loopback.",
   }),
   YT_DLP_PATH: text({ group: "media fetching", kind: "program", fallback: "yt-dlp", description: "yt-dlp's program, for video links." }),
-} as const;
-
-/** PDF and docx rendering (docs/api.md). */
-export const exportSettings = {
-  EXPORT_FONT: text({
-    group: "exports",
-    kind: "path",
-    fallback: "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-    description: "The PDF's font (TTF, OTF, or a TTC whose first face is used).",
-  }),
-  EXPORT_FALLBACK_FONT: text({
-    group: "exports",
-    kind: "path",
-    fallback: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    description: "The PDF's font for characters EXPORT_FONT lacks (left out when the file is missing).",
-  }),
-  EXPORT_RENDER_THREAD: flag({
-    group: "exports",
-    words: ["1", "0"],
-    fallback: true,
-    description: "Renders PDF and docx on a thread of their own (0: on the export worker's thread).",
-  }),
 } as const;
