@@ -25,7 +25,9 @@ export function openApiOptions(config: Config): OpenApiOptions {
       version: "0.1.0",
       contact: { name: "Scribe", url: "https://github.com/scribe/scribe" },
       description:
-        "Timed transcripts, summaries and mind maps from audio and video. Errors are JSON with `message`; a 422 adds `errors` keyed by field (spec section 7).",
+        "Timed transcripts, summaries and mind maps from audio and video. Errors are JSON with `message`; a 422 adds `errors` keyed by field " +
+        "(spec section 7). JSON and text answers of 1 KiB or more are compressed as `Accept-Encoding` allows (gzip, else br); " +
+        "downloads and media are sent as they are.",
     },
     servers: [{ url: config.publicUrl, description: "This server (PUBLIC_URL)" }],
     tags,

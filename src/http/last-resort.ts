@@ -4,6 +4,7 @@ import { logger } from "../logging/logger.ts";
 import { isOpenAiRequest, openAiErrorJson } from "./openai-errors.ts";
 import { unmatchedRoute, type RequestObserver } from "./request-observer.ts";
 import { withBaselineHeaders } from "./page-headers.ts";
+import { compressedAnswer } from "./compressed-answers.ts";
 
 const log = logger("http");
 
@@ -62,7 +63,8 @@ type Wrapper = Parameters<Elysia["wrap"]>[0];
  * included). An exception that escapes Elysia (one thrown inside the error handler, which once let Bun answer
  * with its development page: stack frames, paths, source lines) becomes the spec's JSON 500 with the
  * request's id, an error-level line naming it, and a request line and metrics through `observers` (Elysia's
- * after-response hook does not run for it). Every answer gets the baseline headers (page-headers.ts).
+ * after-response hook does not run for it). Every answer gets the baseline headers (page-headers.ts), and the
+ * API's JSON and text answers are compressed as the client accepts (compressed-answers.ts).
  */
 export function lastResort(observers: readonly RequestObserver[]): Wrapper {
   const failed = (error: unknown, request: Request): Response => {
@@ -85,12 +87,20 @@ export function lastResort(observers: readonly RequestObserver[]): Wrapper {
     return response;
   };
   // Not a Response at all: passed on as it is, and Bun's own `error` handler (server-options.ts) answers for it.
-  const finished = (answer: unknown): unknown => {
+  const finished = (answer: unknown, request: Request): unknown => {
+    let response: Response;
     try {
-      return answer instanceof Response ? withBaselineHeaders(answer) : answer;
+      if (!(answer instanceof Response)) return answer;
+      response = withBaselineHeaders(answer);
     } catch {
       // Its headers could be neither set nor copied: it goes out as it is.
       return answer;
+    }
+    try {
+      const sent = compressedAnswer(response, request);
+      return sent instanceof Promise ? sent.catch((error: unknown) => failed(error, request)) : sent;
+    } catch (error) {
+      return failed(error, request);
     }
   };
   // Elysia calls this for each request with its own handler; one guarded handler per handler, made once.
@@ -103,10 +113,10 @@ export function lastResort(observers: readonly RequestObserver[]): Wrapper {
           const answer: unknown = handle(request);
           if (answer instanceof Promise)
             return answer.then(
-              (response: unknown) => finished(response),
+              (response: unknown) => finished(response, request),
               (error: unknown) => failed(error, request),
             );
-          return finished(answer);
+          return finished(answer, request);
         } catch (error) {
           return failed(error, request);
         }
