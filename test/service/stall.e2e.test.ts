@@ -27,6 +27,14 @@ async function createTask(token: string, name: string): Promise<{ status: number
   return { status: response.status, ms: performance.now() - started, id: body.id };
 }
 
+/** The service's JSON log lines so far. */
+const logLines = () =>
+  service
+    .stdout()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { level: string; component: string; status?: number; msg: string });
+
 describe("a paused process", () => {
   beforeAll(async () => {
     service = await startServiceProcess({ LEASE_TTL_SECONDS: String(ttlSeconds) });
@@ -46,25 +54,26 @@ describe("a paused process", () => {
 
     await pause(ttlSeconds * 800);
     expect((await createTask(token, "after a short pause")).status).toBe(201);
-    await pause(ttlSeconds * 1200);
-    // The first event after the pause meets a lease not renewed yet; the runner must take it up again.
-    const results = [];
-    for (const name of ["after a long pause", "and again", "and once more"]) results.push(await createTask(token, name));
-    expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
-    for (const { id } of results) {
-      const read = await fetch(`${service.url}/api/tasks/${id}`, { headers: { authorization: `Bearer ${token}` } });
-      expect(read.status).toBe(200);
+    // The first event after the pause meets a lease not renewed yet, and the runner must take it up again; whether
+    // it comes before the renewal that the resumed process also makes at once is a race, so the long pause is made
+    // again (at most three times) until the projections have met it at least once.
+    for (let round = 1; round <= 3; round++) {
+      await pause(ttlSeconds * 1200);
+      const results = [];
+      for (const name of ["after a long pause", "and again", "and once more"]) results.push(await createTask(token, `${name} (${round})`));
+      expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
+      for (const { id } of results) {
+        const read = await fetch(`${service.url}/api/tasks/${id}`, { headers: { authorization: `Bearer ${token}` } });
+        expect(read.status).toBe(200);
+      }
+      const ready = await fetch(`${service.url}/api/ready`);
+      expect(ready.status).toBe(200);
+      if (logLines().some((line) => line.component === "projections" && line.msg.startsWith("projection paused"))) break;
     }
-    const ready = await fetch(`${service.url}/api/ready`);
-    expect(ready.status).toBe(200);
     // The projections said they paused (warn), and none failed: no error line of theirs, no 500 answered.
-    const lines = service
-      .stdout()
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as { level: string; component: string; status?: number; msg: string });
+    const lines = logLines();
     expect(lines.filter((line) => line.component === "projections" && line.level === "error").map((line) => line.msg)).toEqual([]);
     expect(lines.filter((line) => line.component === "http" && (line.status ?? 0) >= 500)).toEqual([]);
     expect(lines.some((line) => line.component === "projections" && line.msg.startsWith("projection paused"))).toBe(true);
-  }, 60_000);
+  }, 90_000);
 });
