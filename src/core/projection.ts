@@ -1,5 +1,5 @@
 import type { DomainEvent } from "./decider.ts";
-import type { Recorded, RecordedEvent } from "./event.ts";
+import { isOneOf, type Recorded, type RecordedEvent } from "./event.ts";
 import { DuplicateKeyError, type Collection, type Document, type DocumentStore, type Filter } from "../readmodels/port.ts";
 
 /** A transcript's segment as projections read it (src/tasks/segments.ts has the whole shape). */
@@ -49,8 +49,7 @@ export type Projection<E extends DomainEvent = DomainEvent> = {
  * check that lets a typed projection's `apply` see it (the runner, a rebuild and a replay all fold through it).
  */
 export function declaredBy(projection: Projection): (event: RecordedEvent) => boolean {
-  const types = new Set<string>(projection.eventTypes);
-  return (event) => types.has(event.type);
+  return isOneOf(projection.eventTypes);
 }
 
 /** Folds one `event` into the projection when it is one of its types (declaredBy), as tests folding by hand do; false when not. */

@@ -15,7 +15,7 @@ import type { TranscriptRef, TranscriptStore } from "./transcripts.ts";
 import { uncategorized } from "../folders/name.ts";
 import { assertBalanceAllows } from "../accounts/balance-rule.ts";
 import type { RevisionCondition } from "../http/if-match.ts";
-import { findFolder, listTasks, type TaskListQuery } from "./task-list.ts";
+import { existingFolder, listTasks, type TaskListQuery } from "./task-list.ts";
 import { patchCommands, type TaskPatch } from "./task-patch.ts";
 import { createTaskCommand, storeSuppliedTranscript, type CreateTaskInput } from "./task-creation.ts";
 
@@ -74,8 +74,8 @@ export class Tasks {
     return counts === null || counts.changing !== undefined ? null : counts._position;
   }
 
-  async findFolder(userId: number, name: string): Promise<FolderDocument | null> {
-    return findFolder(this.db, userId, name);
+  existingFolder(userId: number, name: string): Promise<FolderDocument> {
+    return existingFolder(this.db, userId, name);
   }
 
   /**
@@ -147,7 +147,7 @@ export class Tasks {
     const commands = await patchCommands(patch, {
       duration: task.duration,
       currentSegments: async () => (await this.transcript(taskId))?.segments ?? [],
-      findFolder: (name) => this.findFolder(userId, name),
+      existingFolder: (name) => this.existingFolder(userId, name),
       saveTranscript: (segments) => this.transcripts.save(taskId, segments),
     });
     let position: number | null = null;
@@ -191,8 +191,7 @@ export class Tasks {
   async moveMany(userId: number, ids: number[], folderName: string, metadata: EventMetadata): Promise<number> {
     let target: { id: number; name: string } | null = null;
     if (folderName !== uncategorized) {
-      const folder = await this.findFolder(userId, folderName);
-      if (!folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+      const folder = await this.existingFolder(userId, folderName);
       target = { id: folder.id, name: folder.name };
     }
     const own = await this.tasks.find({ userId, id: { $in: [...new Set(ids)] } });

@@ -8,11 +8,13 @@ import type { TaskDocument } from "./tasks-projection.ts";
 /** What `GET /api/tasks` filters and pages by. */
 export type TaskListQuery = { status?: string; search?: string; folder?: string; page?: number; per_page?: number };
 
-/** The user's folder of that name (names compare as folders-projection keys them), or null. */
-export async function findFolder(db: DocumentStore, userId: number, name: string): Promise<FolderDocument | null> {
+/** The user's folder of that name (names compare as folders-projection keys them); 422 on `folder` when there is none. */
+export async function existingFolder(db: DocumentStore, userId: number, name: string): Promise<FolderDocument> {
   const folders = await db.collection<FolderDocument>("folders").find({ userId });
   const key = folderKey(name);
-  return folders.find((f) => folderKey(f.name) === key) ?? null;
+  const folder = folders.find((f) => folderKey(f.name) === key);
+  if (!folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+  return folder;
 }
 
 /** One page of the user's tasks, newest first, with the counts the page links need. */
@@ -22,11 +24,7 @@ export async function listTasks(db: DocumentStore, userId: number, query: TaskLi
   if (query.search) filter.nameKey = { $contains: query.search.toLowerCase() };
   if (query.folder !== undefined) {
     if (query.folder === uncategorized) filter.folderId = null;
-    else {
-      const folder = await findFolder(db, userId, query.folder);
-      if (!folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
-      filter.folderId = folder.id;
-    }
+    else filter.folderId = (await existingFolder(db, userId, query.folder)).id;
   }
   const page = query.page ?? 1;
   const perPage = query.per_page ?? 25;

@@ -13,7 +13,7 @@ export type PatchSources = {
   /** The task's duration as the read model shows it: a text edit without its own spreads the words over it. */
   duration: number;
   currentSegments: () => Promise<Segment[]>;
-  findFolder: (name: string) => Promise<FolderDocument | null>;
+  existingFolder: (name: string) => Promise<FolderDocument>;
   saveTranscript: (segments: Segment[]) => Promise<TranscriptRef>;
 };
 
@@ -33,8 +33,7 @@ export async function patchCommands(patch: TaskPatch, sources: PatchSources): Pr
     commands.push({ type: "EditTranscript", transcript: await sources.saveTranscript(edited) });
   }
   if (patch.folder !== undefined) {
-    const folder = patch.folder === null ? null : await sources.findFolder(patch.folder);
-    if (patch.folder !== null && !folder) throw new ValidationFailedError({ folder: ["The selected folder does not exist."] });
+    const folder = patch.folder === null ? null : await sources.existingFolder(patch.folder);
     commands.push({ type: "MoveTask", folder: folder && { id: folder.id, name: folder.name } });
   }
   if (patch.name !== undefined) commands.push({ type: "RenameTask", name: patch.name });

@@ -7,6 +7,7 @@ import type { Worker } from "../core/worker.ts";
 import { secondsCharged } from "./transcripts.ts";
 
 type Ended = Extract<TaskEvent, { type: "TaskFinished" | "TaskFailed" | "TaskDeleted" }>;
+type TaskCreated = Extract<TaskEvent, { type: "TaskCreated" }>;
 
 /**
  * Gives a user's concurrent-task slot back when a task ends (finished, failed, deleted), and charges a
@@ -25,8 +26,8 @@ export function taskSlotWorker(store: EventStore, now: () => Date = () => new Da
       if (taskId === null) return;
       let charge: { seconds: number; now: string } | undefined;
       if (event.type === "TaskFinished" && event.data.cost && event.data.cost > 0) {
-        const [created] = (await store.readStream(event.streamName, { maxCount: 1 })).filter(isOneOf<TaskEvent>(["TaskCreated"]));
-        const seconds = created?.type === "TaskCreated" ? secondsCharged(created.data, event.data.cost) : 0;
+        const [created] = (await store.readStream(event.streamName, { maxCount: 1 })).filter(isOneOf<TaskCreated>(["TaskCreated"]));
+        const seconds = created ? secondsCharged(created.data, event.data.cost) : 0;
         if (seconds > 0) charge = { seconds, now: now().toISOString() };
       }
       // The slot of exactly this attempt: a late event about an earlier attempt frees nothing the retry holds.

@@ -51,6 +51,10 @@ describe("compressed answers", () => {
       ["br;q=0, gzip", "gzip"],
       ["identity", null],
       ["deflate", null],
+      // Hostile or broken headers: a q-value that is not a number refuses, junk of any length is no encoding.
+      ["gzip;q=abc, br;q=", null],
+      [`${"x-junk;q=1, ".repeat(600)}gzip`, "gzip"],
+      ["x".repeat(8000), null],
     ] as const) {
       const response = await get(`/api/tasks/${taskId}`, accepted);
       expect({ accepted, encoding: response.headers.get("content-encoding") }).toEqual({ accepted, encoding: expected });
