@@ -79,7 +79,11 @@ const modelMagics = ["lmgg", "GGUF"];
 const modelsUrl = "https://huggingface.co/ggerganov/whisper.cpp";
 
 function whisperModel(name: string, path: string): string | null {
-  const problem = file(name, path, `download a ggml model, e.g. ggml-base.en.bin from ${modelsUrl}`);
+  const problem = file(
+    name,
+    path,
+    `download a ggml model: \`bun run admin model pull base.en\` (\`model list\` names the others), or a file from ${modelsUrl}`,
+  );
   if (problem) return problem;
   const head = Buffer.alloc(4);
   let fd: number | null = null;

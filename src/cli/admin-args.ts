@@ -2,11 +2,14 @@ import { isPlanKey, planKeys, type BillingInterval, type PlanKey } from "../acco
 import { parseArgs } from "./args.ts";
 import type { BackupCommand } from "./backup-commands.ts";
 import type { ConfigCommand } from "./config-command.ts";
+import type { ModelCommand } from "./model-commands.ts";
+import { whisperModelNamed, whisperModels } from "../transcription/whisper-models.ts";
 
 export const adminUsage = `usage: bun run admin <command> [options]
 
-Operator commands on accounts and dead letters. Uses the server's configuration (DATA_DIR,
-EVENTSTORE_URL, MONGODB_URL) and works while the server runs: changes reach it within a second.
+Operator commands on accounts, dead letters and whisper models. Uses the server's configuration
+(DATA_DIR, EVENTSTORE_URL, MONGODB_URL) and works while the server runs: changes reach it within
+a second.
 
   plan <email> <${planKeys.join("|")}> [--interval month|year]
                               change the account's plan (paid plans bill monthly unless --interval year)
@@ -27,6 +30,12 @@ EVENTSTORE_URL, MONGODB_URL) and works while the server runs: changes reach it w
   backup <dir>                a consistent backup of the embedded profile's DATA_DIR, taken while
                               the server runs, into <dir> (missing or empty)
   restore <dir>               restore a backup into DATA_DIR (missing or empty)
+  model pull <name>           download a whisper.cpp model into DATA_DIR/models/whisper, verified
+                              against its pinned SHA-256 (a cut download resumes; progress on
+                              stderr; WHISPER_MODEL_BASE_URL names a mirror); then
+                              WHISPER_MODEL=<name> uses it
+  model list                  the models that can be pulled (tiny.en, base.en, small.en, medium.en,
+                              tiny, base, small, medium, large-v3, large-v3-turbo) and which are here
   config [--markdown|--json]  the configuration reference: every environment variable, its type,
                               default and meaning (needs no DATA_DIR and no server)
   config --check              validate this environment as start-up does and print the values in
@@ -34,8 +43,8 @@ EVENTSTORE_URL, MONGODB_URL) and works while the server runs: changes reach it w
   help                        this text
 
 Exit codes: 0 done, 1 refused (unknown email, key or dead letter, a dead letter not open, plan
-without API access, a non-empty target, an incomplete or corrupt backup, the cluster profile),
-2 bad usage or configuration.`;
+without API access, a non-empty target, an incomplete or corrupt backup, the cluster profile, a
+model download that failed or was not the pinned file), 2 bad usage or configuration.`;
 
 export type AdminCommand =
   | { type: "help" }
@@ -46,7 +55,8 @@ export type AdminCommand =
   | { type: "users"; json: boolean }
   | DeadLettersCommand
   | BackupCommand
-  | ConfigCommand;
+  | ConfigCommand
+  | ModelCommand;
 
 /** `dead-letters list|retry|drop`; `id` null: every open one (`retry --all`). */
 export type DeadLettersCommand =
@@ -129,6 +139,9 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       expectOptions(options, []);
       expectWords(rest, 1, `${name} <dir>`);
       return { type: name, dir: rest[0]! };
+    case "model":
+      expectOptions(options, []);
+      return modelCommand(rest);
     case "config": {
       expectOptions(options, ["markdown", "json", "check"]);
       expectWords(rest, 0, "config [--markdown|--json|--check]");
@@ -166,4 +179,18 @@ function deadLettersCommand([action, ...args]: string[], options: Map<string, st
     default:
       throw new UsageError(`unknown dead-letters command "${action}"`);
   }
+}
+
+function modelCommand([action, ...args]: string[]): ModelCommand {
+  if (action === "list") {
+    expectWords(args, 0, "model list");
+    return { type: "model-list" };
+  }
+  if (action === "pull") {
+    expectWords(args, 1, "model pull <name>");
+    const name = args[0]!;
+    if (!whisperModelNamed(name)) throw new UsageError(`unknown model "${name}" (${whisperModels.map((m) => m.name).join(", ")})`);
+    return { type: "model-pull", name };
+  }
+  throw new UsageError(action === undefined ? "model needs pull or list" : `unknown model command "${action}"`);
 }

@@ -16,6 +16,7 @@ import { TranscriptStore } from "../tasks/transcripts.ts";
 import { adminUsage, parseAdminCommand, UsageError, type AdminCommand } from "./admin-args.ts";
 import { runBackupCommand, type BackupCommand } from "./backup-commands.ts";
 import { runConfigCommand, type ConfigCommand } from "./config-command.ts";
+import { runModelCommand, type ModelCommand } from "./model-commands.ts";
 import { BackupRefused } from "../backup/manifest.ts";
 import { logToStderr } from "../logging/logger.ts";
 import { DeadLetters } from "../dead-letters/service.ts";
@@ -74,7 +75,7 @@ const described = (d: Pick<DeadLetterDocument, "id" | "worker" | "eventType" | "
 
 /** Every change goes through the account's decider as a command, like the HTTP routes' own. */
 async function run(
-  command: Exclude<AdminCommand, { type: "help" } | BackupCommand | ConfigCommand>,
+  command: Exclude<AdminCommand, { type: "help" } | BackupCommand | ConfigCommand | ModelCommand>,
   { accounts, deadLetters, db, metadata }: Context,
 ): Promise<string[]> {
   switch (command.type) {
@@ -146,6 +147,13 @@ async function main(argv: string[]): Promise<number> {
   if (command.type === "help") {
     console.log(adminUsage);
     return 0;
+  }
+  // Before loadConfig, like the reference: a model is fetched before the service is configured to use it.
+  if (command.type === "model-pull" || command.type === "model-list") {
+    const result = await runModelCommand(command);
+    if (result.code === 0) for (const line of result.lines) console.log(line);
+    else console.error(`admin: ${result.error}`);
+    return result.code;
   }
   // Before loadConfig: the reference is for machines with nothing (or something wrong) configured yet.
   if (command.type === "config") {

@@ -1,9 +1,11 @@
 import { readSettingsOf, type Env } from "../config/read-settings.ts";
 import type { ValuesOf } from "../config/setting.ts";
+import { serverSettings } from "../config/settings/server.ts";
 import { transcriptionSettings } from "./settings.ts";
+import { whisperModelPath } from "./whisper-models.ts";
 
-/** The capability's settings once read (src/transcription/settings.ts). */
-type Settings = ValuesOf<typeof transcriptionSettings>;
+/** The capability's settings once read (src/transcription/settings.ts), and DATA_DIR, under which WHISPER_MODEL's names are kept. */
+type Settings = ValuesOf<typeof transcriptionSettings> & Pick<ValuesOf<typeof serverSettings>, "DATA_DIR">;
 
 /** Which speech recognition engine turns audio into words (see engines/). */
 export type EngineName = Settings["TRANSCRIPTION_ENGINE"];
@@ -21,10 +23,13 @@ export type TranscriptionConfig = {
   worker: boolean;
   engine: EngineName;
   sphinx: { binary: string; hmm: string; lm: string; dict: string };
+  /** `model`: the file's path, a catalogue name (WHISPER_MODEL=base.en) resolved to where `admin model pull` keeps it. */
   whisper: { model: string | null; accelerator: WhisperAccelerator; language: string | null; threads: number };
   openai: (OpenAiEndpoint & { language: string | null }) | null;
   /** The chat endpoint that writes summaries and mind maps; null: the embedded extractive summariser. */
   summaryOpenai: OpenAiEndpoint | null;
+  /** An edited transcript's summary is made again once no edit came for this long; 0: only by refresh-summary. */
+  summaryRefreshAfterEditSeconds: number;
   /** Recognition processes (chunks) running at once in this process, across all tasks, shared round-robin between accounts. */
   recognitionConcurrency: number;
   /** Tasks one worker process transcribes at once (TRANSCRIPTION_TASKS_PER_WORKER): they share the recognisers above. */
@@ -59,9 +64,15 @@ export function transcriptionConfigOf(s: Settings, problems: string[]): Transcri
     worker: s.TRANSCRIPTION_WORKER,
     engine,
     sphinx: { binary: s.SPHINX_BINARY, hmm: s.SPHINX_HMM, lm: s.SPHINX_LM, dict: s.SPHINX_DICT },
-    whisper: { model: s.WHISPER_MODEL, accelerator: s.WHISPER_GPU, language: s.WHISPER_LANGUAGE, threads: s.WHISPER_THREADS },
+    whisper: {
+      model: s.WHISPER_MODEL && whisperModelPath(s.WHISPER_MODEL, s.DATA_DIR),
+      accelerator: s.WHISPER_GPU,
+      language: s.WHISPER_LANGUAGE,
+      threads: s.WHISPER_THREADS,
+    },
     openai: openai && { ...openai, language: s.TRANSCRIPTION_LANGUAGE },
     summaryOpenai: endpoint(s.SUMMARY_OPENAI_URL, s.SUMMARY_OPENAI_KEY, s.SUMMARY_OPENAI_MODEL),
+    summaryRefreshAfterEditSeconds: s.SUMMARY_REFRESH_AFTER_EDIT_SECONDS,
     recognitionConcurrency: s.RECOGNITION_CONCURRENCY,
     tasksPerWorker: s.TRANSCRIPTION_TASKS_PER_WORKER,
     chunkSeconds: s.CHUNK_SECONDS,
@@ -75,7 +86,7 @@ export function transcriptionConfigOf(s: Settings, problems: string[]): Transcri
 
 /** The transcription configuration alone (tests, and the pipeline's defaults): every problem of its settings in one `fail`. */
 export function loadTranscriptionConfig(env: Env, fail: (message: string) => Error): TranscriptionConfig {
-  const { values, problems } = readSettingsOf(transcriptionSettings, env);
+  const { values, problems } = readSettingsOf({ ...transcriptionSettings, DATA_DIR: serverSettings.DATA_DIR }, env);
   const config = transcriptionConfigOf(values, problems);
   if (problems.length > 0) throw fail(problems.join("\n"));
   return config;

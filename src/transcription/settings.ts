@@ -1,5 +1,6 @@
 import { cpus } from "node:os";
 import { flag, integer, oneOf, optionalText, secret, text, url } from "../config/setting.ts";
+import { defaultWhisperModelsUrl, whisperModels } from "./whisper-models.ts";
 
 const engineNames = ["sphinx", "whisper", "openai"] as const;
 const sphinxModel = "/usr/share/pocketsphinx/model/en-us";
@@ -22,7 +23,19 @@ export const transcriptionSettings = {
   SPHINX_HMM: text({ group, kind: "path", fallback: `${sphinxModel}/en-us`, description: "PocketSphinx's acoustic model." }),
   SPHINX_LM: text({ group, kind: "path", fallback: `${sphinxModel}/en-us.lm.bin`, description: "PocketSphinx's language model." }),
   SPHINX_DICT: text({ group, kind: "path", fallback: `${sphinxModel}/cmudict-en-us.dict`, description: "PocketSphinx's pronunciation dictionary." }),
-  WHISPER_MODEL: optionalText({ group, kind: "path", description: "The whisper.cpp ggml model file; required by TRANSCRIPTION_ENGINE=whisper." }),
+  WHISPER_MODEL: optionalText({
+    group,
+    kind: "name or path",
+    description:
+      "The whisper.cpp ggml model: a name `bun run admin model pull` fetches into DATA_DIR/models/whisper " +
+      `(${whisperModels.map((m) => m.name).join(", ")}), or a model file's path; required by TRANSCRIPTION_ENGINE=whisper.`,
+  }),
+  WHISPER_MODEL_BASE_URL: url({
+    group,
+    protocols: ["http", "https"],
+    shownDefault: defaultWhisperModelsUrl,
+    description: "Where `bun run admin model pull` fetches ggml-<name>.bin from (a mirror); every file is checked against its pinned SHA-256.",
+  }),
   WHISPER_GPU: oneOf({ group, values: ["none", "cuda", "vulkan"], fallback: "none", description: "The accelerator whisper.cpp runs on." }),
   WHISPER_LANGUAGE: optionalText({ group, shownDefault: "detected", description: "The language whisper recognises, e.g. en." }),
   WHISPER_THREADS: integer({ group, min: 1, max: 256, fallback: cores, shownDefault: "number of cores", description: "CPU threads whisper.cpp uses." }),
@@ -76,4 +89,13 @@ export const transcriptionSettings = {
   }),
   SUMMARY_OPENAI_KEY: secret({ group: "summaries", description: "The API key sent to SUMMARY_OPENAI_URL." }),
   SUMMARY_OPENAI_MODEL: text({ group: "summaries", fallback: "gpt-4o-mini", description: "The model asked of SUMMARY_OPENAI_URL." }),
+  SUMMARY_REFRESH_AFTER_EDIT_SECONDS: integer({
+    group: "summaries",
+    min: 0,
+    max: 7 * 24 * 3600,
+    fallback: 30,
+    description:
+      "An edited transcript's summary and mind map are made again once no edit came for this long; 0: never by themselves (the task says " +
+      "they are out of date until refresh-summary).",
+  }),
 } as const;
