@@ -14,11 +14,12 @@ FROM oven/bun:${BUN_VERSION}-debian AS bun
 FROM debian:bookworm-20260824-slim@sha256:88200866dfff7ea7f5cbcb6ec7c8a701889efe6fe859fe64d6990e4b07ea4171
 
 # What the workers shell out to: ffmpeg decodes audio, PocketSphinx (with its US English model)
-# recognises speech, yt-dlp fetches remote media. ca-certificates for yt-dlp's HTTPS. The PDF export
-# embeds fonts-wqy-microhei (Latin, CJK, Hangul) and fonts-dejavu-core (Arabic, Hebrew).
+# recognises speech (espeak-ng pronounces a task's vocabulary words for it), yt-dlp fetches remote
+# media. ca-certificates for yt-dlp's HTTPS. The PDF export embeds fonts-wqy-microhei (Latin, CJK,
+# Hangul) and fonts-dejavu-core (Arabic, Hebrew).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates ffmpeg pocketsphinx pocketsphinx-en-us yt-dlp fonts-wqy-microhei fonts-dejavu-core \
+      ca-certificates ffmpeg pocketsphinx pocketsphinx-en-us espeak-ng yt-dlp fonts-wqy-microhei fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 
 COPY --from=bun /usr/local/bin/bun /usr/local/bin/bun
