@@ -1,5 +1,5 @@
 import type { TaskDocument, TranscriptDocument } from "../tasks/tasks-projection.ts";
-import { shortClock, type ExportSegment } from "./formats/text.ts";
+import { shortClock, type ExportSegment, type ExportWord } from "./formats/text.ts";
 
 /** What a pdf or docx shows: the task's name, date, duration and summary, then the timed transcript. */
 export type ExportDocument = {
@@ -11,10 +11,23 @@ export type ExportDocument = {
   segments: ExportSegment[];
 };
 
-type StoredSegment = { start: number; end: number; text: string; speaker?: string | null };
+type StoredSegment = { id?: number; start: number; end: number; text: string; speaker?: string | null; words?: ExportWord[] };
 
+/** What a pdf or docx shows of a stored segment: its times, text and speaker. */
 export function exportSegments(segments: readonly unknown[] | null | undefined): ExportSegment[] {
   return ((segments ?? []) as StoredSegment[]).map(({ start, end, text, speaker }) => ({ start, end, text, speaker: speaker ?? null }));
+}
+
+/** The stored segments with their ids and timed words too, for the formats that use them (subtitles' cues, json). */
+export function timedSegments(segments: readonly unknown[] | null | undefined): ExportSegment[] {
+  return ((segments ?? []) as StoredSegment[]).map(({ id, start, end, text, speaker, words }) => ({
+    start,
+    end,
+    text,
+    speaker: speaker ?? null,
+    ...(typeof id === "number" ? { id } : {}),
+    ...(Array.isArray(words) ? { words } : {}),
+  }));
 }
 
 export function exportDocument(

@@ -5,7 +5,9 @@ import { ConflictError } from "../core/errors.ts";
 import type { Tasks } from "../tasks/service.ts";
 import { exportDocumentId, type ExportDocument } from "./exports-projection.ts";
 import { contentTypes, isHeavy, lightChunks, type ExportFormat, type HeavyFormat, type LightFormat } from "./formats/index.ts";
-import { exportSegments } from "./document.ts";
+import { timedSegments } from "./document.ts";
+import type { CueLimits } from "./formats/cue-limits.ts";
+import type { SubtitleOptions } from "./formats/subtitle-cues.ts";
 import { exportFileName } from "./file-name.ts";
 
 /** What a download answers: the file, a signed URL to it, or "being made, retry". */
@@ -34,15 +36,26 @@ export class Exports {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** `origin`: where the caller reached the API, which the embedded store's signed URL names (src/http/request-origin.ts). */
-  async download(userId: number, taskId: number, format: ExportFormat, wantsJson: boolean, metadata: EventMetadata, origin?: string): Promise<Download> {
+  /**
+   * `origin`: where the caller reached the API, which the embedded store's signed URL names (src/http/request-origin.ts).
+   * `limits`: how srt and vtt cues are shaped (the defaults when absent).
+   */
+  async download(
+    userId: number,
+    taskId: number,
+    format: ExportFormat,
+    wantsJson: boolean,
+    metadata: EventMetadata,
+    origin?: string,
+    limits?: CueLimits,
+  ): Promise<Download> {
     const task = await this.tasks.owned(userId, taskId);
     const transcript = await this.tasks.transcript(taskId);
     if (!transcript?.segments || transcript.segments.length === 0) {
       throw new ConflictError(`The task has no transcript yet (it is ${task.status}): exports can be downloaded once it is transcribed.`);
     }
     const fileName = exportFileName(task.name, format);
-    if (!isHeavy(format)) return this.light(format, transcript.segments, fileName);
+    if (!isHeavy(format)) return this.light(format, transcript.segments, fileName, { limits, mediaEndMs: task.duration * 1000 });
 
     const made = await this.db.collection<ExportDocument>("exports").findOne({ _id: exportDocumentId(taskId, format) });
     if (made?.version && made.key && BigInt(made.version) >= BigInt(task.exportVersion)) {
@@ -58,8 +71,8 @@ export class Exports {
     return { kind: "processing", message: `The ${format} is being generated; retry in a few seconds.`, retryAfterSeconds: 3 };
   }
 
-  private light(format: LightFormat, segments: readonly unknown[], fileName: string): Download {
-    return { kind: "file", fileName, contentType: contentTypes[format], body: lightChunks(format, exportSegments(segments)), size: null };
+  private light(format: LightFormat, segments: readonly unknown[], fileName: string, options: SubtitleOptions): Download {
+    return { kind: "file", fileName, contentType: contentTypes[format], body: lightChunks(format, timedSegments(segments), options), size: null };
   }
 
   /** Appends ExportRequested unless this version was asked for moments ago (clients poll). */

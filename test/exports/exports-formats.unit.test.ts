@@ -52,22 +52,27 @@ describe("srt", () => {
   });
 
   test("no blank line inside a cue, no timing arrow in text, no markup, no empty cue", () => {
+    // Shaped for reading: the words of nearby segments of one speaker share a cue and its line (subtitle-cues.ts).
     const out = srt([seg(0, 1000, "a\n\n\nb\r\n  c  "), seg(1000, 2000, "  \n "), seg(2000, 3000, "x --> y <b>bold</b> {\\an8}")]);
-    expect(out).toBe("1\n00:00:00,000 --> 00:00:01,000\na\nb\nc\n\n2\n00:00:02,000 --> 00:00:03,000\nx -> y <\u200bb>bold<\u200b/b> {\u200b\\an8}\n\n");
+    expect(out).toBe("1\n00:00:00,000 --> 00:00:03,000\na b c x -> y <\u200bb>bold<\u200b/b> {\u200b\\an8}\n\n");
   });
 
-  test("a line longer than 1,000 characters is broken at a space, or at 1,000 characters when it has none", () => {
-    const words = "word ".repeat(400).trim(); // 1,999 characters
-    expect(
-      srt([seg(0, 1, words)])
-        .split("\n")
-        .slice(2, -2)
-        .map((l) => l.length),
-    ).toEqual([999, 999]);
-    const [, , ...lines] = srt([seg(0, 1, "😀".repeat(2500))])
-      .trimEnd()
-      .split("\n");
-    expect(lines.map((l) => Array.from(l).length)).toEqual([1000, 1000, 500]); // emoji never cut in half
+  test("long text is cut into cues of two lines of at most 42 characters; a word wider than a line into pieces, emoji never cut", () => {
+    const cues = (out: string) =>
+      out
+        .trimEnd()
+        .split("\n\n")
+        .map((cue) => cue.split("\n").slice(2));
+    const words = cues(srt([seg(0, 60_000, "word ".repeat(400).trim())]));
+    expect(words.length).toBeGreaterThan(10);
+    for (const lines of words) {
+      expect(lines.length).toBeLessThanOrEqual(2);
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(42);
+    }
+    expect(words.flat().join(" ")).toBe("word ".repeat(400).trim());
+    const emoji = cues(srt([seg(0, 10_000, "😀".repeat(100))])).flat();
+    expect(emoji.map((line) => Array.from(line).length)).toEqual([42, 42, 16]);
+    expect(emoji.join("")).toBe("😀".repeat(100));
   });
 
   test("an end before its start is clamped to the start", () => {

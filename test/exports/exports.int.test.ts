@@ -89,7 +89,7 @@ describe("bad requests", () => {
     const response = await download(id, "mp3");
     expect(response.status).toBe(422);
     const body = await json<{ message: string; errors: Record<string, string[]> }>(response);
-    expect(body.errors.format).toEqual(["The format must be one of txt, srt, vtt, csv, pdf, docx."]);
+    expect(body.errors.format).toEqual(["The format must be one of txt, srt, vtt, csv, json, pdf, docx."]);
   });
 
   test("a task with no transcript yet is 409 with a message, for light and heavy formats", async () => {

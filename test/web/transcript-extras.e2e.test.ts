@@ -86,7 +86,7 @@ describe.skipIf(!haveChromium)("the transcript page's extras and the share page"
     web.checkpoint();
     const { page } = web;
     const exports = page.getByRole("region", { name: "Export" });
-    for (const name of ["TXT", "SRT", "VTT", "CSV", "PDF", "DOCX"]) expect(await exports.getByRole("button", { name, exact: true }).count()).toBe(1);
+    for (const name of ["TXT", "SRT", "VTT", "CSV", "JSON", "PDF", "DOCX"]) expect(await exports.getByRole("button", { name, exact: true }).count()).toBe(1);
 
     const [txt] = await Promise.all([page.waitForEvent("download"), exports.getByRole("button", { name: "TXT", exact: true }).click()]);
     expect(txt.suggestedFilename()).toBe("Garden meeting.txt");

@@ -3,13 +3,17 @@ import { srtChunks } from "./srt.ts";
 import { vttChunks } from "./vtt.ts";
 import { csvChunks } from "./csv.ts";
 import { txtChunks } from "./txt.ts";
+import { jsonChunks } from "./json.ts";
+import type { SubtitleOptions } from "./subtitle-cues.ts";
 
-export type LightFormat = "txt" | "srt" | "vtt" | "csv";
+export type LightFormat = "txt" | "srt" | "vtt" | "csv" | "json";
 export type HeavyFormat = "pdf" | "docx";
 export type ExportFormat = LightFormat | HeavyFormat;
 
-export const lightFormats: readonly LightFormat[] = ["txt", "srt", "vtt", "csv"];
-export const exportFormats: readonly ExportFormat[] = ["txt", "srt", "vtt", "csv", "pdf", "docx"];
+export const lightFormats: readonly LightFormat[] = ["txt", "srt", "vtt", "csv", "json"];
+export const exportFormats: readonly ExportFormat[] = ["txt", "srt", "vtt", "csv", "json", "pdf", "docx"];
+/** The formats whose cues are shaped for reading, and so take the subtitle limits. */
+export const subtitleFormats: readonly ExportFormat[] = ["srt", "vtt"];
 export const isHeavy = (format: ExportFormat): format is HeavyFormat => format === "pdf" || format === "docx";
 
 export const contentTypes: Record<ExportFormat, string> = {
@@ -17,21 +21,27 @@ export const contentTypes: Record<ExportFormat, string> = {
   srt: "application/x-subrip; charset=utf-8",
   vtt: "text/vtt; charset=utf-8",
   csv: "text/csv; charset=utf-8; header=present",
+  json: "application/json",
   pdf: "application/pdf",
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 };
 
-/** The light formats, made on request from the transcript, chunk by chunk (one cue or row each). */
-export function lightChunks(format: LightFormat, segments: readonly ExportSegment[]): Iterable<string> {
+/**
+ * The light formats, made on request from the transcript, chunk by chunk (one cue or row each). Never stored, so the
+ * subtitle `options` (limits, the media's length) shape each file as it is asked for, and no other limits' file is served.
+ */
+export function lightChunks(format: LightFormat, segments: readonly ExportSegment[], options: SubtitleOptions = {}): Iterable<string> {
   switch (format) {
     case "txt":
       return txtChunks(segments);
     case "srt":
-      return srtChunks(segments);
+      return srtChunks(segments, options);
     case "vtt":
-      return vttChunks(segments);
+      return vttChunks(segments, options);
     case "csv":
       return csvChunks(segments);
+    case "json":
+      return jsonChunks(segments);
   }
 }
 

@@ -1,4 +1,5 @@
-import { byStart, clock, cueLines, speakerLabel, type ExportSegment } from "./text.ts";
+import { clock, type ExportSegment } from "./text.ts";
+import { shapeCues, type SubtitleOptions } from "./subtitle-cues.ts";
 
 /**
  * SubRip has no escape mechanism, yet players read HTML-like tags (`<b>`, `< i >`, `<font …>`) and ASS
@@ -14,22 +15,18 @@ export function neutralizeSrt(line: string): string {
 }
 
 /**
- * SubRip: numbered cues (1, 2, …), `HH:MM:SS,mmm --> HH:MM:SS,mmm` with a comma, the text, a blank
- * line. What must not appear is kept out: blank lines inside a cue (they would end it), `-->` in the
- * text (a reader could take the line for a timing line; it becomes `->`) and markup (above). Cues come
- * in time order; segments with no text make no cue, and numbering stays consecutive. A speaker is
- * written as a `Speaker: ` prefix on the first line.
+ * SubRip: numbered cues (1, 2, …), `HH:MM:SS,mmm --> HH:MM:SS,mmm` with a comma, the text, a blank line. Cues are
+ * shaped for reading (subtitle-cues.ts): split and joined on word times, at most `maxLines` lines of
+ * `maxLineLength` characters. A speaker is named by an `Ann:` label at the start of each of their turns. What must
+ * not appear is kept out: `-->` in the text (a reader could take the line for a timing line; it becomes `->`) and
+ * markup (above); lines are never empty, so no blank line ends a cue early.
  */
-export function* srtChunks(segments: readonly ExportSegment[]): Generator<string> {
+export function* srtChunks(segments: readonly ExportSegment[], options: SubtitleOptions = {}): Generator<string> {
   let number = 0;
-  for (const segment of byStart(segments)) {
-    const lines = cueLines(segment.text).map(neutralizeSrt);
-    if (lines.length === 0) continue;
-    const speaker = speakerLabel(segment.speaker);
-    if (speaker) lines[0] = `${neutralizeSrt(speaker)}: ${lines[0]}`;
+  for (const cue of shapeCues(segments, { ...options, label: (speaker) => `${speaker}:` })) {
     number++;
-    yield `${number}\n${clock(segment.start, ",")} --> ${clock(Math.max(segment.end, segment.start), ",")}\n${lines.join("\n")}\n\n`;
+    yield `${number}\n${clock(cue.start, ",")} --> ${clock(cue.end, ",")}\n${cue.lines.map(neutralizeSrt).join("\n")}\n\n`;
   }
 }
 
-export const srt = (segments: readonly ExportSegment[]) => [...srtChunks(segments)].join("");
+export const srt = (segments: readonly ExportSegment[], options: SubtitleOptions = {}) => [...srtChunks(segments, options)].join("");

@@ -2,7 +2,10 @@
  * What every export format shares: the segment shape it reads, clean text and clock times.
  * Formatters are pure (no I/O, no clock) so they are tested alone and benchmarked alone.
  */
-export type ExportSegment = { start: number; end: number; text: string; speaker: string | null };
+export type ExportSegment = { start: number; end: number; text: string; speaker: string | null; id?: number; words?: readonly ExportWord[] };
+
+/** A recognised word of a segment: media times in ms, the engine's confidence (0..1) or null. */
+export type ExportWord = { text: string; start: number; end: number; confidence: number | null };
 
 /**
  * Characters that break files rather than text: C0 controls other than tab and line breaks, DEL, C1
@@ -23,38 +26,6 @@ export function cleanText(text: string): string {
 /** One line: every run of whitespace (line breaks and tabs included) becomes one space. */
 export function oneLine(text: string): string {
   return cleanText(text).replace(/\s+/g, " ").trim();
-}
-
-/**
- * Readers hold a subtitle line in a fixed buffer (ffmpeg's SubRip reader splits lines of about 4 KB),
- * so longer lines are broken, at a space where there is one, before they get there.
- */
-export const maxCueLine = 1000;
-
-/**
- * Lines for a subtitle cue: no line may be empty (a blank line ends a cue in srt and vtt), so empty
- * lines are dropped, each line is trimmed, and lines longer than `maxCueLine` characters are broken.
- */
-export function cueLines(text: string): string[] {
-  return cleanText(text)
-    .split("\n")
-    .map((line) => line.replace(/[\t ]+/g, " ").trim())
-    .filter((line) => line.length > 0)
-    .flatMap(breakLongLine);
-}
-
-function breakLongLine(line: string): string[] {
-  if (line.length <= maxCueLine) return [line];
-  const chars = Array.from(line); // code points: a cut never splits a surrogate pair
-  const lines: string[] = [];
-  while (chars.length > maxCueLine) {
-    const space = chars.lastIndexOf(" ", maxCueLine);
-    const cut = space > maxCueLine / 2 ? space : maxCueLine;
-    lines.push(chars.splice(0, cut).join("").trimEnd());
-    if (chars[0] === " ") chars.shift();
-  }
-  if (chars.length > 0) lines.push(chars.join(""));
-  return lines;
 }
 
 /** `HH:MM:SS<sep>mmm`; hours take more than two digits past 99 h. Negative or fractional ms are clamped and rounded. */

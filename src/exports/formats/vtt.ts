@@ -1,4 +1,5 @@
-import { byStart, clock, cueLines, speakerLabel, type ExportSegment } from "./text.ts";
+import { clock, type ExportSegment } from "./text.ts";
+import { shapeCues, type SubtitleOptions } from "./subtitle-cues.ts";
 
 /** WebVTT text escapes: `&`, `<` and `>` (which also keeps `-->` out of cue text). */
 export function escapeVtt(text: string): string {
@@ -6,22 +7,20 @@ export function escapeVtt(text: string): string {
 }
 
 /**
- * WebVTT: the `WEBVTT` header, then cues with numeric identifiers and `HH:MM:SS.mmm` times (a dot),
- * text escaped with character references. A speaker is a voice span, `<v Speaker>text`, which players
- * show as the speaker and `::cue(v[voice=…])` can style. Cues come in time order; segments with no
- * text make no cue.
+ * WebVTT: the `WEBVTT` header, then cues with numeric identifiers and `HH:MM:SS.mmm` times (a dot), text escaped
+ * with character references. Cues are shaped for reading (subtitle-cues.ts). A speaker is a voice span on every
+ * cue of theirs, `<v Speaker>text`, which players do not show as text (so it takes no room on the line) and
+ * `::cue(v[voice=…])` can style.
  */
-export function* vttChunks(segments: readonly ExportSegment[]): Generator<string> {
+export function* vttChunks(segments: readonly ExportSegment[], options: SubtitleOptions = {}): Generator<string> {
   yield "WEBVTT\n\n";
   let number = 0;
-  for (const segment of byStart(segments)) {
-    const lines = cueLines(segment.text).map(escapeVtt);
-    if (lines.length === 0) continue;
-    const speaker = speakerLabel(segment.speaker);
-    if (speaker) lines[0] = `<v ${escapeVtt(speaker)}>${lines[0]}`;
+  for (const cue of shapeCues(segments, { ...options, label: () => null })) {
+    const lines = cue.lines.map(escapeVtt);
+    if (cue.speaker !== null) lines[0] = `<v ${escapeVtt(cue.speaker)}>${lines[0]}`;
     number++;
-    yield `${number}\n${clock(segment.start, ".")} --> ${clock(Math.max(segment.end, segment.start), ".")}\n${lines.join("\n")}\n\n`;
+    yield `${number}\n${clock(cue.start, ".")} --> ${clock(cue.end, ".")}\n${lines.join("\n")}\n\n`;
   }
 }
 
-export const vtt = (segments: readonly ExportSegment[]) => [...vttChunks(segments)].join("");
+export const vtt = (segments: readonly ExportSegment[], options: SubtitleOptions = {}) => [...vttChunks(segments, options)].join("");

@@ -3,8 +3,8 @@ import { ApiError, api, call } from "../api.ts";
 import { ActionOutcome } from "../ui/form.tsx";
 import { attachmentName, saveFile } from "./save-file.ts";
 
-/** The six formats of `GET /api/tasks/{id}/download/{format}`, in the order the buttons show them. */
-const formats = ["txt", "srt", "vtt", "csv", "pdf", "docx"] as const;
+/** The formats of `GET /api/tasks/{id}/download/{format}` (the task's `export.allowed_formats`), in the order the buttons show them. */
+const formats = ["txt", "srt", "vtt", "csv", "json", "pdf", "docx"] as const;
 type Format = (typeof formats)[number];
 
 /**

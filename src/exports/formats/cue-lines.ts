@@ -1,0 +1,71 @@
+import type { CueLimits } from "./cue-limits.ts";
+import { displayWidth, type TimedWord } from "./timed-words.ts";
+
+type Item = { text: string; width: number; glued: boolean };
+
+/** The number of lines `fillFromEnd` would make, without making them. */
+function linesFromEnd(items: readonly Item[], width: number): number {
+  let lines = 1;
+  let used = items[items.length - 1]!.width;
+  for (let k = items.length - 2; k >= 0; k--) {
+    const join = items[k + 1]!.glued ? 0 : 1;
+    if (used + join + items[k]!.width > width) lines++, (used = items[k]!.width);
+    else used += join + items[k]!.width;
+  }
+  return lines;
+}
+
+/** Lines filled from the last item back, none wider than `width` (an item wider than that alone): the fewest lines, the bottom fullest. */
+function fillFromEnd(items: readonly Item[], width: number): Item[][] {
+  const lines: Item[][] = [];
+  let line: Item[] = [items[items.length - 1]!];
+  let used = line[0]!.width;
+  for (let k = items.length - 2; k >= 0; k--) {
+    const join = items[k + 1]!.glued ? 0 : 1;
+    if (used + join + items[k]!.width > width) {
+      lines.push(line.reverse());
+      line = [items[k]!];
+      used = items[k]!.width;
+    } else {
+      line.push(items[k]!);
+      used += join + items[k]!.width;
+    }
+  }
+  lines.push(line.reverse());
+  return lines.reverse();
+}
+
+const lineText = (line: readonly Item[]) => line.map((item, k) => (k > 0 && !item.glued ? ` ${item.text}` : item.text)).join("");
+
+/**
+ * As few lines as fit in `maxLineLength`, then as even as they can be: the narrowest width that still takes no more
+ * lines, filled from the bottom, so a two-line cue has its longer line below (the pyramid viewers read fastest).
+ */
+function balanced(items: readonly Item[], maxLineLength: number, maxLines: number): string[] | null {
+  if (items.length === 0) return [];
+  const total = items.reduce((sum, item, k) => sum + item.width + (k > 0 && !item.glued ? 1 : 0), 0);
+  if (total <= maxLineLength) return [lineText(items)];
+  const fewest = linesFromEnd(items, maxLineLength);
+  if (fewest > maxLines) return null;
+  let low = Math.max(1, Math.ceil(total / fewest));
+  let high = maxLineLength;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (linesFromEnd(items, middle) <= fewest) high = middle;
+    else low = middle + 1;
+  }
+  return fillFromEnd(items, high).map(lineText);
+}
+
+/**
+ * A cue's lines: its words, after the speaker's label when it has one. A label wider than a line stands on a line of
+ * its own. Null when the label leaves too few lines for the words (the caller then shows them without it).
+ */
+export function layOutLines(words: readonly TimedWord[], label: string | null, { maxLineLength, maxLines }: CueLimits): string[] | null {
+  const items: Item[] = words.map(({ text, width, glued }) => ({ text, width, glued }));
+  if (label === null) return balanced(items, maxLineLength, maxLines);
+  const labelWidth = displayWidth(label);
+  if (labelWidth <= maxLineLength) return balanced([{ text: label, width: labelWidth, glued: false }, ...items], maxLineLength, maxLines);
+  const rest = maxLines > 1 ? balanced(items, maxLineLength, maxLines - 1) : null;
+  return rest ? [label, ...rest] : null;
+}
