@@ -710,7 +710,7 @@ export interface paths {
         };
         /**
          * Export the transcript
-         * @description txt, srt, vtt and csv: 200 with the file. pdf and docx: 200 with the file, or `{status: "ready", url}` (a signed URL valid 15 minutes) when `Accept` asks for JSON; 202 `{status: "processing", message}` while the export of the current transcript is being made. 409 when the task has no transcript yet; 422 for an unknown format.
+         * @description txt, srt, vtt, csv and json: 200 with the file. pdf and docx: 200 with the file, or `{status: "ready", url}` (a signed URL valid 15 minutes) when `Accept` asks for JSON; 202 `{status: "processing", message}` while the export of the current transcript is being made. srt and vtt cues are shaped for reading: split and joined on word times, at most `max_lines` lines of `max_line_length` characters, 1 s to `max_cue_seconds` each, at most 17 characters a second where the speech allows, a new cue at every change of speaker. 409 when the task has no transcript yet; 422 for an unknown format, a limit out of range, or a limit on another format.
          */
         get: operations["getTasksByIdDownloadByFormat"];
         put?: never;
@@ -850,7 +850,7 @@ export interface paths {
         };
         /**
          * Regenerate the summary and mind map
-         * @description Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint. 422 when the task has no transcript yet; 502 when the summariser fails (the failure is recorded and the task keeps its previous summary).
+         * @description Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint, which clears the task's `summary_outdated` (the service also does it by itself once edits settle). 422 when the task has no transcript yet; 502 when the summariser fails (the failure is recorded, shown as `summary_failure`, and the task keeps its previous summary).
          */
         get: operations["getTasksByIdRefreshSummary"];
         put?: never;
@@ -1089,7 +1089,7 @@ export interface components {
                 tokens: string[] | null;
             }[] | null;
             export: {
-                allowed_formats: ("txt" | "srt" | "vtt" | "csv" | "pdf" | "docx")[];
+                allowed_formats: ("txt" | "srt" | "vtt" | "csv" | "json" | "pdf" | "docx")[];
                 heavy_formats: ("pdf" | "docx")[];
                 version: string;
             };
@@ -1097,6 +1097,10 @@ export interface components {
             index: number | null;
             /** @description Why the task failed (failed tasks only). */
             failure_reason: string | null;
+            /** @description Beyond the spec: true while `summary` and `mindmap` were made from an older transcript than the current one (it was edited since). They are made again once the edits settle (SUMMARY_REFRESH_AFTER_EDIT_SECONDS after the last one), or by refresh-summary. */
+            summary_outdated: boolean;
+            /** @description Beyond the spec: why the last attempt to make the summary and mind map failed; null once one succeeds. */
+            summary_failure: string | null;
         };
         TaskListItem: {
             id: number;
@@ -4829,19 +4833,26 @@ export interface operations {
     };
     getTasksByIdDownloadByFormat: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Characters on a subtitle line, 10 to 200 (default 42); srt and vtt only; any other format refuses it (422). */
+                max_line_length?: number;
+                /** @description Lines in a cue, 1 to 5 (default 2); srt and vtt only; any other format refuses it (422). */
+                max_lines?: number;
+                /** @description A cue's longest time on screen in seconds, 1 to 60 (default 7); srt and vtt only; any other format refuses it (422). */
+                max_cue_seconds?: number;
+            };
             header?: never;
             path: {
                 /** @description Task id */
                 id: number;
-                /** @description txt, srt, vtt and csv are made on request; pdf and docx by the export worker. */
-                format: "txt" | "srt" | "vtt" | "csv" | "pdf" | "docx";
+                /** @description txt, srt, vtt, csv and json are made on request; pdf and docx by the export worker. */
+                format: "txt" | "srt" | "vtt" | "csv" | "json" | "pdf" | "docx";
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The file (txt, srt, vtt, csv, pdf, docx); for pdf and docx with `Accept: application/json`, `{status: "ready", url, expires_in}`. */
+            /** @description The file (txt, srt, vtt, csv, json, pdf, docx); for pdf and docx with `Accept: application/json`, `{status: "ready", url, expires_in}`. */
             200: {
                 headers: {
                     /** @description Requests left to this credential in the current minute. */
@@ -4853,15 +4864,29 @@ export interface operations {
                     "application/x-subrip": string;
                     "text/vtt": string;
                     "text/csv": string;
-                    "application/pdf": string;
-                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
                         /** Format: uri */
                         url: string;
                         expires_in: number;
+                    } | {
+                        segments: {
+                            id: number;
+                            start: number;
+                            end: number;
+                            text: string;
+                            speaker: string | null;
+                            words?: {
+                                text: string;
+                                start: number;
+                                end: number;
+                                confidence: number | null;
+                            }[];
+                        }[];
                     };
+                    "application/pdf": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
                 };
             };
             /** @description pdf or docx of the current transcript is being made: ask again after Retry-After. */

@@ -28,8 +28,12 @@ export type TaskCommand =
    * with `reason` instead.
    */
   | { type: "RequeueTask"; attempt: number; requeues: number; maxRequeues: number; reason: string }
-  | { type: "RecordSummary"; summary: string | null; mindmap: string | null }
-  | { type: "RecordSummaryFailure"; reason: string }
+  /**
+   * `transcriptVersion`: the version of the transcript summarised (the current one when absent); `automatic`: the
+   * refresh after edits, which records nothing for a version already summarised (two refreshers met).
+   */
+  | { type: "RecordSummary"; summary: string | null; mindmap: string | null; transcriptVersion?: number; automatic?: boolean }
+  | { type: "RecordSummaryFailure"; reason: string; transcriptVersion?: number }
   | { type: "RecordExport"; format: string; version: string; key: string; size: number; requested?: boolean }
   | { type: "RequestExport"; format: string; version: string; now: string }
   /** `attempt`: the attempt the worker worked on; a later attempt (after a retry) is left alone. */
@@ -77,6 +81,12 @@ function nextStep(task: LiveTask): RequeueStep {
   if (task.supplied) return "supply";
   return task.mediaReady ? "transcribe" : "fetch";
 }
+
+/**
+ * Whether a summary of `made` is shown instead of the one of `shown`: never an older one (a refresh that read the
+ * transcript before another refresh's edit records after it), and an automatic refresh only for a newer one.
+ */
+const summaryReplaces = (made: number, shown: number | null, automatic: boolean) => shown === null || made > shown || (!automatic && made === shown);
 
 function decideForOwner(command: OwnerCommand, task: LiveTask): TaskEvent[] {
   const { userId, taskId } = task;
@@ -137,10 +147,15 @@ function decideForWork(command: WorkCommand, task: LiveTask): TaskEvent[] {
       }
       return [{ type: "TaskRequeued", data: { userId, taskId, attempt: task.attempts, step: nextStep(task), requeue: task.requeues + 1 } }];
     }
-    case "RecordSummary":
-      return [{ type: "SummaryRefreshed", data: { userId, taskId, summary: command.summary, mindmap: command.mindmap } }];
-    case "RecordSummaryFailure":
-      return [{ type: "SummaryFailed", data: { userId, taskId, reason: command.reason } }];
+    case "RecordSummary": {
+      const transcriptVersion = command.transcriptVersion ?? task.freshness.transcriptVersion;
+      if (!summaryReplaces(transcriptVersion, task.freshness.summaryVersion, command.automatic === true)) return [];
+      return [{ type: "SummaryRefreshed", data: { userId, taskId, summary: command.summary, mindmap: command.mindmap, transcriptVersion } }];
+    }
+    case "RecordSummaryFailure": {
+      const transcriptVersion = command.transcriptVersion ?? task.freshness.transcriptVersion;
+      return [{ type: "SummaryFailed", data: { userId, taskId, reason: shortReason(command.reason), transcriptVersion } }];
+    }
     case "RecordExport": {
       const { format, version, key, size } = command;
       return [{ type: "ExportGenerated", data: { userId, taskId, format, version, key, size, ...(command.requested && { requested: true }) } }];

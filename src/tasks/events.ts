@@ -62,9 +62,13 @@ export type TaskEvent =
    * re-drives of this attempt (1, 2, ...). The trigger it replaces is superseded (supersededByRequeue).
    */
   | { type: "TaskRequeued"; data: { userId: number; taskId: number; attempt: number; step: RequeueStep; requeue: number } }
-  | { type: "SummaryRefreshed"; data: { userId: number; taskId: number; summary: string | null; mindmap: string | null } }
-  /** Summary or mind map could not be made: the task keeps its transcript; refresh-summary can try again. */
-  | { type: "SummaryFailed"; data: { userId: number; taskId: number; reason: string } }
+  /**
+   * `transcriptVersion`: the version of the transcript it was made from (summary-freshness.ts); absent in events
+   * written before summaries followed edits, which were made from the newest transcript of their moment.
+   */
+  | { type: "SummaryRefreshed"; data: { userId: number; taskId: number; summary: string | null; mindmap: string | null; transcriptVersion?: number } }
+  /** Summary or mind map could not be made (of the transcript at `transcriptVersion`): the task keeps its transcript; refresh-summary can try again. */
+  | { type: "SummaryFailed"; data: { userId: number; taskId: number; reason: string; transcriptVersion?: number } }
   /** A heavy export (pdf, docx) of the transcript at `version` is stored at `key`. `requested`: it answers an ExportRequested (someone is waiting for it). */
   | { type: "ExportGenerated"; data: { userId: number; taskId: number; format: string; version: string; key: string; size: number; requested?: boolean } }
   /** A download found no heavy export (pdf, docx) of the transcript at `version`: the export worker makes one. */

@@ -9,7 +9,7 @@ const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 const disks = everyOf<Disk>()(["objstore", "remote", "videolink"]);
 /** Spec 2.1's export metadata: every format a task can be downloaded in, and those the export worker makes. */
-export const allowedFormats = ["txt", "srt", "vtt", "csv", "pdf", "docx"] as const;
+export const allowedFormats = ["txt", "srt", "vtt", "csv", "json", "pdf", "docx"] as const;
 export const heavyFormats = ["pdf", "docx"] as const satisfies readonly (typeof allowedFormats)[number][];
 export const taskStatus = stringEnum(taskStatuses, { description: "pending, waiting, scribing, finished or failed." });
 const disk = t.Nullable(stringEnum(disks));
@@ -150,6 +150,14 @@ export const taskDetailSchema = t.Object({
   speaker_diarization: t.Boolean(),
   index: t.Nullable(t.Integer()),
   failure_reason: t.Nullable(t.String({ description: "Why the task failed (failed tasks only)." })),
+  summary_outdated: t.Boolean({
+    description:
+      "Beyond the spec: true while `summary` and `mindmap` were made from an older transcript than the current one (it was edited since). " +
+      "They are made again once the edits settle (SUMMARY_REFRESH_AFTER_EDIT_SECONDS after the last one), or by refresh-summary.",
+  }),
+  summary_failure: t.Nullable(
+    t.String({ description: "Beyond the spec: why the last attempt to make the summary and mind map failed; null once one succeeds." }),
+  ),
 });
 
 export const messageSchema = t.Object({ message: t.String() });

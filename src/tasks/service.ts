@@ -17,14 +17,15 @@ import { assertBalanceAllows } from "../accounts/balance-rule.ts";
 import type { RevisionCondition } from "../http/if-match.ts";
 import { existingFolder, listTasks, type TaskListQuery } from "./task-list.ts";
 import { patchCommands, type TaskPatch } from "./task-patch.ts";
+import { freshnessOf, type TranscriptFreshness } from "./summary-freshness.ts";
 import { createTaskCommand, storeSuppliedTranscript, type CreateTaskInput } from "./task-creation.ts";
 
 export type { TaskPatch } from "./task-patch.ts";
 
 export type { CreateTaskInput } from "./task-creation.ts";
 
-/** A task's transcript as readers use it: segments resolved, summary and mind map. */
-export type Transcript = { userId: number; segments: Segment[] | null; summary: string | null; mindmap: string | null };
+/** A task's transcript as readers use it: segments resolved, summary and mind map, and which transcript these are of. */
+export type Transcript = { userId: number; segments: Segment[] | null; summary: string | null; mindmap: string | null } & TranscriptFreshness;
 
 /**
  * Task use cases. Writes are commands on `task-<id>` (and the admission on `user-<id>`); reads come
@@ -62,7 +63,7 @@ export class Tasks {
   /** The task's transcript with its segments read from wherever they are kept (see TranscriptStore). */
   async transcript(taskId: number): Promise<Transcript | null> {
     const doc = await this.db.collection<TranscriptDocument>("transcripts").findOne({ _id: String(taskId) });
-    return doc && { userId: doc.userId, segments: await this.transcripts.segmentsOf(doc), summary: doc.summary, mindmap: doc.mindmap };
+    return doc && { userId: doc.userId, segments: await this.transcripts.segmentsOf(doc), summary: doc.summary, mindmap: doc.mindmap, ...freshnessOf(doc) };
   }
 
   /**

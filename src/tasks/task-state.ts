@@ -2,6 +2,7 @@ import { assertNever } from "../core/decider.ts";
 import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import type { Disk, TaskEvent, TaskStatus } from "./events.ts";
 import { hasTranscript } from "./transcripts.ts";
+import { evolveFreshness, noSummaryYet, type SummaryFreshness } from "./summary-freshness.ts";
 
 export type TaskState =
   | { status: "none" }
@@ -9,7 +10,7 @@ export type TaskState =
   /**
    * `recognised`: the service transcribed it, so its `cost` is what was charged and is no client's to change.
    * `mediaReady`: this attempt's media is in the blob store (an upload, or fetched); `supplied`: created with its
-   * transcript; `requeues`: this attempt's re-drives by the sweeper.
+   * transcript; `requeues`: this attempt's re-drives by the sweeper; `freshness`: which transcript the summary is of.
    */
   | {
       status: "live";
@@ -25,6 +26,7 @@ export type TaskState =
       mediaReady: boolean;
       supplied: boolean;
       requeues: number;
+      freshness: SummaryFreshness;
     };
 
 export type LiveTask = Extract<TaskState, { status: "live" }>;
@@ -48,6 +50,11 @@ export function assertCostCorrectable(state: TaskState): void {
 
 /** How a task's events fold into its state (the decider's evolve). */
 export function evolveTask(state: TaskState, event: TaskEvent): TaskState {
+  const next = evolveRecord(state, event);
+  return next.status === "live" ? { ...next, freshness: evolveFreshness(next.freshness, event) } : next;
+}
+
+function evolveRecord(state: TaskState, event: TaskEvent): TaskState {
   if (event.type === "TaskCreated") {
     const { taskId, userId, name, disk } = event.data;
     return {
@@ -64,6 +71,7 @@ export function evolveTask(state: TaskState, event: TaskEvent): TaskState {
       mediaReady: disk === "objstore",
       supplied: hasTranscript(event.data),
       requeues: 0,
+      freshness: noSummaryYet,
     };
   }
   if (state.status !== "live") return state;

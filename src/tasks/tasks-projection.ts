@@ -5,8 +5,9 @@ import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskSta
 import type { FolderEvent } from "../folders/events.ts";
 import { userIdOf } from "../accounts/events.ts";
 import { exportVersion } from "./export-version.ts";
-import { hasTranscript, type TranscriptRef, type TranscriptSource } from "./transcripts.ts";
+import { hasTranscript } from "./transcripts.ts";
 import { countFolderDeleted, countTaskChange, settleTaskCounts, updateTaskCounts } from "./task-counts.ts";
+import { evolveTranscript, type TranscriptFields } from "./transcripts-read-model.ts";
 
 /** The `tasks` read model: what lists and details show, without the transcript (kept in `transcripts`). */
 export type TaskFields = {
@@ -44,12 +45,8 @@ export type TaskFields = {
 };
 export type TaskDocument = ProjectedDocument & TaskFields;
 
-/**
- * The transcript, summary and mind map of a task: only the detail view reads them. The segments are a
- * blob (`transcript`, read through TranscriptStore), or inline (`segments`) for events written before.
- */
-export type TranscriptFields = { userId: number; transcript: TranscriptRef | null; segments: unknown[] | null; summary: string | null; mindmap: string | null };
-export type TranscriptDocument = ProjectedDocument & TranscriptFields;
+// The `transcripts` read model's documents and evolve, kept beside the tasks' in this projection.
+export { evolveTranscript, type TranscriptDocument, type TranscriptFields } from "./transcripts-read-model.ts";
 
 type TaskCreated = Recorded<Extract<TaskEvent, { type: "TaskCreated" }>>;
 
@@ -141,31 +138,6 @@ export function evolveTask(doc: TaskFields | null, event: Recorded<TaskEvent>): 
   }
 }
 
-/** An event's transcript as the read model keeps it: one of the two forms, the other null. */
-const transcriptOf = (data: TranscriptSource) => ({
-  transcript: data.transcript ?? null,
-  segments: data.transcript ? null : ((data.segments ?? null) as unknown[] | null),
-});
-
-export function evolveTranscript(doc: TranscriptFields | null, event: Recorded<TaskEvent>): TranscriptFields | null {
-  switch (event.type) {
-    case "TaskCreated":
-      return { userId: event.data.userId, ...transcriptOf(event.data), summary: null, mindmap: null };
-    case "TranscriptEdited":
-      return doc && { ...doc, ...transcriptOf(event.data) };
-    case "TaskFinished": {
-      const { summary, mindmap } = event.data;
-      return doc && { ...doc, ...(hasTranscript(event.data) && transcriptOf(event.data)), summary: summary ?? doc.summary, mindmap: mindmap ?? doc.mindmap };
-    }
-    case "SummaryRefreshed":
-      return doc && { ...doc, summary: event.data.summary, mindmap: event.data.mindmap };
-    case "TaskDeleted":
-      return null;
-    default:
-      return doc;
-  }
-}
-
 type TasksEvent = TaskEvent | Extract<FolderEvent, { type: "FolderRenamed" | "FolderDeleted" }>;
 
 const taskId = (event: Recorded<TasksEvent>) => taskIdOfStream(event.streamName)?.toString() ?? null;
@@ -218,8 +190,8 @@ async function applyFolderEvent(event: Recorded<Exclude<TasksEvent, TaskEvent>>,
 
 export const tasksProjection: Projection<TasksEvent> = {
   name: "tasks",
-  // 2: added task_counts. 3: tasks carry their stream's revision (the ETag).
-  version: 3,
+  // 2: added task_counts. 3: tasks carry their stream's revision (the ETag). 4: transcripts say which transcript their summary is of.
+  version: 4,
   collections: ["tasks", "transcripts", "task_counts"],
   eventTypes: [...taskEventTypes, "FolderRenamed", "FolderDeleted"],
   async setup(db) {
@@ -236,6 +208,8 @@ export const tasksProjection: Projection<TasksEvent> = {
     // Whether another task's transcript is the blob a deleted task named (task-transcripts-worker.ts, for blobs from
     // before transcripts had task prefixes): answered here rather than by reading every transcript.
     await db.collection("transcripts").createIndex({ "transcript.key": 1 });
+    // The summary refresh job asks often for the summaries outdated by edits that have settled (summary-refresh-job.ts).
+    await db.collection("transcripts").createIndex({ refreshDue: 1, editedAt: 1 });
   },
   async apply(event, db) {
     if (event.type === "FolderRenamed" || event.type === "FolderDeleted") return applyFolderEvent(event, db);

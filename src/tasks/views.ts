@@ -21,8 +21,11 @@ export function taskListItem(task: TaskDocument) {
   };
 }
 
-/** Spec 2.1, plus `speaker_diarization`, `index` and `failure_reason` (why a failed task failed). */
-export function taskDetail(task: TaskDocument, transcript: Pick<Transcript, "segments" | "summary" | "mindmap"> | null) {
+/**
+ * Spec 2.1, plus `speaker_diarization`, `index` and `failure_reason` (why a failed task failed), `summary_outdated`
+ * (the summary and mind map are of an older transcript) and `summary_failure` (why the last summary failed).
+ */
+export function taskDetail(task: TaskDocument, transcript: Pick<Transcript, "segments" | "summary" | "mindmap" | "summaryOutdated" | "summaryFailure"> | null) {
   return {
     ...taskListItem(task),
     path: task.path,
@@ -36,5 +39,7 @@ export function taskDetail(task: TaskDocument, transcript: Pick<Transcript, "seg
     speaker_diarization: task.speakerDiarization,
     index: task.index,
     failure_reason: task.failureReason,
+    summary_outdated: transcript?.summaryOutdated ?? false,
+    summary_failure: transcript?.summaryFailure ?? null,
   };
 }

@@ -39,11 +39,14 @@ export const capability: Capability<TranscriptionApiParts, TranscriptionWorkPart
     const summaries = new Summaries(tasks, createSummarizer(config.transcription), waitForProjections);
     return [transcriptionRoutes({ tasks, db: adapters.documents, blobs: adapters.blobs, summaries, authenticated })];
   },
-  workers: async ({ adapters: { eventStore, blobs, transcripts }, config, heavyWork }) => {
-    const [{ transcriptionWorkers }, { suppliedTranscriptWorker }, { deletedTaskChunksWorker }] = await Promise.all([
+  workers: async (parts) => {
+    const { eventStore, blobs, transcripts } = parts.adapters;
+    const { config, heavyWork } = parts;
+    const [{ transcriptionWorkers }, { suppliedTranscriptWorker }, { deletedTaskChunksWorker }, { summaryRefreshWorkers }] = await Promise.all([
       import("./workers.ts"),
       import("./supplied-transcripts-worker.ts"),
       import("./deleted-task-chunks-worker.ts"),
+      import("./summary-refresh-parts.ts"),
     ]);
     const pipeline = transcriptionWorkers(eventStore, blobs, transcripts, config.transcription);
     return [
@@ -51,15 +54,19 @@ export const capability: Capability<TranscriptionApiParts, TranscriptionWorkPart
       // Even where this process recognises nothing (TRANSCRIPTION_WORKER=off): a deletion must reach what another kept.
       deletedTaskChunksWorker(blobs),
       ...pipeline.workers,
+      ...summaryRefreshWorkers(parts),
     ];
   },
-  jobs: async ({ adapters, config }) => {
-    const [{ startStuckTaskSweeper }, { sweepTemporaryMedia, transcriptionTempRoot }, { startPeriodicJob }, { logger }] = await Promise.all([
-      import("./stuck-tasks-job.ts"),
-      import("./temp-sweep.ts"),
-      import("../core/periodic-job.ts"),
-      import("../logging/logger.ts"),
-    ]);
+  jobs: async (parts) => {
+    const { adapters, config } = parts;
+    const [{ startStuckTaskSweeper }, { sweepTemporaryMedia, transcriptionTempRoot }, { startPeriodicJob }, { logger }, { summaryRefreshJobs }] =
+      await Promise.all([
+        import("./stuck-tasks-job.ts"),
+        import("./temp-sweep.ts"),
+        import("../core/periodic-job.ts"),
+        import("../logging/logger.ts"),
+        import("./summary-refresh-parts.ts"),
+      ]);
     const root = transcriptionTempRoot(config.transcription.tempDir);
     // Per host, not leased: each worker process clears what dead processes of its host left in the temp folder.
     const tempSweep = startPeriodicJob(
@@ -70,6 +77,7 @@ export const capability: Capability<TranscriptionApiParts, TranscriptionWorkPart
       },
       { everyMs: 10 * 60_000, firstAfterMs: 1 },
     );
-    return [startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds), tempSweep];
+    const stuckTasks = startStuckTaskSweeper(adapters.eventStore, adapters.documents, config.transcription.scribingDeadlineSeconds);
+    return [stuckTasks, tempSweep, ...summaryRefreshJobs(parts)];
   },
 };

@@ -35,8 +35,9 @@ export function transcriptionRoutes({
       response: { 200: t.Object({ summary: t.String(), mindmap: t.String({ description: "Markdown outline: `# title`, `## topic`, `- key point`" }) }) },
       detail: detail(
         "Regenerate the summary and mind map",
-        "Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint. 422 " +
-          "when the task has no transcript yet; 502 when the summariser fails (the failure is recorded and the task keeps its previous summary).",
+        "Made again from the current transcript, edits included, by the embedded extractive summariser or the configured chat endpoint, which " +
+          "clears the task's `summary_outdated` (the service also does it by itself once edits settle). 422 when the task has no transcript yet; " +
+          "502 when the summariser fails (the failure is recorded, shown as `summary_failure`, and the task keeps its previous summary).",
       ),
     })
     .get(

@@ -1,15 +1,15 @@
 import type { EventMetadata } from "../core/event.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
-import type { TaskCommand } from "../tasks/commands.ts";
-import type { Segment } from "../tasks/segments.ts";
 import type { Tasks } from "../tasks/service.ts";
 import type { WaitForProjections } from "../core/projection.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
+import { summariseAndRecord } from "./summary-refresh.ts";
 
 /**
  * `GET /api/tasks/{id}/refresh-summary`: summary and mind map made again from the current transcript
- * (edits included) and recorded (SummaryRefreshed). When the summariser fails, the failure is recorded
- * (SummaryFailed), the task keeps what it had and the answer is 502.
+ * (edits included) and recorded (SummaryRefreshed) with the transcript's version, which ends its mark of out of
+ * date unless an edit landed meanwhile. When the summariser fails, the failure is recorded (SummaryFailed), the
+ * task keeps what it had and the answer is 502.
  */
 export class Summaries {
   constructor(
@@ -20,19 +20,13 @@ export class Summaries {
 
   async refresh(userId: number, taskId: number, metadata: EventMetadata): Promise<{ summary: string; mindmap: string }> {
     const task = await this.tasks.owned(userId, taskId);
-    const segments = ((await this.tasks.transcript(taskId))?.segments ?? []) as Segment[];
-    if (segments.length === 0) throw new ValidationFailedError({ segments: ["The task has no transcript to summarise yet."] });
-    const record = (command: TaskCommand) => this.tasks.commands.run(taskId, command, { metadata });
-    let result: Awaited<ReturnType<Summarizer["summarize"]>>;
-    try {
-      result = await this.summarizer.summarize({ title: task.name, segments });
-    } catch (error) {
-      const reason = `Summary and mind map could not be made: ${(error as Error).message}`;
-      await record({ type: "RecordSummaryFailure", reason });
-      throw new DomainError(502, reason);
-    }
-    const { position } = await record({ type: "RecordSummary", summary: result.summary, mindmap: result.mindmap });
-    if (position !== null) await this.waitFor(position);
-    return { summary: result.summary ?? "", mindmap: result.mindmap ?? "" };
+    const transcript = await this.tasks.transcript(taskId);
+    const segments = transcript?.segments ?? [];
+    if (!transcript || segments.length === 0) throw new ValidationFailedError({ segments: ["The task has no transcript to summarise yet."] });
+    const source = { taskId, title: task.name, segments, transcriptVersion: transcript.transcriptVersion };
+    const { made, failure, result } = await summariseAndRecord(this.tasks.commands, this.summarizer, source, { metadata });
+    if (result.position !== null) await this.waitFor(result.position);
+    if (failure !== null) throw new DomainError(502, failure);
+    return { summary: made.summary ?? "", mindmap: made.mindmap ?? "" };
   }
 }

@@ -21,7 +21,7 @@ async function transcribed(user: User): Promise<number> {
 }
 
 describe("GET /api/tasks/{id} (spec 2.1)", () => {
-  test("has every field of 2.1 (plus speaker_diarization, index and failure_reason), with export metadata", async () => {
+  test("has every field of 2.1 (plus speaker_diarization, index, failure_reason and the summary's freshness), with export metadata", async () => {
     const user = await app.register();
     const id = await transcribed(user);
     const task = await getTask(app, user, id);
@@ -47,7 +47,8 @@ describe("GET /api/tasks/{id} (spec 2.1)", () => {
       "segments",
       "export",
     ];
-    expect(Object.keys(task).sort()).toEqual([...spec21, "speaker_diarization", "index", "failure_reason"].sort());
+    const beyond = ["speaker_diarization", "index", "failure_reason", "summary_outdated", "summary_failure"];
+    expect(Object.keys(task).sort()).toEqual([...spec21, ...beyond].sort());
     expect(task).toMatchObject({
       id,
       name: "Interview",
@@ -66,13 +67,15 @@ describe("GET /api/tasks/{id} (spec 2.1)", () => {
       url: null,
       index: null,
       failure_reason: null,
+      summary_outdated: false,
+      summary_failure: null,
     });
     expect(task.mindmap as string).toStartWith("# Interview\n"); // a supplied transcript goes straight to summary and mind map
     expect(task.updated_at as string).toMatch(/^\d{4}-\d\d-\d\dT.*(Z|[+-]\d\d:\d\d)$/);
     expect(Date.parse(task.updated_at as string)).toBeGreaterThanOrEqual(Date.parse(task.created_at as string));
     expect(Object.keys((task.segments as Json[])[0]!).sort()).toEqual(["end", "id", "speaker", "start", "text", "tokens"]);
     const exported = task.export as Json;
-    expect(exported.allowed_formats).toEqual(["txt", "srt", "vtt", "csv", "pdf", "docx"]);
+    expect(exported.allowed_formats).toEqual(["txt", "srt", "vtt", "csv", "json", "pdf", "docx"]);
     expect(exported.heavy_formats).toEqual(["pdf", "docx"]);
     expect(exported.version as string).toMatch(/^\d{17}$/);
   });

@@ -144,7 +144,7 @@ export default function TranscriptPage() {
         {/* Beside the transcript (transcript-extras/): summary, mind map, exports, share link, history. */}
         {!deleted && (
           <aside class="transcript-side" aria-label="Summary, exports and history">
-            <TranscriptExtras task={task} />
+            <TranscriptExtras task={task} onChanged={onSaved} />
           </aside>
         )}
       </div>
