@@ -12,6 +12,8 @@ packages=(ffmpeg pocketsphinx pocketsphinx-en-us nats-server fonts-wqy-microhei 
 packages+=(yt-dlp)
 # libsqlite3-0: `bun run admin backup` calls SQLite's online backup API there (bun:sqlite does not expose it).
 packages+=(libsqlite3-0)
+# espeak-ng: PocketSphinx pronounces a task's vocabulary words missing from its dictionary with it.
+packages+=(espeak-ng)
 if [ "${1:-}" = "--test" ]; then
   # The S3 contract suite runs against a real S3 implementation: Ceph's RADOS Gateway.
   packages+=(radosgw ceph-mon ceph-osd ceph-common ceph-base)
@@ -19,6 +21,10 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(poppler-utils libreoffice-writer-nogui)
   # The transcription tests make speech (two voices, for diarization) with espeak-ng.
   packages+=(espeak-ng)
+  # The vocabulary test makes speech PocketSphinx can follow (made-up names in sentences) with flite.
+  packages+=(flite)
+  # Word error rates are scored by NIST's sclite too (Debian's sctk), and a test checks it agrees with ours.
+  packages+=(sctk)
   # The metrics tests check /metrics with promtool, which Debian ships in the prometheus package.
   packages+=(prometheus)
   # The docs' log recipe is run as written, with jq.
@@ -31,7 +37,9 @@ fi
 if [ "${1:-}" = "--bench" ]; then
   # `npm run bench`: wrk loads the HTTP benchmarks; espeak-ng speaks for the transcription ones without LibriSpeech;
   # the web app's first load is measured in Chromium.
-  packages+=(wrk espeak-ng chromium)
+  packages+=(wrk espeak-ng chromium sctk)
+  # bench/vocabulary.bench.ts speaks its sentences with flite.
+  packages+=(flite)
 fi
 
 missing=()

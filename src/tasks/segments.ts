@@ -14,7 +14,22 @@ export const segmentsSchema = t.Array(segmentSchema, { maxItems: 100_000 });
 
 export type SegmentInput = Static<typeof segmentSchema>;
 
-export type Segment = { id: number; start: number; end: number; text: string; speaker: string | null; tokens: string[] | null };
+/** A recognised word: media times in whole milliseconds, the engine's confidence (0..1) when it gives one. */
+export type TranscriptWord = { text: string; start: number; end: number; confidence: number | null };
+
+/**
+ * `words`: the engine's timed words, kept with a recognised transcript (absent for one a client supplied, and dropped
+ * from a segment whose text is edited, since they no longer say what it says). Shown only on request.
+ */
+export type Segment = {
+  id: number;
+  start: number;
+  end: number;
+  text: string;
+  speaker: string | null;
+  tokens: string[] | null;
+  words?: TranscriptWord[];
+};
 
 /** Problems the schema cannot see (an end before its start), keyed like validation errors. */
 export function segmentErrors(segments: SegmentInput[], field = "segments"): Record<string, string[]> {
@@ -43,8 +58,12 @@ export function normalizeSegments(segments: SegmentInput[]): Segment[] {
   }));
 }
 
-/** The segment as shown: its tokens, or the words of its text when none were given. */
+/** The segment as shown (spec 2.1): its tokens, or the words of its text when none were given; timed words only on request. */
 export function withTokens(segment: Segment): Segment & { tokens: string[] } {
+  if (segment.words) {
+    const { words: _timed, ...shown } = segment;
+    return { ...shown, tokens: shown.tokens ?? words(shown.text) };
+  }
   return segment.tokens ? (segment as Segment & { tokens: string[] }) : { ...segment, tokens: words(segment.text) };
 }
 
@@ -61,5 +80,10 @@ export function applyText(current: Segment[], text: string, durationSeconds: num
   const lines = text.replace(/\r\n?/g, "\n").replace(/\n$/, "").split("\n");
   if (current.length === 0) return [{ id: 1, start: 0, end: Math.max(0, durationSeconds) * 1000, text, speaker: null, tokens: null }];
   if (lines.length !== current.length) return { error: `The text must have one line per segment (${current.length} lines, got ${lines.length}).` };
-  return current.map((segment, i) => ({ ...segment, text: lines[i]!, tokens: null }));
+  return current.map((segment, i) => {
+    if (segment.text === lines[i]) return segment;
+    // The engine's timed words said the old text: an edited line keeps its segment's times, not its words.
+    const { words: _recognised, ...edited } = segment;
+    return { ...edited, text: lines[i]!, tokens: null };
+  });
 }

@@ -23,6 +23,10 @@ export type RecognizeOptions = {
   /** The chunk's length, for engines that answer without times. */
   durationMs: number;
   signal?: AbortSignal;
+  /** The task's language (an ISO 639-1 code), or null/absent for the engine's own (or detection). */
+  language?: string | null;
+  /** Words and phrases the task expects (names, terms): added to the engine's vocabulary or given as its prompt. */
+  vocabulary?: readonly string[];
 };
 
 export interface SpeechEngine {

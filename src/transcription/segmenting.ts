@@ -62,6 +62,7 @@ export function segmentWords(words: RecognizedWord[], punctuated: boolean, optio
         text: punctuated ? tokens.join(" ") : sentenceCase(tokens),
         speaker: null,
         tokens,
+        words: group.map(({ text, start, end, confidence }) => ({ text, start, end, confidence })),
       };
     });
 }

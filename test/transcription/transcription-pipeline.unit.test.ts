@@ -118,9 +118,26 @@ describe("segments", () => {
       [word("hello", 0, 400), word("i'm", 450, 600), word("here", 650, 900), word("next", 2000, 2400), word("one", 2450, 2800)],
       false,
     );
+    const timed = (text: string, start: number, end: number) => ({ text, start, end, confidence: 0.8 });
     expect(segments).toEqual([
-      { id: 1, start: 0, end: 900, text: "Hello I'm here.", speaker: null, tokens: ["hello", "i'm", "here"] },
-      { id: 2, start: 2000, end: 2800, text: "Next one.", speaker: null, tokens: ["next", "one"] },
+      {
+        id: 1,
+        start: 0,
+        end: 900,
+        text: "Hello I'm here.",
+        speaker: null,
+        tokens: ["hello", "i'm", "here"],
+        words: [timed("hello", 0, 400), timed("i'm", 450, 600), timed("here", 650, 900)],
+      },
+      {
+        id: 2,
+        start: 2000,
+        end: 2800,
+        text: "Next one.",
+        speaker: null,
+        tokens: ["next", "one"],
+        words: [timed("next", 2000, 2400), timed("one", 2450, 2800)],
+      },
     ]);
   });
 

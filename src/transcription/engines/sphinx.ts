@@ -1,7 +1,16 @@
 import { RecognitionError, type Recognition, type RecognizeOptions, type RecognizedWord, type SpeechEngine } from "../engine.ts";
 import { diesWithParent } from "../../core/child-process.ts";
+import { SphinxVocabulary } from "./sphinx-vocabulary.ts";
+import { tunedDecoderFlags } from "./sphinx-decoder.ts";
 
-export type SphinxOptions = { binary: string; hmm: string; lm: string; dict: string };
+export type SphinxOptions = {
+  binary: string;
+  hmm: string;
+  lm: string;
+  dict: string;
+  /** Where vocabularies' dictionaries and models are kept (default: the OS temp folder's scribe-sphinx-vocabulary). */
+  vocabularyCacheDir?: string;
+};
 
 /** `word start end posterior` lines of `pocketsphinx_continuous -time yes` (times in seconds). */
 const timedWord = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
@@ -36,14 +45,36 @@ export function parseSphinxOutput(stdout: string): RecognizedWord[] {
  */
 export class SphinxEngine implements SpeechEngine {
   readonly name = "sphinx";
-  constructor(private readonly options: SphinxOptions) {}
+  private readonly vocabularies: SphinxVocabulary;
+  constructor(private readonly options: SphinxOptions) {
+    this.vocabularies = new SphinxVocabulary({ lm: options.lm, dict: options.dict, cacheDir: options.vocabularyCacheDir });
+  }
 
-  async recognize(wavPath: string, { signal }: RecognizeOptions): Promise<Recognition> {
-    const { binary, hmm, lm, dict } = this.options;
+  async recognize(wavPath: string, { signal, vocabulary }: RecognizeOptions): Promise<Recognition> {
+    const { binary, hmm } = this.options;
+    // The task's vocabulary: the configured dictionary and model with its words added and boosted (cached per vocabulary).
+    const { lm, dict } = await this.vocabularies.modelFiles(vocabulary);
     let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
       child = Bun.spawn(
-        diesWithParent([binary, "-infile", wavPath, "-time", "yes", "-hmm", hmm, "-lm", lm, "-dict", dict, "-samprate", "16000", "-logfn", "/dev/null"]),
+        diesWithParent([
+          binary,
+          "-infile",
+          wavPath,
+          "-time",
+          "yes",
+          "-hmm",
+          hmm,
+          "-lm",
+          lm,
+          "-dict",
+          dict,
+          "-samprate",
+          "16000",
+          ...tunedDecoderFlags,
+          "-logfn",
+          "/dev/null",
+        ]),
         {
           stdin: "ignore",
           stdout: "pipe",
