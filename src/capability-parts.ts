@@ -9,6 +9,7 @@ import type { OwnSite } from "./http/cross-site.ts";
 import type { Accounts, Authenticated, QueueOf, SignInLimits, SocialLogin } from "./accounts/index.ts";
 import type { FolderTaskCounts } from "./folders/service.ts";
 import { deriveKey } from "./billing/index.ts";
+import { recognitionOfferOf } from "./transcription/recognition-offer.ts";
 import { tasksService, type AppPage, type Tasks } from "./tasks/index.ts";
 import { capabilities } from "./capabilities/index.ts";
 
@@ -53,6 +54,7 @@ export type ApiParts = ServiceParts &
 export const wiredCapabilities: readonly Capability<ApiParts, ServiceParts>[] = capabilities;
 
 export async function serviceParts(config: Config, adapters: Adapters, waitForProjections: WaitForProjections, heavyWork: Semaphore): Promise<ServiceParts> {
-  const tasks = await tasksService(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts);
+  const offer = recognitionOfferOf(config.transcription);
+  const tasks = await tasksService(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts, undefined, offer);
   return { config, adapters, waitForProjections, heavyWork, tasks, keyFor: (label) => deriveKey(adapters.secret, label) };
 }

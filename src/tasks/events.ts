@@ -1,3 +1,4 @@
+import type { EngineName } from "./recognition-choice.ts";
 import { isOneOf, numericStreamId } from "../core/event.ts";
 import type { Segment } from "./segments.ts";
 import type { TranscriptRef } from "./transcripts.ts";
@@ -33,6 +34,10 @@ export type TaskEvent =
         cost: number | null;
         url: string | null;
         speakerDiarization: boolean;
+        /** How the task asked to be recognised (recognition-choice.ts): only what it asked; none on older events. */
+        engine?: EngineName;
+        language?: string;
+        vocabulary?: string[];
         /** A transcript the client supplied (the task skips recognition), stored as a blob. */
         transcript: TranscriptRef | null;
         /** Events written before transcripts moved to blobs carry it inline instead. */

@@ -19,6 +19,10 @@ import { existingFolder, listTasks, type TaskListQuery } from "./task-list.ts";
 import { patchCommands, type TaskPatch } from "./task-patch.ts";
 import { freshnessOf, type TranscriptFreshness } from "./summary-freshness.ts";
 import { createTaskCommand, storeSuppliedTranscript, type CreateTaskInput } from "./task-creation.ts";
+import { recognitionChoice, type RecognitionOffer } from "./recognition-choice.ts";
+
+/** PocketSphinx alone, English only: what a service offers unless its configuration says more (capability-parts.ts). */
+const sphinxOnly: RecognitionOffer = { defaultEngine: "sphinx", engines: ["sphinx"], languagesOf: () => ["en"] };
 
 export type { TaskPatch } from "./task-patch.ts";
 
@@ -39,6 +43,8 @@ export class Tasks {
     private readonly waitFor: WaitForProjections,
     readonly transcripts: TranscriptStore,
     private readonly now: () => Date = () => new Date(),
+    /** The engines and languages a task may ask for. */
+    readonly recognitionOffer: RecognitionOffer = sphinxOnly,
   ) {
     this.slots = new TaskSlots(store, now);
     this.commands = new TaskCommands(store);
@@ -109,6 +115,7 @@ export class Tasks {
   async create(userId: number, input: CreateTaskInput, metadata: EventMetadata, options: { taskId?: number } = {}): Promise<TaskDocument> {
     const problems = input.segments ? segmentErrors(input.segments) : {};
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
+    const choice = recognitionChoice(input, this.recognitionOffer);
     // Recognition needs time on the balance (403 otherwise); uploads check it on sign and complete, before they pass their task id.
     if (!input.segments && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
     const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
@@ -117,7 +124,7 @@ export class Tasks {
     let position: number | null;
     try {
       await this.slots.admit(userId, taskId, 1, input.disk, metadata);
-      position = await this.run(taskId, createTaskCommand(taskId, userId, input, transcript, this.now()), metadata);
+      position = await this.run(taskId, createTaskCommand(taskId, userId, input, choice, transcript, this.now()), metadata);
     } catch (error) {
       await this.discardUnrecorded(taskId, transcript);
       throw error;

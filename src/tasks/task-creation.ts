@@ -1,13 +1,21 @@
 import type { TaskCommand } from "./decider.ts";
 import type { createTaskBody } from "./schemas.ts";
 import { normalizeSegments } from "./segments.ts";
+import { recordedChoice, type RecognitionChoice } from "./recognition-choice.ts";
 import { largeTranscriptBytes, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
 
 /** What `POST /api/tasks` takes: the route's schema, validated before it gets here. */
 export type CreateTaskInput = typeof createTaskBody.static;
 
 /** The command that creates task `taskId` from a request's fields; `transcript`: the supplied one, already stored. */
-export function createTaskCommand(taskId: number, userId: number, input: CreateTaskInput, transcript: TranscriptRef | null, now: Date): TaskCommand {
+export function createTaskCommand(
+  taskId: number,
+  userId: number,
+  input: CreateTaskInput,
+  choice: RecognitionChoice,
+  transcript: TranscriptRef | null,
+  now: Date,
+): TaskCommand {
   return {
     type: "CreateTask",
     now: now.toISOString(),
@@ -23,6 +31,7 @@ export function createTaskCommand(taskId: number, userId: number, input: CreateT
       cost: input.cost ?? null,
       url: input.disk === "videolink" || input.disk === "remote" ? input.path : null,
       speakerDiarization: input.speaker_diarization ?? false,
+      ...recordedChoice(choice),
       transcript,
     },
   };

@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { BlobStore } from "../blobs/port.ts";
-import type { SpeechEngine } from "./engine.ts";
+import type { RecognizeOptions, SpeechEngine } from "./engine.ts";
 import { Limiter } from "./limiter.ts";
 import { ChunkResults, type RecognizedChunk } from "./chunk-results.ts";
 import type { ProgressReport } from "./progress.ts";
@@ -10,8 +10,16 @@ import { writeWavSlice } from "./wav.ts";
 /** A stretch of the media, in milliseconds from its start, recognised on its own. */
 export type Chunk = { start: number; end: number };
 
-/** The attempt whose chunks are recognised: its results are kept under it, and its account shares the recognisers. */
-export type RecognitionJob = { taskId: number; attempt: number; userId: number };
+/**
+ * The attempt whose chunks are recognised: its results are kept under it, and its account shares the recognisers.
+ * `engine`: the task's own (the default when absent); `language` and `vocabulary` go to the engine with each chunk.
+ */
+export type RecognitionJob = {
+  taskId: number;
+  attempt: number;
+  userId: number;
+  engine?: SpeechEngine;
+} & Pick<RecognizeOptions, "language" | "vocabulary">;
 
 /**
  * Recognises the chunks in parallel, sharing the process's recognisers fairly between accounts, and
@@ -25,7 +33,7 @@ export class ChunkRecognition {
   resumedChunks = 0;
 
   constructor(
-    blobs: BlobStore,
+    private readonly blobs: BlobStore,
     private readonly engine: SpeechEngine,
     concurrency: number,
   ) {
@@ -53,10 +61,14 @@ export class ChunkRecognition {
     // Chunks waiting for a recogniser (none started, none done) are reported after a moment: a free recogniser takes
     // the first at once, and reporting them at once would flash "waiting" before every recognition.
     waiting = setTimeout(report, 250);
-    await this.results.plan(job.taskId, job.attempt, chunks);
+    const engine = job.engine ?? this.engine;
+    // Keyed by the engine too: a retry with another engine recognises again instead of reusing these words.
+    const results = engine === this.engine ? this.results : new ChunkResults(this.blobs, engine.name);
+    const asked = { language: job.language, vocabulary: job.vocabulary };
+    await results.plan(job.taskId, job.attempt, chunks);
     const settled = await Promise.allSettled(
       chunks.map(async (chunk, i): Promise<RecognizedChunk> => {
-        const kept = await this.results.load(job.taskId, job.attempt, chunk);
+        const kept = await results.load(job.taskId, job.attempt, chunk);
         if (kept) {
           this.resumedChunks++;
           done(chunk);
@@ -69,9 +81,9 @@ export class ChunkRecognition {
           report();
           try {
             await writeWavSlice(pcm, chunk.start, chunk.end, wav);
-            const recognition = await this.engine.recognize(wav, { durationMs: chunk.end - chunk.start, signal: combined });
+            const recognition = await engine.recognize(wav, { durationMs: chunk.end - chunk.start, signal: combined, ...asked });
             const result = { ...chunk, words: recognition.words, punctuated: recognition.punctuated };
-            await this.results.save(job.taskId, job.attempt, result);
+            await results.save(job.taskId, job.attempt, result);
             tally.chunksRunning--;
             done(chunk);
             return result;

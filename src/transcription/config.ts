@@ -3,6 +3,7 @@ import type { ValuesOf } from "../config/setting.ts";
 import { serverSettings } from "../config/settings/server.ts";
 import { transcriptionSettings } from "./settings.ts";
 import { whisperModelPath } from "./whisper-models.ts";
+import { whisperLanguages } from "./engines/whisper-languages.ts";
 
 /** The capability's settings once read (src/transcription/settings.ts), and DATA_DIR, under which WHISPER_MODEL's names are kept. */
 type Settings = ValuesOf<typeof transcriptionSettings> & Pick<ValuesOf<typeof serverSettings>, "DATA_DIR">;
@@ -58,6 +59,10 @@ const endpoint = (url: string | null, apiKey: string | null, model: string): Ope
 export function transcriptionConfigOf(s: Settings, problems: string[]): TranscriptionConfig {
   const engine = s.TRANSCRIPTION_ENGINE;
   if (engine === "whisper" && !s.WHISPER_MODEL) problems.push("TRANSCRIPTION_ENGINE=whisper needs WHISPER_MODEL (the path of a whisper.cpp ggml model file)");
+  const language = s.WHISPER_LANGUAGE?.toLowerCase() ?? null;
+  // whisper.cpp decodes a code it does not know with the wrong language token instead of refusing it: refused here, once.
+  if (language !== null && language !== "auto" && !whisperLanguages.includes(language))
+    problems.push(`WHISPER_LANGUAGE=${s.WHISPER_LANGUAGE} is not a language whisper knows (an ISO 639-1 code such as en, de, fr, or auto)`);
   const openai = endpoint(s.TRANSCRIPTION_OPENAI_URL, s.TRANSCRIPTION_OPENAI_KEY, s.TRANSCRIPTION_OPENAI_MODEL);
   if (engine === "openai" && !openai) problems.push("TRANSCRIPTION_ENGINE=openai needs TRANSCRIPTION_OPENAI_URL (and usually TRANSCRIPTION_OPENAI_KEY)");
   return {
@@ -67,7 +72,7 @@ export function transcriptionConfigOf(s: Settings, problems: string[]): Transcri
     whisper: {
       model: s.WHISPER_MODEL && whisperModelPath(s.WHISPER_MODEL, s.DATA_DIR),
       accelerator: s.WHISPER_GPU,
-      language: s.WHISPER_LANGUAGE,
+      language: language === "auto" ? null : language,
       threads: s.WHISPER_THREADS,
     },
     openai: openai && { ...openai, language: s.TRANSCRIPTION_LANGUAGE },

@@ -6,6 +6,7 @@ import { isValidBlobKey } from "../blobs/port.ts";
 import type { RecordedEvent } from "../core/event.ts";
 import { isTaskEvent, type Disk } from "../tasks/events.ts";
 import { MediaError } from "./media.ts";
+import { choiceOf, type RecognitionChoice } from "../tasks/recognition-choice.ts";
 
 /** Spec 8: no file above 2 GB (2,147,483,648 bytes) is transcribed. */
 export const maxMediaBytes = 2_147_483_648;
@@ -18,6 +19,8 @@ export type TaskFacts = {
   /** The blob key of the media: the task's `path` for uploads, the fetched object for remote and video links. */
   mediaKey: string | null;
   speakerDiarization: boolean;
+  /** The engine, language and vocabulary the task asked for. */
+  recognition: RecognitionChoice;
   /** Whether the transcript came with the task (no recognition, no charge). */
   supplied: boolean;
   attempts: number;
@@ -37,6 +40,7 @@ export function taskFacts(events: RecordedEvent[]): TaskFacts | null {
         disk: d.disk,
         mediaKey: d.disk === "objstore" && ownsMediaKey(d.userId, d.path) ? d.path : null,
         speakerDiarization: d.speakerDiarization,
+        recognition: choiceOf(d),
         supplied: hasTranscript(d),
         attempts: 1,
         scribingSince: null,

@@ -19,6 +19,7 @@ import { remainingSeconds } from "../accounts/balance.ts";
 import { formatDuration } from "../notifications/decisions.ts";
 import type { TranscriptionConfig } from "./config.ts";
 import { RecognitionError, type SpeechEngine } from "./engine.ts";
+import type { EngineName } from "../tasks/recognition-choice.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 import type { RecognizedChunk } from "./chunk-results.ts";
 import { ChunkRecognition } from "./chunk-recognition.ts";
@@ -54,7 +55,9 @@ export type PipelineDependencies = {
   store: EventStore;
   blobs: BlobStore;
   transcripts: TranscriptStore;
+  /** The default engine, and every engine a task may name (the default among them); without `engines`, the default alone. */
   engine: SpeechEngine;
+  engines?: ReadonlyMap<EngineName, SpeechEngine>;
   summarizer: Summarizer;
   config: TranscriptionConfig;
 };
@@ -76,6 +79,16 @@ export class TranscriptionPipeline {
   /** Chunks read back from an earlier delivery instead of recognised again (for tests and the bench). */
   get resumedChunks(): number {
     return this.recognition.resumedChunks;
+  }
+
+  /** The engine the task asked for; one this worker no longer offers (its configuration changed since) fails the task saying so. */
+  private engineOf(facts: TaskFacts): SpeechEngine {
+    const asked = facts.recognition.engine;
+    if (asked === null || asked === this.deps.engine.name) return this.deps.engine;
+    const engine = this.deps.engines?.get(asked);
+    if (!engine)
+      throw new RecognitionError(`The ${asked} engine this task asked for is not offered by this service any more; retry it after choosing another.`);
+    return engine;
   }
 
   private command(work: AttemptWork, command: TaskCommand) {
@@ -125,7 +138,7 @@ export class TranscriptionPipeline {
     const startedAt = performance.now();
     // The worker's log context adds the worker and the correlation id to these lines.
     const log = pipelineLog.child({ taskId, attempt });
-    log.info({ engine: this.deps.engine.name }, "transcription started");
+    log.info({ engine: facts.recognition.engine ?? this.deps.engine.name }, "transcription started");
     // Where this attempt stands, for the task's status stream (progress.ts): written as it goes, never waited for.
     const progress = new ProgressReport(this.deps.blobs, taskId, attempt);
     progress.report({ stage: "preparing", chunks: 0, chunksDone: 0, chunksRunning: 0, msDone: 0, msTotal: 0 });
@@ -158,7 +171,8 @@ export class TranscriptionPipeline {
         log.info("the task moved on before recognition: nothing left to do");
         return null;
       }
-      const job = { taskId: work.taskId, attempt: work.attempt, userId: facts.userId };
+      const { language, vocabulary } = facts.recognition;
+      const job = { taskId: work.taskId, attempt: work.attempt, userId: facts.userId, engine: this.engineOf(facts), language, vocabulary };
       const results = await work.time("recognize", () => this.recognition.recognize(job, pcm, work.dir, work.chunks, work.progress, work.signal));
       log.info(
         { chunks: results.length, recognizeMs: Math.round(work.stages.recognize) },
@@ -189,7 +203,7 @@ export class TranscriptionPipeline {
     const tooLarge = await work.time("finish", () => this.finish(work, described, seconds, qualityOf(words)));
     const timings: PipelineTimings = {
       taskId: work.taskId,
-      engine: this.deps.engine.name,
+      engine: this.engineOf(work.facts).name,
       mediaMs: durationMs,
       chunks,
       stages: work.stages,

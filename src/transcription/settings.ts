@@ -1,8 +1,8 @@
 import { cpus } from "node:os";
+import { engineNames } from "../tasks/recognition-choice.ts";
 import { flag, integer, oneOf, optionalText, secret, text, url } from "../config/setting.ts";
 import { defaultWhisperModelsUrl, whisperModels } from "./whisper-models.ts";
 
-const engineNames = ["sphinx", "whisper", "openai"] as const;
 const sphinxModel = "/usr/share/pocketsphinx/model/en-us";
 const cores = Math.max(1, cpus().length);
 const group = "transcription";

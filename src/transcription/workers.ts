@@ -2,7 +2,7 @@ import type { EventStore } from "../core/event-store.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { TranscriptStore } from "../tasks/transcripts.ts";
 import type { TranscriptionConfig } from "./config.ts";
-import { createEngine } from "./engines/index.ts";
+import { createEngines } from "./engines/index.ts";
 import { createSummarizer } from "./summary/index.ts";
 import { TranscriptionPipeline } from "./pipeline.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
@@ -17,7 +17,8 @@ export function transcriptionWorkers(
   config: TranscriptionConfig,
 ): { workers: Worker[]; summarizer: Summarizer } {
   const summarizer = createSummarizer(config);
-  const pipeline = new TranscriptionPipeline({ store, blobs, transcripts, engine: createEngine(config), summarizer, config });
+  const engines = createEngines(config);
+  const pipeline = new TranscriptionPipeline({ store, blobs, transcripts, engine: engines.get(config.engine)!, engines, summarizer, config });
   const transcription = config.worker
     ? [transcriptionWorker(store, pipeline, { ackWaitMs: config.ackWaitSeconds * 1000, tasksAtOnce: config.tasksPerWorker })]
     : [];

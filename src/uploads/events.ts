@@ -1,3 +1,4 @@
+import type { RecordedChoice } from "../tasks/recognition-choice.ts";
 import { streamId } from "../core/event.ts";
 /**
  * An upload session, on its stream `upload-<uploadId>`: signed, then completed (which names the task
@@ -28,7 +29,15 @@ export type UploadEvent =
    */
   | {
       type: "UploadCompleted";
-      data: { userId: number; taskId: number; name: string; file: string; duration: number | null; speakerDiarization: boolean; completedAt: string };
+      data: {
+        userId: number;
+        taskId: number;
+        name: string;
+        file: string;
+        duration: number | null;
+        speakerDiarization: boolean;
+        completedAt: string;
+      } & RecordedChoice;
     }
   | { type: "UploadAborted"; data: { userId: number; abortedAt: string } }
   | { type: "UploadExpired"; data: { userId: number; expiredAt: string } };

@@ -2,6 +2,7 @@ import { nameText } from "../http/names.ts";
 import { t } from "elysia";
 import { maxUploadBytes } from "./events.ts";
 import { supportedExtensions } from "../media/formats.ts";
+import { recognitionFields } from "../tasks/recognition-choice.ts";
 
 const formats = supportedExtensions.join(", ");
 const size = t.Integer({ minimum: 1, maximum: maxUploadBytes, description: `Bytes, 1 to ${maxUploadBytes}.` });
@@ -44,6 +45,7 @@ export const completeBody = t.Object({
   name: t.Optional(nameText({ minLength: 1, maxLength: 255, description: "Task name; defaults to the file name without its extension." })),
   duration: t.Optional(t.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   speaker_diarization: t.Optional(t.Boolean()),
+  ...recognitionFields,
 });
 
 export const completedSchema = t.Object({

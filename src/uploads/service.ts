@@ -15,6 +15,7 @@ import { partUrlSeconds, uploadIdPattern, uploadSessionSeconds, uploadStream, ty
 import { extensionOf, formatErrors, mediaTypeEssence, nameWithoutExtension, safeFileName } from "../media/formats.ts";
 import { expectedPartSize, partPlan, partProblem } from "./parts.ts";
 import { uploadRefusal } from "./access.ts";
+import { recognitionChoice, recordedChoice } from "../tasks/recognition-choice.ts";
 import { UploadCompletions, type CreatedTask } from "./completion.ts";
 import type { abortBody, completeBody, signBody, signPartBody } from "./schemas.ts";
 
@@ -144,6 +145,8 @@ export class Uploads {
     }
     const problem = partProblem(session, parts);
     if (problem) throw new ValidationFailedError({ upload_id: [problem] }, problem);
+    // Checked now: the task is created after this answer (by the worker, or a repeated complete), when a 422 would be lost.
+    const choice = recognitionChoice(input, this.tasks.recognitionOffer);
 
     // The slot first, so a 429 leaves nothing behind. The slot is the upload's: a parallel or repeated
     // complete finds it and names the same task. Should the session end before the completion is
@@ -162,6 +165,7 @@ export class Uploads {
       file: input.original_name,
       duration: input.duration ?? session.duration,
       speakerDiarization: input.speaker_diarization ?? false,
+      ...recordedChoice(choice),
     };
     const { state: recorded } = await this.run(
       input.upload_id,

@@ -87,6 +87,7 @@ describe("reading the environment through the schema", () => {
         S3_ENDPOINT: "http://minio:9000",
         IDP_ISSUER: "https://idp.example.com",
         TRANSCRIPTION_ENGINE: "whisper",
+        WHISPER_LANGUAGE: "english",
         RATE_LIMIT_PER_MINUTES: "5",
       }),
     ).toEqual([
@@ -100,6 +101,7 @@ describe("reading the environment through the schema", () => {
       "S3_ENDPOINT needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY",
       "IDP_ISSUER needs IDP_CLIENT_ID and IDP_CLIENT_SECRET",
       "TRANSCRIPTION_ENGINE=whisper needs WHISPER_MODEL (the path of a whisper.cpp ggml model file)",
+      "WHISPER_LANGUAGE=english is not a language whisper knows (an ISO 639-1 code such as en, de, fr, or auto)",
     ]);
   });
 

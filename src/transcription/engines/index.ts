@@ -1,12 +1,14 @@
 import type { TranscriptionConfig } from "../config.ts";
+import type { EngineName } from "../../tasks/recognition-choice.ts";
+import { offeredEngines } from "../recognition-offer.ts";
 import type { SpeechEngine } from "../engine.ts";
 import { SphinxEngine } from "./sphinx.ts";
 import { WhisperEngine } from "./whisper.ts";
 import { OpenAiEngine } from "./openai.ts";
 
 /** The engine TRANSCRIPTION_ENGINE names (the config loader has checked that its settings are there). */
-export function createEngine(config: TranscriptionConfig): SpeechEngine {
-  switch (config.engine) {
+export function createEngine(config: TranscriptionConfig, name: EngineName = config.engine): SpeechEngine {
+  switch (name) {
     case "sphinx":
       return new SphinxEngine(config.sphinx);
     case "whisper":
@@ -14,4 +16,9 @@ export function createEngine(config: TranscriptionConfig): SpeechEngine {
     case "openai":
       return new OpenAiEngine(config.openai!);
   }
+}
+
+/** Every engine a task may name (recognition-offer.ts), by name: each loads its model only when first used. */
+export function createEngines(config: TranscriptionConfig): Map<EngineName, SpeechEngine> {
+  return new Map(offeredEngines(config).map((name) => [name, createEngine(config, name)]));
 }
