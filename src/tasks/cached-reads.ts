@@ -2,6 +2,7 @@ import { VersionedCache, jsonResponse, type ResponseSet } from "../http/versione
 import type { Tasks } from "./service.ts";
 import { taskDetail, taskListItem } from "./views.ts";
 import { revisionTag } from "../http/if-match.ts";
+import { defaultShape, type DetailShape } from "./detail-include.ts";
 
 const utf8Json = (body: unknown): Uint8Array => Buffer.from(JSON.stringify(body));
 
@@ -39,17 +40,20 @@ export class CachedTaskReads {
    * The task's version goes out as its ETag, from the same document as the body: never a version newer than what
    * the body shows (a change made on it would overwrite what the reader never saw). The transcript, read after,
    * may be newer than the version; a change made on it is then refused (412) and read again, never lost.
+   * `shape`: what the answer shows beyond the spec's (`include=words`); each shape is kept under its own key, so an
+   * answer with words is never served for one without, nor the other way round. Both carry the same ETag: it names
+   * the task's version, which If-Match compares, and the two are different URLs to any HTTP cache.
    */
-  async detail(userId: number, taskId: number, set: ResponseSet): Promise<DetailBody | Response> {
+  async detail(userId: number, taskId: number, set: ResponseSet, shape: DetailShape = defaultShape): Promise<DetailBody | Response> {
     const task = await this.tasks.owned(userId, taskId);
     // Documents from before tasks carried their revision have no version until the projection is rebuilt.
     if (typeof task.revision === "number") set.headers.etag = revisionTag(task.revision);
-    const key = `task:${taskId}`;
+    const key = shape.words ? `task:${taskId}:words` : `task:${taskId}`;
     const kept = this.cache.get(key, task._position);
     if (kept !== undefined) return jsonResponse(kept, set);
     // The projection writes a task's transcript before the task itself, so this transcript is at least
     // as new as the task read above: never older data under the task's position.
-    const body = taskDetail(task, await this.tasks.transcript(taskId));
+    const body = taskDetail(task, await this.tasks.transcript(taskId), shape);
     this.cache.set(key, task._position, utf8Json(body));
     return body;
   }

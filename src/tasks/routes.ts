@@ -6,6 +6,7 @@ import type { Idempotency } from "../http/idempotency.ts";
 import { bodyOrResponse } from "../http/body-or-response.ts";
 import { CachedTaskReads } from "./cached-reads.ts";
 import { etagResponseHeader, ifMatchParameter, taskCondition } from "./task-versions.ts";
+import { detailQuery, shapeOf } from "./detail-include.ts";
 import {
   createdTask,
   createTaskBody,
@@ -93,24 +94,31 @@ function taskCollectionRoutes({ tasks, authenticated, idempotency }: TaskRoutesO
 function taskItemRoutes({ tasks, authenticated }: TaskRoutesOptions, reads: CachedTaskReads) {
   return new Elysia({ name: "task-item-routes" })
     .use(authenticated)
-    .get("/api/tasks/:id", ({ params, caller, set }) => bodyOrResponse(reads.detail(caller.userId, params.id, set)), {
+    .get("/api/tasks/:id", ({ params, query, caller, set, request }) => bodyOrResponse(reads.detail(caller.userId, params.id, set, shapeOf(query, request))), {
       params: taskParams,
+      query: detailQuery,
       response: { 200: taskDetailSchema },
       detail: {
-        ...detail("Task detail", "The `ETag` header is the task's version, for `If-Match` on a change."),
+        ...detail(
+          "Task detail",
+          "The `ETag` header is the task's version, for `If-Match` on a change. `include=words` adds each segment's timed words " +
+            "(`words`, empty where none are known); without it the answer is spec 2.1's.",
+        ),
         responseHeaders: etagResponseHeader,
       },
     })
     .patch(
       "/api/tasks/:id",
-      ({ params, body, caller, set, metadata, request }) => {
+      ({ params, query, body, caller, set, metadata, request }) => {
+        const shape = shapeOf(query, request); // checked before anything changes
         const updated = tasks.update(caller.userId, params.id, body, metadata, taskCondition(request));
         // Read after the write is in the read model (update waits for it): this ETag and a GET's agree.
-        return bodyOrResponse(updated.then(() => reads.detail(caller.userId, params.id, set)));
+        return bodyOrResponse(updated.then(() => reads.detail(caller.userId, params.id, set, shape)));
       },
       {
         afterHandle: releaseSlot,
         params: taskParams,
+        query: detailQuery,
         body: updateTaskBody,
         response: { 200: taskDetailSchema },
         detail: {
@@ -118,7 +126,8 @@ function taskItemRoutes({ tasks, authenticated }: TaskRoutesOptions, reads: Cach
             "Update a task",
             "`segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task " +
               "out of its folder. The fields change together or not at all. With `If-Match`, only if the task is still at that version " +
-              "(412 otherwise); the answer's `ETag` is the new version.",
+              "(412 otherwise); the answer's `ETag` is the new version. A segment sent back unchanged (same id, times and text) keeps its " +
+              "timed words; an edited one loses them. `include=words` shapes the answer as on GET.",
           ),
           parameters: [ifMatchParameter],
           responseHeaders: etagResponseHeader,

@@ -4,6 +4,7 @@ import type { TaskCommand } from "./decider.ts";
 import type { updateTaskBody } from "./schemas.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
 import type { TranscriptRef } from "./transcripts.ts";
+import { withKeptWords } from "./kept-words.ts";
 
 /** What `PATCH /api/tasks/{id}` takes: the route's schema. */
 export type TaskPatch = typeof updateTaskBody.static;
@@ -26,7 +27,8 @@ export async function patchCommands(patch: TaskPatch, sources: PatchSources): Pr
   if (patch.segments) {
     const problems = segmentErrors(patch.segments);
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
-    commands.push({ type: "EditTranscript", transcript: await sources.saveTranscript(normalizeSegments(patch.segments)) });
+    const segments = withKeptWords(normalizeSegments(patch.segments), await sources.currentSegments());
+    commands.push({ type: "EditTranscript", transcript: await sources.saveTranscript(segments) });
   } else if (patch.text !== undefined) {
     const edited = applyText(await sources.currentSegments(), patch.text, patch.duration ?? sources.duration);
     if ("error" in edited) throw new ValidationFailedError({ text: [edited.error] });

@@ -1,4 +1,4 @@
-import type { Segment } from "./segments.ts";
+import { withoutWords, type Segment } from "./segments.ts";
 
 export type FindOptions = { matchCase: boolean };
 
@@ -18,7 +18,7 @@ export function countMatches(segments: readonly Segment[], query: string, option
 
 /**
  * Every occurrence replaced, as one edit (one save, one undo step). Segments without a match are returned as
- * they were, tokens and all; a changed segment loses its tokens, which were the old text's words.
+ * they were, tokens and all; a changed segment loses its tokens and timed words, which were the old text's.
  * The replacement is literal: `$&` or `$1` in it are not patterns.
  */
 export function replaceAll(segments: readonly Segment[], query: string, replacement: string, options: FindOptions): Segment[] {
@@ -26,6 +26,6 @@ export function replaceAll(segments: readonly Segment[], query: string, replacem
   const regex = pattern(query, options);
   return segments.map((segment) => {
     const text = segment.text.replace(regex, () => replacement);
-    return text === segment.text ? segment : { ...segment, text, tokens: null };
+    return text === segment.text ? segment : withoutWords({ ...segment, text, tokens: null });
   });
 }

@@ -1,8 +1,12 @@
+/** A recognised word (`?include=words`): media times in ms, the engine's confidence 0..1 or null when it gives none. */
+export type Word = { text: string; start: number; end: number; confidence: number | null };
+
 /**
  * A transcript segment as the page holds it: the API's segment (spec 2.1), ids preserved through every
- * save, since `PATCH /api/tasks/{id}` with `segments` keeps the ids it is sent.
+ * save, since `PATCH /api/tasks/{id}` with `segments` keeps the ids it is sent. `words`: its timed words, read
+ * with `?include=words`; empty or absent where none are known (a supplied transcript, a segment edited since).
  */
-export type Segment = { id: number; start: number; end: number; text: string; speaker: string | null; tokens: string[] | null };
+export type Segment = { id: number; start: number; end: number; text: string; speaker: string | null; tokens: string[] | null; words?: readonly Word[] };
 
 /** The segment the player is in at `ms`: the last one started by then and not yet ended, or -1 (before, between or after). */
 export function segmentAt(segments: readonly Segment[], ms: number): number {
@@ -37,11 +41,17 @@ export function speakersOf(segments: readonly Segment[]): string[] {
 }
 
 /**
- * One segment with new text. Its tokens were the old text's words, so they go (the API derives them from the
- * text again); every other segment is sent back exactly as it came.
+ * One segment with new text. Its tokens and timed words were the old text's, so they go (the API derives tokens
+ * from the text again, and keeps timed words only for segments sent back unchanged); every other segment is sent
+ * back exactly as it came.
  */
 export function withText(segments: readonly Segment[], id: number, text: string): Segment[] {
-  return segments.map((segment) => (segment.id === id && segment.text !== text ? { ...segment, text, tokens: null } : segment));
+  return segments.map((segment) => (segment.id === id && segment.text !== text ? withoutWords({ ...segment, text, tokens: null }) : segment));
+}
+
+/** A segment whose text changed: the engine's words no longer say what it says. */
+export function withoutWords({ words: _old, ...segment }: Segment): Segment {
+  return segment;
 }
 
 /** Every segment of speaker `from` now spoken by `to` (which may be a speaker already present: the two merge). */

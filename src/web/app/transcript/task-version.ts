@@ -25,9 +25,15 @@ function remember(task: Task, response: Response): Task {
   return task;
 }
 
-/** `GET /api/tasks/{id}`, with the version it answered (versionOf). */
+/**
+ * Every read and save of a task asks for its segments' timed words (`include=words`), so that each answer the page
+ * adopts shows them: one without them would take them off the transcript until the next reload.
+ */
+const withWords = { include: "words" };
+
+/** `GET /api/tasks/{id}?include=words`, with the version it answered (versionOf). */
 export async function fetchTask(id: number): Promise<Task> {
-  const pending = api.GET("/api/tasks/{id}", { params: { path: { id } } });
+  const pending = api.GET("/api/tasks/{id}", { params: { path: { id }, query: withWords } });
   const task = await call(pending);
   return remember(task, (await pending).response);
 }
@@ -37,7 +43,7 @@ export async function fetchTask(id: number): Promise<Task> {
  * version the change is made whatever the task's version. The answer carries the new version.
  */
 export async function saveTask(id: number, body: TaskPatch, version: string | null): Promise<Task> {
-  const pending = api.PATCH("/api/tasks/{id}", { params: { path: { id }, header: version === null ? {} : { "If-Match": version } }, body });
+  const pending = api.PATCH("/api/tasks/{id}", { params: { path: { id }, query: withWords, header: version === null ? {} : { "If-Match": version } }, body });
   const task = await call(pending);
   return remember(task, (await pending).response);
 }
