@@ -149,6 +149,7 @@ const operationErrors: OpenApiOptions["errors"] = {
   "GET /share/tasks/{id}/audio": [403, 404, 416],
   "GET /api/tasks/{id}/refresh-summary": [404, 502],
   "GET /api/tasks/{id}/events": [404],
+  "GET /api/transcription/engines": [],
   "GET /api/webhooks": [],
   "POST /api/webhooks": [409],
   "DELETE /api/webhooks/{id}": [404],
@@ -157,6 +158,7 @@ const operationErrors: OpenApiOptions["errors"] = {
   "POST /api/webhooks/{id}/enable": [404],
   "POST /v1/audio/transcriptions": [400, 403, 404, 429, 500],
   "GET /v1/models": [403],
+  "GET /v1/models/{model}": [403, 404],
 };
 
 const parameterBounds: OpenApiOptions["parameterBounds"] = {

@@ -7,9 +7,13 @@ import { deflateSync } from "node:zlib";
 import type { Segment } from "../tasks/segments.ts";
 import { srt } from "../exports/formats/srt.ts";
 import { vtt } from "../exports/formats/vtt.ts";
+import { verboseWords, type VerboseWord } from "./verbose-words.ts";
 
 export const responseFormats = ["json", "text", "srt", "vtt", "verbose_json"] as const;
 export type ResponseFormat = (typeof responseFormats)[number];
+
+export const granularities = ["word", "segment"] as const;
+export type Granularity = (typeof granularities)[number];
 
 export type VerboseSegment = {
   id: number;
@@ -23,13 +27,12 @@ export type VerboseSegment = {
   compression_ratio: number;
   no_speech_prob: number;
 };
-export type VerboseWord = { word: string; start: number; end: number };
 export type VerboseTranscription = {
   task: "transcribe";
   language: string;
   duration: number;
   text: string;
-  segments: VerboseSegment[];
+  segments?: VerboseSegment[];
   words?: VerboseWord[];
   usage: { type: "duration"; seconds: number };
 };
@@ -42,7 +45,8 @@ export type TranscriptFacts = {
   /** The seconds the task was charged (OpenAI's `usage`). */
   chargedSeconds: number;
   language: string;
-  words: boolean;
+  /** `timestamp_granularities[]` as asked: none, `segment`, `word` or both. */
+  granularities: readonly Granularity[];
 };
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
@@ -60,55 +64,41 @@ export function compressionRatio(text: string): number {
   return bytes.length === 0 ? 0 : Math.round((bytes.length / deflateSync(bytes).length) * 1000) / 1000;
 }
 
-/**
- * Word times within a segment. The stored transcript keeps each segment's times (which are its first
- * word's start and its last word's end, as recognised) and its words, not each word's own times, so a
- * word gets the share of its segment's span that its length is of the segment's letters: exact at the
- * segment's edges, an estimate inside. Words are the segment's text without surrounding punctuation.
- */
-export function wordTimes(segment: Segment): VerboseWord[] {
-  const words = segment.text
-    .split(/\s+/)
-    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ""))
-    .filter((w) => w !== "");
-  const total = words.reduce((sum, w) => sum + w.length, 0);
-  const span = Math.max(0, segment.end - segment.start);
-  let before = 0;
-  return words.map((word) => {
-    const start = segment.start + (span * before) / total;
-    before += word.length;
-    return { word, start: seconds(start), end: seconds(segment.start + (span * before) / total) };
-  });
+/** A spoken segment in `verbose_json`'s shape. */
+function verboseSegment(s: Segment, i: number): VerboseSegment {
+  return {
+    id: i,
+    seek: Math.floor(s.start / 10),
+    start: seconds(s.start),
+    end: seconds(Math.max(s.end, s.start)),
+    text: s.text.trim(),
+    tokens: [],
+    temperature: 0,
+    avg_logprob: 0,
+    compression_ratio: compressionRatio(s.text.trim()),
+    no_speech_prob: 0,
+  };
 }
 
 /**
  * `verbose_json`. What the service does not have is given as Whisper's neutral values and documented in
  * docs/api.md: no token ids (`tokens` is empty), `temperature` 0, `avg_logprob` 0, `no_speech_prob` 0;
- * `seek` is the segment's start in Whisper's 10 ms frames. `compression_ratio` is measured.
+ * `seek` is the segment's start in Whisper's 10 ms frames. `compression_ratio` is measured. As OpenAI answers:
+ * `segments` unless only `word` granularity was asked, `words` when it was.
  */
 export function verboseJson(facts: TranscriptFacts): VerboseTranscription {
   const segments = spoken(facts.segments);
-  const answer: VerboseTranscription = {
+  const wordsAsked = facts.granularities.includes("word");
+  const segmentsAsked = facts.granularities.includes("segment") || !wordsAsked;
+  return {
     task: "transcribe",
     language: facts.language,
     duration: Math.round(facts.durationSeconds * 1000) / 1000,
     text: fullText(segments),
-    segments: segments.map((s, i) => ({
-      id: i,
-      seek: Math.floor(s.start / 10),
-      start: seconds(s.start),
-      end: seconds(Math.max(s.end, s.start)),
-      text: s.text.trim(),
-      tokens: [],
-      temperature: 0,
-      avg_logprob: 0,
-      compression_ratio: compressionRatio(s.text.trim()),
-      no_speech_prob: 0,
-    })),
+    ...(segmentsAsked ? { segments: segments.map(verboseSegment) } : {}),
+    ...(wordsAsked ? { words: segments.flatMap(verboseWords) } : {}),
     usage: { type: "duration", seconds: facts.chargedSeconds },
   };
-  if (facts.words) answer.words = segments.flatMap(wordTimes);
-  return answer;
 }
 
 /** The answer for a format: its body and content type (text/plain for text, srt and vtt, as OpenAI sends them). */

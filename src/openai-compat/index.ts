@@ -6,7 +6,7 @@ import type { Tasks } from "../tasks/service.ts";
 import type { TranscriptionConfig } from "../transcription/config.ts";
 import { openAiCompatSettings } from "./settings.ts";
 
-export type { ServedModel } from "./routes.ts";
+export type { ServedModel } from "./models.ts";
 
 type OpenAiApiParts = {
   adapters: { blobs: BlobStore };
@@ -20,16 +20,11 @@ export const capability: Capability<OpenAiApiParts, unknown, typeof openAiCompat
   settings: openAiCompatSettings,
   projections: [],
   routes: async ({ adapters, config, tasks, authenticated }) => {
-    const [{ OpenAiTranscriptions }, { openAiRoutes }, { servedLanguage, servedModels }] = await Promise.all([
-      import("./service.ts"),
-      import("./routes.ts"),
-      import("./models.ts"),
-    ]);
+    const [{ OpenAiTranscriptions }, { openAiRoutes }] = await Promise.all([import("./service.ts"), import("./routes.ts")]);
     return [
       openAiRoutes({
-        transcriptions: new OpenAiTranscriptions(tasks, adapters.blobs, config.openAiCompatWaitMs),
-        models: servedModels(config.transcription),
-        language: servedLanguage(config.transcription),
+        transcriptions: new OpenAiTranscriptions(tasks, adapters.blobs, config.openAiCompatWaitMs, config.transcription),
+        offer: tasks.recognitionOffer,
         waitSeconds: config.openAiCompatWaitMs / 1000,
         authenticated,
       }),

@@ -13,9 +13,16 @@ import type { TaskDocument } from "../tasks/tasks-projection.ts";
 import { MediaError, probe } from "../transcription/media.ts";
 import { failedTaskError, stillRunningError, undecodableError } from "./failures.ts";
 import { unnamable } from "../http/names.ts";
+import { recognitionChoice, type RecognitionFields } from "../tasks/recognition-choice.ts";
+import type { TranscriptionConfig } from "../transcription/config.ts";
+import { engineOfModel, servedLanguage } from "./models.ts";
+import { vocabularyOfPrompt } from "./prompt-vocabulary.ts";
 
-/** A task this endpoint created, with what the probe measured of its media. */
-export type Submitted = { taskId: number; durationSeconds: number };
+/** The form's fields that say how to recognise (schemas.ts). */
+export type RecognitionRequest = { model: string; language?: string; prompt?: string };
+
+/** A task this endpoint created, with what the probe measured of its media and the language `verbose_json` names. */
+export type Submitted = { taskId: number; durationSeconds: number; language: string };
 
 /** A finished task's transcript and what it cost. */
 export type Finished = { segments: Segment[]; durationSeconds: number; chargedSeconds: number };
@@ -38,13 +45,32 @@ export class OpenAiTranscriptions {
     private readonly tasks: Tasks,
     private readonly blobs: BlobStore,
     private readonly waitMs: number,
+    private readonly transcription: TranscriptionConfig,
   ) {}
+
+  /**
+   * The task's engine, language and vocabulary from `model`, `language` and `prompt`, checked against what the service
+   * offers before anything is stored: an unknown model is 404, a language the engine cannot recognise 400 (the
+   * tasks capability's 422, retold in OpenAI's shape by the error handler).
+   */
+  recognition(request: RecognitionRequest): { fields: RecognitionFields; language: string } {
+    const offer = this.tasks.recognitionOffer;
+    const engine = engineOfModel(request.model, offer);
+    const fields: RecognitionFields = {
+      ...(engine !== null ? { engine } : {}),
+      ...(request.language !== undefined ? { language: request.language } : {}),
+      vocabulary: vocabularyOfPrompt(request.prompt),
+    };
+    const choice = recognitionChoice(fields, offer);
+    return { fields, language: servedLanguage(this.transcription, offer, choice.engine, choice.language) };
+  }
 
   /**
    * Probes the file first, so a file ffprobe cannot read as audio is a 400 with no task, no charge and
    * nothing stored. The probed length is the task's `duration`, which admission checks against the balance.
    */
-  async submit(userId: number, file: File, metadata: EventMetadata): Promise<Submitted> {
+  async submit(userId: number, file: File, request: RecognitionRequest, metadata: EventMetadata): Promise<Submitted> {
+    const { fields, language } = this.recognition(request);
     const durationSeconds = await this.probe(file);
     const fileName = file.name || "audio";
     const key = `uploads/${userId}/${randomBytes(16).toString("hex")}/${safeFileName(fileName)}`;
@@ -52,10 +78,18 @@ export class OpenAiTranscriptions {
     try {
       const task = await this.tasks.create(
         userId,
-        { disk: "objstore", name: taskNameOf(fileName), path: key, file: fileName.slice(0, 255), size: file.size, duration: Math.ceil(durationSeconds) },
+        {
+          disk: "objstore",
+          name: taskNameOf(fileName),
+          path: key,
+          file: fileName.slice(0, 255),
+          size: file.size,
+          duration: Math.ceil(durationSeconds),
+          ...fields,
+        },
         metadata,
       );
-      return { taskId: task.id, durationSeconds };
+      return { taskId: task.id, durationSeconds, language };
     } catch (error) {
       // Refused (3 in progress, balance): no task names the file, so nothing else would ever delete it.
       await this.blobs.delete(key).catch(() => undefined);

@@ -38,7 +38,9 @@ const noObjectId: Record<string, string> = {
   "POST /api/auth/social-login":
     "exchanges an authorization code at the identity provider and names no object (not configured here: 422); that an unverified provider email never links to an existing account is test/social-login.e2e.test.ts's",
   "GET /api/uploads/formats": "a static list of supported formats, the same for every caller",
-  "GET /v1/models": "a static list of the models served (whisper-1 and the engine), the same for every caller",
+  "GET /v1/models": "a static list of the models served (OpenAI's names and the offered engines), the same for every caller",
+  "GET /v1/models/{model}": "one entry of that static list, named by the model's public id, the same for every caller",
+  "GET /api/transcription/engines": "the engines and languages this service offers, from its configuration, the same for every caller",
   "GET /api/session": "the caller's own session, named by its cookie alone (the session tests show a tampered or foreign cookie is 401)",
   "DELETE /api/session": "ends the caller's own session, named by its cookie alone; nothing of anyone else's can be named",
   "POST /api/session/social":

@@ -1,26 +1,64 @@
 import { describe, expect, test } from "bun:test";
-import { compressionRatio, render, verboseJson, wordTimes, type TranscriptFacts } from "../../src/openai-compat/formats.ts";
-import type { Segment } from "../../src/tasks/segments.ts";
+import { compressionRatio, render, verboseJson, type Granularity, type TranscriptFacts } from "../../src/openai-compat/formats.ts";
+import { verboseWords } from "../../src/openai-compat/verbose-words.ts";
+import type { Segment, TranscriptWord } from "../../src/tasks/segments.ts";
 
-const segment = (id: number, start: number, end: number, text: string): Segment => ({ id, start, end, text, speaker: null, tokens: null });
-const facts = (segments: Segment[], words = true): TranscriptFacts => ({ segments, durationSeconds: 11.0005, chargedSeconds: 12, language: "english", words });
+const segment = (id: number, start: number, end: number, text: string, words?: TranscriptWord[]): Segment => ({
+  id,
+  start,
+  end,
+  text,
+  speaker: null,
+  tokens: null,
+  ...(words ? { words } : {}),
+});
+const facts = (segments: Segment[], granularities: Granularity[] = ["word", "segment"]): TranscriptFacts => ({
+  segments,
+  durationSeconds: 11.0005,
+  chargedSeconds: 12,
+  language: "english",
+  granularities,
+});
 
-describe("word times from a segment's span", () => {
-  test("each word gets its letters' share of the span: the edges exact, in order, without punctuation", () => {
-    const words = wordTimes(segment(1, 1000, 3000, "Ask not, what!"));
-    expect(words).toEqual([
+describe("word times", () => {
+  test("the engine's own timed words where the segment kept them, in seconds, without punctuation", () => {
+    const kept = segment(1, 1000, 3000, "Ask not, what!", [
+      { text: "Ask", start: 1000, end: 1400, confidence: 0.9 },
+      { text: "not,", start: 1450, end: 1700, confidence: null },
+      { text: "what!", start: 2100, end: 2999.6, confidence: 0.4 },
+    ]);
+    expect(verboseWords(kept)).toEqual([
+      { word: "Ask", start: 1, end: 1.4 },
+      { word: "not", start: 1.45, end: 1.7 },
+      { word: "what", start: 2.1, end: 3 },
+    ]);
+  });
+
+  test("without timed words (supplied or edited), each word gets its letters' share of the span: the edges exact, in order", () => {
+    expect(verboseWords(segment(1, 1000, 3000, "Ask not, what!"))).toEqual([
       { word: "Ask", start: 1, end: 1.6 },
       { word: "not", start: 1.6, end: 2.2 },
       { word: "what", start: 2.2, end: 3 },
     ]);
+    expect(verboseWords(segment(1, 1000, 3000, "Ask not", []))).toEqual([
+      { word: "Ask", start: 1, end: 2 },
+      { word: "not", start: 2, end: 3 },
+    ]);
   });
 
-  test("a segment of punctuation alone has no words, and a zero-length span gives words at one time", () => {
-    expect(wordTimes(segment(1, 0, 1000, " - . "))).toEqual([]);
-    expect(wordTimes(segment(1, 500, 500, "one two"))).toEqual([
+  test("punctuation alone is no word, a zero-length span gives words at one time, apostrophes stay", () => {
+    expect(verboseWords(segment(1, 0, 1000, " - . "))).toEqual([]);
+    expect(verboseWords(segment(1, 500, 500, "one don't"))).toEqual([
       { word: "one", start: 0.5, end: 0.5 },
-      { word: "two", start: 0.5, end: 0.5 },
+      { word: "don't", start: 0.5, end: 0.5 },
     ]);
+  });
+
+  test("a token of 100,000 marks around a letter is trimmed at once (no backtracking over the run)", () => {
+    const token = `${"-".repeat(50_000)}a${"-".repeat(49_999)}b${"!".repeat(50_000)}`;
+    const started = performance.now();
+    expect(verboseWords(segment(1, 0, 1000, token)).map((w) => w.word)).toEqual([`a${"-".repeat(49_999)}b`]);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 
@@ -36,13 +74,22 @@ describe("verbose_json", () => {
       text: "And so my fellow Americans. Ask not.",
       usage: { type: "duration", seconds: 12 },
     });
-    expect(answer.segments.map((s) => [s.id, s.seek, s.start, s.end, s.text])).toEqual([
+    expect(answer.segments!.map((s) => [s.id, s.seek, s.start, s.end, s.text])).toEqual([
       [0, 0, 0, 1.5, "And so my fellow Americans."],
       [1, 200, 2, 4.25, "Ask not."],
     ]);
-    expect(answer.segments[0]).toMatchObject({ tokens: [], temperature: 0, avg_logprob: 0, no_speech_prob: 0 });
+    expect(answer.segments![0]).toMatchObject({ tokens: [], temperature: 0, avg_logprob: 0, no_speech_prob: 0 });
     expect(answer.words!.map((w) => w.word)).toEqual(["And", "so", "my", "fellow", "Americans", "Ask", "not"]);
-    expect(verboseJson(facts(segments, false)).words).toBeUndefined();
+    expect(verboseJson(facts(segments, [])).words).toBeUndefined();
+    expect(verboseJson(facts(segments, ["segment"])).words).toBeUndefined();
+  });
+
+  test("granularities as OpenAI answers them: segments by default, words alone with `word` alone, both with both", () => {
+    const keys = (granularities: Granularity[]) => Object.keys(verboseJson(facts(segments, granularities))).filter((k) => k === "segments" || k === "words");
+    expect(keys([])).toEqual(["segments"]);
+    expect(keys(["segment"])).toEqual(["segments"]);
+    expect(keys(["word"])).toEqual(["words"]);
+    expect(keys(["word", "segment"])).toEqual(["segments", "words"]);
   });
 
   test("compression ratio is Whisper's: repetitive text compresses more", () => {

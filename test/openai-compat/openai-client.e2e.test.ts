@@ -4,60 +4,13 @@
  * raises. Each transcription is a real task: listed, with history, charged.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { createReadStream, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import OpenAI, { APIError, AuthenticationError, BadRequestError, PermissionDeniedError, toFile } from "openai";
-import { runCli, startServiceProcess, type RunningService } from "../support/service-process.ts";
-import { ffmpeg, sharedTestdata, spoken } from "../support/media-fixtures.ts";
-import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { APIError, AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, toFile } from "openai";
+import { runCli, startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { manyRequestsPerToken } from "../support/limits.ts";
-
-type Account = { email: string; token: string; key: string };
-
-const jfkPath = join(sharedTestdata, "jfk.wav");
-if (!existsSync(jfkPath)) console.log(`note: ${jfkPath} is absent (../shared/testdata); the OpenAI client transcribes an espeak-ng clip instead`);
-
-/** JFK's "ask not" (11 s) where ../shared has it, else the same words spoken by espeak-ng. */
-async function speech(): Promise<Uint8Array> {
-  if (existsSync(jfkPath)) return readFileSync(jfkPath);
-  return readFileSync(await spoken("And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."));
-}
-
-async function json(service: RunningService, token: string | null, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: response.status, body: await response.json().catch(() => null) };
-}
-
-/** A paying account (the CLI sets its plan, as an operator would) with a login token and an API key. */
-async function payingAccount(service: RunningService, plan = "pro"): Promise<Account> {
-  const email = `openai-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const password = "correct horse battery";
-  const registered = await json(service, null, "POST", "/api/register", { name: "Integration", email, password, password_confirmation: password });
-  expect(registered.status).toBe(201);
-  expect((await runCli("admin", ["plan", email, plan], { DATA_DIR: service.dataDir })).code).toBe(0);
-  const created = await json(service, registered.body.token, "POST", "/api/api-keys", { name: "openai client" });
-  expect(created.status).toBe(201);
-  return { email, token: registered.body.token, key: created.body.key };
-}
-
-const clientOf = (service: RunningService, apiKey: string) => new OpenAI({ apiKey, baseURL: `${service.url}/v1`, maxRetries: 2 });
-
-async function tasksOf(service: RunningService, account: Account): Promise<{ id: number; status: string }[]> {
-  return (await json(service, account.token, "GET", "/api/tasks")).body.data;
-}
-
-/** Its first 3 seconds, for the tests of the formats: each transcription is a recognition, and they run one after another. */
-async function shortSpeech(audio: Uint8Array): Promise<Uint8Array> {
-  const dir = mkdtempSync(join(tmpdir(), "scribe-openai-"));
-  await Bun.write(join(dir, "in.wav"), audio);
-  await ffmpeg("-i", join(dir, "in.wav"), "-t", "3", join(dir, "out.wav"));
-  return readFileSync(join(dir, "out.wav"));
-}
-
-const increasing = (times: { start: number; end: number }[]) => times.every((t, i) => t.start <= t.end && (i === 0 || times[i - 1]!.start <= t.start));
+import { clientOf, increasing, json, payingAccount, shortSpeech, speech, tasksOf, type Account } from "./openai-service.ts";
 
 describe("the official openai client against the service", () => {
   let service: RunningService;
@@ -133,23 +86,35 @@ describe("the official openai client against the service", () => {
     expect(fromFile.text).toBe(fromStream.text);
   }, 120_000);
 
-  test("json, text, srt and vtt; any model name runs on the engine", async () => {
+  test("json, text, srt and vtt; OpenAI's model names and the engine's own run on it, another name is NotFoundError", async () => {
     const client = clientOf(service, account.key);
     const short = await shortSpeech(audio);
     const file = () => toFile(short, "speech.wav");
-    const asJson = await client.audio.transcriptions.create({ file: await file(), model: "any-model-name" });
+    const asJson = await client.audio.transcriptions.create({ file: await file(), model: "sphinx" });
     expect(asJson.text.length).toBeGreaterThan(0);
-    const text = await client.audio.transcriptions.create({ file: await file(), model: "whisper-1", response_format: "text" });
+    const text = await client.audio.transcriptions.create({ file: await file(), model: "gpt-4o-transcribe", response_format: "text" });
     expect(text.trim()).toBe(asJson.text);
     const srt = await client.audio.transcriptions.create({ file: await file(), model: "whisper-1", response_format: "srt" });
     expect(srt).toMatch(/^1\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\n\S/);
     const vtt = await client.audio.transcriptions.create({ file: await file(), model: "whisper-1", response_format: "vtt" });
     expect(vtt).toMatch(/^WEBVTT\n\n1\n00:00:\d\d\.\d{3} --> 00:00:\d\d\.\d{3}\n\S/);
+    const before = (await tasksOf(service, account)).length;
+    const unknown = await client.audio.transcriptions.create({ file: await file(), model: "any-model-name" }).catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(NotFoundError);
+    expect((unknown as APIError).error).toMatchObject({ code: "model_not_found", param: "model" });
+    expect((await tasksOf(service, account)).length).toBe(before);
   }, 180_000);
 
-  test("the model list names whisper-1 and the configured engine", async () => {
+  test("the model list names OpenAI's transcription models and the offered engine", async () => {
     const models = await clientOf(service, account.key).models.list();
-    expect(models.data.map((m) => m.id)).toEqual(["whisper-1", "sphinx"]);
+    expect(models.data.map((m) => m.id)).toEqual([
+      "whisper-1",
+      "gpt-4o-transcribe",
+      "gpt-4o-mini-transcribe",
+      "gpt-4o-mini-transcribe-2025-12-15",
+      "gpt-4o-transcribe-diarize",
+      "sphinx",
+    ]);
     for (const model of models.data) expect(model).toMatchObject({ object: "model", owned_by: "scribe", created: expect.any(Number) });
   });
 
