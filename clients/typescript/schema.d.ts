@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * Task detail
-         * @description The `ETag` header is the task's version, for `If-Match` on a change.
+         * @description The `ETag` header is the task's version, for `If-Match` on a change. `include=words` adds each segment's timed words (`words`, empty where none are known); without it the answer is spec 2.1's.
          */
         get: operations["getTasksById"];
         put?: never;
@@ -484,7 +484,7 @@ export interface paths {
         head?: never;
         /**
          * Update a task
-         * @description `segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task out of its folder. The fields change together or not at all. With `If-Match`, only if the task is still at that version (412 otherwise); the answer's `ETag` is the new version.
+         * @description `segments` replaces the transcript; `text` replaces it as text, one line per segment (times kept); `folder: null` takes the task out of its folder. The fields change together or not at all. With `If-Match`, only if the task is still at that version (412 otherwise); the answer's `ETag` is the new version. A segment sent back unchanged (same id, times and text) keeps its timed words; an edited one loses them. `include=words` shapes the answer as on GET.
          */
         patch: operations["patchTasksById"];
         trace?: never;
@@ -885,6 +885,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/transcription/engines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The speech recognition engines this service offers
+         * @description Beyond the spec: the default engine, and every engine a task may name in `engine` (task creation, upload completion) with the languages it recognises (`language`): PocketSphinx English only; whisper any language its model knows (only `en` with an English-only `*.en` model); an OpenAI-compatible endpoint `null`, any. A task naming another engine or language is a 422.
+         */
+        get: operations["getTranscriptionEngines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -1000,7 +1020,7 @@ export interface paths {
         put?: never;
         /**
          * Transcribe audio (OpenAI-compatible)
-         * @description OpenAI's endpoint: a multipart form with `file`, `model` (any name), `language`, `prompt`, `response_format` and `timestamp_granularities[]`. It creates a task like any other (listed, charged, with history: the same 3-in-progress limit, 429, and plan and balance, 403) and answers when it has finished. Past OPENAI_COMPAT_WAIT_SECONDS it answers 504 naming the task, which goes on (poll `GET /api/tasks/{id}`). A file that cannot be decoded as audio is 400 and makes no task. Errors are in OpenAI's shape, `{error: {message, type, param, code}}`; answers that created a task carry `x-should-retry: false` and `X-Task-Id`.
+         * @description OpenAI's endpoint: a multipart form with `file`, `model`, `language`, `prompt`, `response_format` and `timestamp_granularities[]`. `model` picks the engine (OpenAI's names: the default engine; `sphinx`, `whisper`, `openai`: that engine; anything else 404 `model_not_found`), `language` and `prompt` become the task's language and vocabulary. It creates a task like any other (listed, charged, with history: the same 3-in-progress limit, 429, and plan and balance, 403) and answers when it has finished. Past OPENAI_COMPAT_WAIT_SECONDS it answers 504 naming the task, which goes on (poll `GET /api/tasks/{id}`). A file that cannot be decoded as audio is 400 and makes no task. Errors are in OpenAI's shape, `{error: {message, type, param, code}}`; answers that created a task carry `x-should-retry: false` and `X-Task-Id`.
          */
         post: operations["postV1AudioTranscriptions"];
         delete?: never;
@@ -1018,9 +1038,29 @@ export interface paths {
         };
         /**
          * List the models served (OpenAI-compatible)
-         * @description `whisper-1` and the configured engine; every name runs on that engine.
+         * @description OpenAI's transcription model names, which run on the default engine, then each engine this service offers by its own name (`sphinx` always, `whisper` with WHISPER_MODEL, `openai` with TRANSCRIPTION_OPENAI_URL), the default first.
          */
         get: operations["getV1Models"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A model served (OpenAI-compatible)
+         * @description One of `GET /v1/models`'s entries; any other name is 404 `model_not_found`.
+         */
+        get: operations["getV1ModelsByModel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1087,6 +1127,16 @@ export interface components {
                 text: string;
                 speaker: string | null;
                 tokens: string[] | null;
+                /** @description Only with `include=words`: the engine's words in order, with their times and confidence. Empty for a transcript a client supplied, and for a segment whose text was edited since it was recognised. */
+                words?: {
+                    text: string;
+                    /** @description Start in ms of the media. */
+                    start: number;
+                    /** @description End in ms of the media. */
+                    end: number;
+                    /** @description The engine's confidence, 0 to 1; null when it gives none (whisper). */
+                    confidence: number | null;
+                }[];
             }[] | null;
             export: {
                 allowed_formats: ("txt" | "srt" | "vtt" | "csv" | "json" | "pdf" | "docx")[];
@@ -1101,6 +1151,15 @@ export interface components {
             summary_outdated: boolean;
             /** @description Beyond the spec: why the last attempt to make the summary and mind map failed; null once one succeeds. */
             summary_failure: string | null;
+            /**
+             * @description Beyond the spec: the engine the task asked for; null: the service's default.
+             * @enum {string|null}
+             */
+            engine: "sphinx" | "whisper" | "openai" | null;
+            /** @description Beyond the spec: the language the task asked for (ISO 639-1); null: the engine's own, or detected. */
+            language: string | null;
+            /** @description Beyond the spec: the words and phrases the task gave the engine (trimmed, without repeats). */
+            vocabulary: string[];
         };
         TaskListItem: {
             id: number;
@@ -1440,7 +1499,8 @@ export interface components {
             /** @description Seconds. */
             duration: number;
             text: string;
-            segments: {
+            /** @description Unless only `timestamp_granularities[]=word` was asked. */
+            segments?: {
                 id: number;
                 seek: number;
                 /** @description Seconds. */
@@ -1455,10 +1515,12 @@ export interface components {
                 compression_ratio: number;
                 no_speech_prob: number;
             }[];
-            /** @description With `timestamp_granularities[]=word`. */
+            /** @description With `timestamp_granularities[]=word`: the engine's word times, or a word's share of its segment where the engine gave none. */
             words?: {
                 word: string;
+                /** @description Seconds. */
                 start: number;
+                /** @description Seconds. */
                 end: number;
             }[];
             usage: {
@@ -3140,6 +3202,15 @@ export interface operations {
                     segments?: components["schemas"]["Segment"][];
                     /** @description Label segments with speakers (speaker diarization). */
                     speaker_diarization?: boolean;
+                    /**
+                     * @description The speech recognition engine, one of those this service offers (GET /v1/models lists them); default: the service's.
+                     * @enum {string}
+                     */
+                    engine?: "sphinx" | "whisper" | "openai";
+                    /** @description The spoken language as an ISO 639-1 code (`en`, `de`), or `auto` to detect it. PocketSphinx recognises English only. */
+                    language?: string;
+                    /** @description Up to 100 words or phrases the media holds (names, terms), each at most 100 characters: PocketSphinx adds and prefers them, whisper and OpenAI get them as a prompt. */
+                    vocabulary?: string[];
                 };
             };
         };
@@ -3429,7 +3500,10 @@ export interface operations {
     };
     getTasksById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Adds to each segment what the spec's shape leaves out: `words`, the recognised words with their media times (ms) and confidence. A comma-separated list, or the parameter repeated; any other value is a 422. */
+                include?: string;
+            };
             header?: never;
             path: {
                 /** @description Task id */
@@ -3598,7 +3672,10 @@ export interface operations {
     };
     patchTasksById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Adds to each segment what the spec's shape leaves out: `words`, the recognised words with their media times (ms) and confidence. A comma-separated list, or the parameter repeated; any other value is a 422. */
+                include?: string;
+            };
             header?: {
                 /** @description Makes the change only if the task is still at the version you read: the `ETag` of `GET /api/tasks/{id}` (or of your last `PATCH`), sent back as given. A list of tags matches if one does; `*` matches the task whatever its version. 412 when the task changed since; 422 when the header is neither `*` nor a list of entity tags. Tags are compared strongly (RFC 9110 13.1.1): a weak tag (`W/"7"`) never matches. Without the header the change is made whatever the version, as before. */
                 "If-Match"?: string;
@@ -5249,6 +5326,15 @@ export interface operations {
                     name?: string;
                     duration?: number;
                     speaker_diarization?: boolean;
+                    /**
+                     * @description The speech recognition engine, one of those this service offers (GET /v1/models lists them); default: the service's.
+                     * @enum {string}
+                     */
+                    engine?: "sphinx" | "whisper" | "openai";
+                    /** @description The spoken language as an ISO 639-1 code (`en`, `de`), or `auto` to detect it. PocketSphinx recognises English only. */
+                    language?: string;
+                    /** @description Up to 100 words or phrases the media holds (names, terms), each at most 100 characters: PocketSphinx adds and prefers them, whisper and OpenAI get them as a prompt. */
+                    vocabulary?: string[];
                 };
             };
         };
@@ -5675,6 +5761,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTranscriptionEngines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        default: "sphinx" | "whisper" | "openai";
+                        engines: {
+                            /** @enum {string} */
+                            name: "sphinx" | "whisper" | "openai";
+                            /** @description The ISO 639-1 codes the engine recognises; null: any, the engine decides (an OpenAI-compatible endpoint). */
+                            languages: string[] | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
@@ -6185,11 +6331,11 @@ export interface operations {
                 "multipart/form-data": {
                     /** @description The audio or video, in any format ffmpeg reads; at most OPENAI_COMPAT_FILE_LIMIT_BYTES (25 MiB). */
                     file: string;
-                    /** @description Any name, `whisper-1` included: every model runs on the configured engine. */
+                    /** @description OpenAI's transcription models (`whisper-1`, `gpt-4o-transcribe`, `gpt-4o-mini-transcribe`, ...) run on the service's default engine; an engine's own name (`sphinx`, `whisper`, `openai`) on that engine where it is offered. Any other name is 404 `model_not_found`. GET /v1/models lists them. */
                     model: string;
-                    /** @description Accepted; the configured engine's language is used (docs/api.md). */
+                    /** @description The spoken language, an ISO 639-1 code (`en`, `de`) or `auto`. PocketSphinx recognises English only: another language is refused (400). */
                     language?: string;
-                    /** @description Accepted and not used: the engines take no prompt. */
+                    /** @description Words and phrases the audio holds (names, terms), as the task's vocabulary: separated by commas, semicolons, line breaks or sentence ends where it has any, else by spaces; the first 100 distinct ones of at most 100 characters are kept. Whisper and an OpenAI endpoint get them as their prompt, PocketSphinx adds the words it lacks. */
                     prompt?: string;
                     /**
                      * @description json (default), text, srt, vtt or verbose_json.
@@ -6198,9 +6344,9 @@ export interface operations {
                     response_format?: "json" | "text" | "srt" | "vtt" | "verbose_json";
                     /** @description Accepted and not used. */
                     temperature?: number;
-                    /** @description `word` adds `words` with their times to `verbose_json`; `segment` (always there) is accepted. */
+                    /** @description With `verbose_json`: `word` gives `words` with their times in seconds, `segment` gives `segments` (the default); both may be asked. `word` alone leaves `segments` out, as OpenAI does. */
                     "timestamp_granularities[]"?: ("word" | "segment") | ("word" | "segment")[];
-                    /** @description `word` adds `words` with their times to `verbose_json`; `segment` (always there) is accepted. */
+                    /** @description With `verbose_json`: `word` gives `words` with their times in seconds, `segment` gives `segments` (the default); both may be asked. `word` alone leaves `segments` out, as OpenAI does. */
                     timestamp_granularities?: ("word" | "segment") | ("word" | "segment")[];
                 };
             };
@@ -6245,7 +6391,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description Not found (another user's resource is not found either). */
+            /** @description An unknown model (`model_not_found`), or the task was deleted before it finished. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6325,6 +6471,93 @@ export interface operations {
             };
             /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    getV1ModelsByModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model's id, as GET /v1/models lists it. */
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "model";
+                        created: number;
+                        owned_by: string;
+                    };
+                };
+            };
+            /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description No such model (`model_not_found`). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

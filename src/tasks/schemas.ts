@@ -1,8 +1,10 @@
 import { t } from "elysia";
 import { segmentSchema, segmentsSchema } from "./segments.ts";
+import { segmentWordsView } from "./detail-include.ts";
 import { nameText } from "../http/names.ts";
 import { everyOf, stringEnum } from "../http/openapi/string-enum.ts";
 import { taskStatuses, type Disk } from "./events.ts";
+import { engineNames, recognitionFields } from "./recognition-choice.ts";
 
 const seconds = t.Integer({ minimum: 0, maximum: 2_147_483_647 });
 const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -26,6 +28,7 @@ export const createTaskBody = t.Object({
   cost: t.Optional(seconds),
   segments: t.Optional(segmentsSchema),
   speaker_diarization: t.Optional(t.Boolean({ description: "Label segments with speakers (speaker diarization)." })),
+  ...recognitionFields,
 });
 
 export const createdTask = t.Object({
@@ -97,6 +100,7 @@ const segmentView = t.Object({
   text: t.String(),
   speaker: t.Nullable(t.String()),
   tokens: t.Nullable(t.Array(t.String())),
+  words: segmentWordsView,
 });
 
 export const taskListItemSchema = t.Object({
@@ -158,6 +162,9 @@ export const taskDetailSchema = t.Object({
   summary_failure: t.Nullable(
     t.String({ description: "Beyond the spec: why the last attempt to make the summary and mind map failed; null once one succeeds." }),
   ),
+  engine: t.Nullable(stringEnum(engineNames), { description: "Beyond the spec: the engine the task asked for; null: the service's default." }),
+  language: t.Nullable(t.String(), { description: "Beyond the spec: the language the task asked for (ISO 639-1); null: the engine's own, or detected." }),
+  vocabulary: t.Array(t.String(), { description: "Beyond the spec: the words and phrases the task gave the engine (trimmed, without repeats)." }),
 });
 
 export const messageSchema = t.Object({ message: t.String() });

@@ -8,6 +8,7 @@ import { exportVersion } from "./export-version.ts";
 import { hasTranscript } from "./transcripts.ts";
 import { countFolderDeleted, countTaskChange, settleTaskCounts, updateTaskCounts } from "./task-counts.ts";
 import { evolveTranscript, type TranscriptFields } from "./transcripts-read-model.ts";
+import type { RecordedChoice } from "./recognition-choice.ts";
 
 /** The `tasks` read model: what lists and details show, without the transcript (kept in `transcripts`). */
 export type TaskFields = {
@@ -31,6 +32,10 @@ export type TaskFields = {
   url: string | null;
   speakerDiarization: boolean;
   shared: boolean;
+  /** The engine, language and vocabulary the task asked for (recognition-choice.ts), only those it asked: none on older tasks. */
+  engine?: RecordedChoice["engine"];
+  language?: RecordedChoice["language"];
+  vocabulary?: RecordedChoice["vocabulary"];
   failureReason: string | null;
   hasTranscript: boolean;
   exportVersion: string;
@@ -73,6 +78,9 @@ function createdTask(event: TaskCreated): TaskFields {
     url: d.url,
     speakerDiarization: d.speakerDiarization,
     shared: false,
+    ...(d.engine !== undefined ? { engine: d.engine } : {}),
+    ...(d.language !== undefined ? { language: d.language } : {}),
+    ...(d.vocabulary !== undefined ? { vocabulary: d.vocabulary } : {}),
     failureReason: null,
     hasTranscript: hasTranscript(d),
     exportVersion: exportVersion(time, null),

@@ -31,13 +31,17 @@ export const capability: Capability<TranscriptionApiParts, TranscriptionWorkPart
   settings: transcriptionSettings,
   projections: [],
   routes: async ({ adapters, config, waitForProjections, tasks, authenticated }) => {
-    const [{ createSummarizer }, { Summaries }, { transcriptionRoutes }] = await Promise.all([
+    const [{ createSummarizer }, { Summaries }, { transcriptionRoutes }, { enginesRoute }] = await Promise.all([
       import("./summary/index.ts"),
       import("./summaries.ts"),
       import("./routes.ts"),
+      import("./engines-route.ts"),
     ]);
     const summaries = new Summaries(tasks, createSummarizer(config.transcription), waitForProjections);
-    return [transcriptionRoutes({ tasks, db: adapters.documents, blobs: adapters.blobs, summaries, authenticated })];
+    return [
+      transcriptionRoutes({ tasks, db: adapters.documents, blobs: adapters.blobs, summaries, authenticated }),
+      enginesRoute({ offer: tasks.recognitionOffer, authenticated }),
+    ];
   },
   workers: async (parts) => {
     const { eventStore, blobs, transcripts } = parts.adapters;

@@ -38,6 +38,8 @@ export function anchorsOf(markdown: string): Set<string> {
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
   }
+  // An anchor placed by hand, `<a id="…"></a>`, which GitHub keeps: for a list item a link points into.
+  for (const [, id] of prose(markdown).matchAll(/<a id="([^"]+)"><\/a>/g)) anchors.add(id!);
   return anchors;
 }
 

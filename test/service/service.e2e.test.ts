@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServiceProcess } from "../support/service-process.ts";
+import { until } from "../support/eventually.ts";
 
 const root = join(import.meta.dir, "../..");
 
@@ -35,6 +36,8 @@ describe("the service as `npm start` runs it (embedded profile)", () => {
       expect(openapi.paths["/api/health"]).toBeDefined();
       expect(service.output()).toContain("event store: SQLite");
       await fetch(`${service.url}/api/unknown?following=me`, { headers: { "X-Request-Id": "recipe-7f3a" } });
+      // A request's line is written once its answer has gone: a stop at once could come first, on a busy machine.
+      await until("the request's log line", () => service.stdout().includes('"reqId":"recipe-7f3a"'), 10_000);
     } finally {
       expect(await service.stop()).toBe(0);
     }

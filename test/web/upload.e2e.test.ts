@@ -154,6 +154,8 @@ describe.skipIf(!haveChromium)("the web app's New transcription page", () => {
       expect(await focused()).toBe("upload-diarization");
       await page.keyboard.press("Space");
       await page.keyboard.press("Tab");
+      expect(await focused()).toBe("Options: engine, language, vocabulary"); // the closed disclosure, passed by
+      await page.keyboard.press("Tab");
       expect(await focused()).toBe("Upload and transcribe");
       const signed = page.waitForResponse((response) => response.url().endsWith("/api/uploads/sign"));
       await page.keyboard.press("Enter");

@@ -18,6 +18,7 @@ import { TranscriptExtras } from "../transcript-extras/index.tsx";
 import { knownDuration, stageInWords, type Followed } from "../task-status/stage.ts";
 import { TaskProgress } from "../task-status/task-progress.tsx";
 import { TaskHeading } from "../tasks/task-heading.tsx";
+import { TaskRecognition } from "../tasks/task-recognition.tsx";
 
 /** The transcript with its player and editing tools, once the task is loaded. */
 function Transcript({ task, onSaved }: { task: Task; onSaved: (task: Task) => void }) {
@@ -49,7 +50,7 @@ function Transcript({ task, onSaved }: { task: Task; onSaved: (task: Task) => vo
         <SegmentList
           segments={edits.segments}
           current={playback.current}
-          onSeek={media === "none" ? undefined : (segment) => playback.seek(segment.start)}
+          onSeek={media === "none" ? undefined : (_segment, ms) => playback.seek(ms)}
           onPlaySegment={media === "none" ? undefined : playback.playSegment}
           editing={edits.editing}
         />
@@ -124,6 +125,7 @@ export default function TranscriptPage() {
           {seconds !== null && `${duration(seconds)} · `}
           {statusNames[task.status] ?? task.status} · {dateTime(task.created_at)}
         </p>
+        <TaskRecognition task={task} />
         <p class="task-stage" role="status">
           {stageSaid(task, live, deleted)}
         </p>

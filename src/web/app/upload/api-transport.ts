@@ -2,6 +2,7 @@ import { ApiError, api, call, type components } from "../api.ts";
 import type { UploadFormats } from "./file-check.ts";
 import { TransferError, type FileToUpload, type UploadSession, type UploadTransport } from "./multipart-upload.ts";
 import { putPart } from "./put-part.ts";
+import type { RecognitionRequest } from "./use-recognition-options.ts";
 
 export type CreatedTask = components["schemas"]["CompletedUpload"]["task"];
 
@@ -15,8 +16,11 @@ async function transfer<T>(pending: Parameters<typeof call<T>>[0]): Promise<T> {
   }
 }
 
+/** How the task of a completed upload is to be made: speakers told apart or not, and its recognition's engine, language and vocabulary. */
+export type CompletionOptions = { speakerDiarization: boolean; recognition?: RecognitionRequest };
+
 /** The uploader's I/O in the browser: the typed client for the API's calls, XHR for the parts. */
-export function apiTransport(options: { speakerDiarization: boolean }): UploadTransport<CreatedTask> {
+export function apiTransport(options: CompletionOptions): UploadTransport<CreatedTask> {
   return {
     sign: (file: FileToUpload) =>
       call(api.POST("/api/uploads/sign", { body: { file: file.name, content_type: file.contentType, size: file.size, duration: file.duration } })),
@@ -34,6 +38,7 @@ export function apiTransport(options: { speakerDiarization: boolean }): UploadTr
             size: file.size,
             duration: file.duration,
             speaker_diarization: options.speakerDiarization,
+            ...options.recognition,
           },
         }),
       );

@@ -5,8 +5,30 @@ import { DropZone } from "./drop-zone.tsx";
 import { acceptAttribute, checkFile, type UploadFormats } from "./file-check.ts";
 import type { FileToUpload } from "./multipart-upload.ts";
 import { UploadProgress } from "./upload-progress.tsx";
+import { RecognitionOptionsFields } from "./recognition-options.tsx";
+import { useRecognitionOptions } from "./use-recognition-options.ts";
 import { bytes } from "./units.ts";
-import { useFileUpload } from "./use-file-upload.ts";
+import { useFileUpload, type UploadPhase } from "./use-file-upload.ts";
+
+/** How an upload that did not finish ended, and, for one whose bytes are all stored, the way to complete it again. */
+function UploadOutcome({ phase, onCompleteAgain }: { phase: UploadPhase; onCompleteAgain: () => void }) {
+  return (
+    <>
+      <div role="status">
+        {phase.kind === "cancelled" && <p>The upload was cancelled; nothing of it was kept.</p>}
+        {phase.kind === "failed" && <p class="form-error">{phase.message}</p>}
+      </div>
+      {phase.kind === "failed" && phase.stored && phase.file && (
+        <p>
+          The file is stored until tomorrow.{" "}
+          <button type="button" onClick={onCompleteAgain}>
+            Create the transcription again
+          </button>
+        </p>
+      )}
+    </>
+  );
+}
 
 /**
  * An audio or video file, picked or dropped, checked against the formats the API lists (nothing is sent for a
@@ -19,6 +41,7 @@ export function FileUpload() {
   const [refusal, setRefusal] = useState<string | null>(null);
   const [diarization, setDiarization] = useState(false);
   const upload = useFileUpload();
+  const recognition = useRecognitionOptions();
   const { phase } = upload;
   const submit = useRef<HTMLButtonElement>(null);
 
@@ -40,10 +63,23 @@ export function FileUpload() {
     setChosen(check.ok ? { name: file.name, contentType: check.contentType, size: file.size, body: file } : null);
     setRefusal(check.ok ? null : check.reason);
   };
+  /** What completes the upload; null (and the vocabulary focused, its problem said beside it) while the vocabulary is refused. */
+  const completion = () => {
+    const asked = recognition.request();
+    if (asked === null) document.getElementById("upload-vocabulary")?.focus();
+    return asked && { speakerDiarization: diarization, recognition: asked };
+  };
   const start = (event: SubmitEvent) => {
     event.preventDefault();
-    if (chosen) void upload.start(chosen, diarization);
+    const options = completion();
+    if (chosen && options) void upload.start(chosen, options);
   };
+  const completeAgain = () => {
+    const options = completion();
+    if (phase.kind === "failed" && phase.stored && phase.file && options) void upload.completeAgain(phase.stored, phase.file, options);
+  };
+  // The API's 422 on completion (an engine no longer offered, a vocabulary entry it refused) shows beside the option.
+  const refusedFields = phase.kind === "failed" && phase.stored ? ApiError.of(phase.stored.reason).fields : {};
 
   if (phase.kind === "uploading") {
     return <UploadProgress name={phase.file.name} rate={phase.rate} onCancel={upload.cancel} />;
@@ -64,18 +100,8 @@ export function FileUpload() {
         <input id="upload-diarization" type="checkbox" checked={diarization} onChange={(event) => setDiarization(event.currentTarget.checked)} />
         <label for="upload-diarization">Tell speakers apart (speaker diarization)</label>
       </div>
-      <div role="status">
-        {phase.kind === "cancelled" && <p>The upload was cancelled; nothing of it was kept.</p>}
-        {phase.kind === "failed" && <p class="form-error">{phase.message}</p>}
-      </div>
-      {phase.kind === "failed" && phase.stored && phase.file && (
-        <p>
-          The file is stored until tomorrow.{" "}
-          <button type="button" onClick={() => phase.stored && phase.file && upload.completeAgain(phase.stored, phase.file, diarization)}>
-            Create the transcription again
-          </button>
-        </p>
-      )}
+      <RecognitionOptionsFields id="upload" options={recognition} errors={refusedFields} />
+      <UploadOutcome phase={phase} onCompleteAgain={completeAgain} />
       <button type="submit" class="primary" ref={submit} disabled={!chosen}>
         Upload and transcribe
       </button>

@@ -3,6 +3,8 @@ import { useState } from "preact/hooks";
 import { ApiError, api, call } from "../api.ts";
 import { Field, FormError, Submit, useForm } from "../ui/form.tsx";
 import { nameFromLink } from "./link-name.ts";
+import { RecognitionOptionsFields } from "./recognition-options.tsx";
+import { useRecognitionOptions } from "./use-recognition-options.ts";
 
 type Disk = "remote" | "videolink";
 
@@ -33,15 +35,22 @@ function PaidPlanNeeded() {
 export function LinkForm() {
   const { route } = useLocation();
   const [paidOnly, setPaidOnly] = useState(false);
+  const recognition = useRecognitionOptions();
   const { busy, error, errors, onSubmit } = useForm(async (data) => {
     setPaidOnly(false);
+    const asked = recognition.request();
+    if (asked === null) {
+      // Refused in the form, its problem said beside the field: nothing is sent.
+      document.getElementById("link-vocabulary")?.focus();
+      return;
+    }
     const link = String(data.get("path") ?? "").trim();
     const named = String(data.get("name") ?? "").trim();
     const disk: Disk = data.get("disk") === "videolink" ? "videolink" : "remote";
     try {
       const task = await call(
         api.POST("/api/tasks", {
-          body: { disk, path: link, name: named || nameFromLink(link), speaker_diarization: data.get("speaker_diarization") === "on" },
+          body: { disk, path: link, name: named || nameFromLink(link), speaker_diarization: data.get("speaker_diarization") === "on", ...asked },
         }),
       );
       route(`/tasks/${task.id}`);
@@ -68,6 +77,7 @@ export function LinkForm() {
         <input id="link-diarization" type="checkbox" name="speaker_diarization" />
         <label for="link-diarization">Tell speakers apart (speaker diarization)</label>
       </div>
+      <RecognitionOptionsFields id="link" options={recognition} errors={errors} />
       {paidOnly && <PaidPlanNeeded />}
       <Submit busy={busy}>Transcribe from the link</Submit>
     </form>

@@ -1,7 +1,7 @@
 import { useLocation } from "preact-iso";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
-import { apiTransport, type CreatedTask } from "./api-transport.ts";
+import { apiTransport, type CompletionOptions, type CreatedTask } from "./api-transport.ts";
 import { CompletionFailed, UploadCancelled, uploadFile, type FileToUpload } from "./multipart-upload.ts";
 import { ProgressMeter, type Rate } from "./progress-meter.ts";
 
@@ -17,10 +17,10 @@ export type FileUploading = {
   /** Back to choosing a file (another one was picked). */
   choose(): void;
   /** Uploads `file` in parts and completes it into a task, whose page is then opened; nothing while one runs. */
-  start(file: FileToUpload, speakerDiarization: boolean): Promise<void>;
+  start(file: FileToUpload, options: CompletionOptions): Promise<void>;
   cancel(): void;
   /** Completes again an upload whose bytes are all stored (after a 429 or 403 was fixed). */
-  completeAgain(stored: CompletionFailed, file: FileToUpload, speakerDiarization: boolean): Promise<void>;
+  completeAgain(stored: CompletionFailed, file: FileToUpload, options: CompletionOptions): Promise<void>;
 };
 
 /** Where a new task is shown: its page, which follows it from pending to finished. */
@@ -33,7 +33,7 @@ export function useFileUpload(): FileUploading {
   const running = useRef<AbortController | null>(null);
   useEffect(() => () => running.current?.abort(), []);
 
-  const start = async (file: FileToUpload, speakerDiarization: boolean) => {
+  const start = async (file: FileToUpload, options: CompletionOptions) => {
     if (running.current) return;
     const controller = new AbortController();
     running.current = controller;
@@ -44,7 +44,7 @@ export function useFileUpload(): FileUploading {
       const onProgress = (sent: number) => {
         if (!controller.signal.aborted) setPhase({ kind: "uploading", file, rate: meter.sample(sent, performance.now()) });
       };
-      const task = await uploadFile(apiTransport({ speakerDiarization }), file, { signal: controller.signal, onProgress });
+      const task = await uploadFile(apiTransport(options), file, { signal: controller.signal, onProgress });
       route(taskPath(task));
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -62,11 +62,12 @@ export function useFileUpload(): FileUploading {
     setPhase({ kind: "cancelled" });
   };
 
-  const completeAgain = async (stored: CompletionFailed, file: FileToUpload, speakerDiarization: boolean) => {
+  const completeAgain = async (stored: CompletionFailed, file: FileToUpload, options: CompletionOptions) => {
     try {
-      route(taskPath(await apiTransport({ speakerDiarization }).complete(stored.session, file)));
+      route(taskPath(await apiTransport(options).complete(stored.session, file)));
     } catch (error) {
-      setPhase({ kind: "failed", message: ApiError.of(error).message, stored, file });
+      // The new refusal's reason (a 422 names its fields), on the same stored upload.
+      setPhase({ kind: "failed", message: ApiError.of(error).message, stored: new CompletionFailed(error, stored.session), file });
     }
   };
 

@@ -1,0 +1,35 @@
+import type { components } from "../api.ts";
+import { engineLabel, languageName } from "../upload/engine-offer.ts";
+
+type Task = components["schemas"]["Task"];
+
+/**
+ * What the task asked of recognition (engine, language, vocabulary), on its page; nothing for a task that asked
+ * nothing (the service's defaults). A detail from a service without these fields reads as one that asked nothing.
+ */
+export function TaskRecognition({ task }: { task: Partial<Pick<Task, "engine" | "language" | "vocabulary">> }) {
+  const { engine = null, language = null, vocabulary = [] } = task;
+  if (engine === null && language === null && vocabulary.length === 0) return null;
+  return (
+    <dl class="task-recognition muted">
+      {engine !== null && (
+        <div>
+          <dt>Engine</dt>
+          <dd>{engineLabel(engine)}</dd>
+        </div>
+      )}
+      {language !== null && (
+        <div>
+          <dt>Language</dt>
+          <dd>{languageName(language)}</dd>
+        </div>
+      )}
+      {vocabulary.length > 0 && (
+        <div>
+          <dt>Vocabulary</dt>
+          <dd>{vocabulary.join(", ")}</dd>
+        </div>
+      )}
+    </dl>
+  );
+}
