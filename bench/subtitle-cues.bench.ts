@@ -5,12 +5,17 @@
 // one line. "After" is shapeCues with the default limits (2 lines of 42 characters, 1 to 7 s, 17 characters a second).
 // Printed: cues per minute, and the share of cues within 17 characters a second, within the line limits and within
 // 1 to 7 s, before and after; and the time to shape the recording (median of 5 runs after a warm-up).
+// Then a hostile transcript: 100k and 1M one-letter words without duration (segments with start == end, as a client
+// may send), one speaker, at the default limits and at the widest (200 × 5, 60 s): the time to make the whole srt,
+// and the longest the download's stream waits for its next cue (what the event loop is blocked for), one run after a
+// warm-up (quick mode: 100k only).
 import { shapeCues } from "../src/exports/formats/subtitle-cues.ts";
-import { defaultCueLimits, maxCharactersPerSecond } from "../src/exports/formats/cue-limits.ts";
+import { srtChunks } from "../src/exports/formats/srt.ts";
+import { cueLimitBounds, defaultCueLimits, maxCharactersPerSecond, type CueLimits } from "../src/exports/formats/cue-limits.ts";
 import { displayWidth } from "../src/exports/formats/timed-words.ts";
 import type { ExportSegment, ExportWord } from "../src/exports/formats/text.ts";
 import { figure } from "./support/figures.ts";
-import { numberArgument } from "./support/quick.ts";
+import { numberArgument, sized } from "./support/quick.ts";
 import { percentile } from "./support/stats.ts";
 
 const minutes = numberArgument(0, 10, 10);
@@ -113,3 +118,40 @@ figure("cues within 2 lines of 42 characters, after", share(after, fits), "%", {
 figure("cues of 1 to 7 s, before", share(before, timed), "%");
 figure("cues of 1 to 7 s, after", share(after, timed), "%");
 figure(`shaping ${minutes} minutes, median`, percentile(times, 50), "ms");
+
+/** `count` one-letter words at one instant, a thousand a segment, of one speaker: a single run the cutter cannot end early. */
+const hostile = (count: number): ExportSegment[] =>
+  Array.from({ length: count / 1000 }, () => ({ start: 1000, end: 1000, text: "a ".repeat(1000).trimEnd(), speaker: "Ann" }));
+
+/** The whole srt made as a download makes it: the total time, and the longest wait between two chunks. */
+function streamed(hostileSegments: readonly ExportSegment[], limits: CueLimits): { total: number; longest: number } {
+  const started = performance.now();
+  let last = started;
+  let longest = 0;
+  for (const _ of srtChunks(hostileSegments, { limits })) {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }
+  return { total: performance.now() - started, longest };
+}
+
+const widest: CueLimits = {
+  maxLineLength: cueLimitBounds.maxLineLength.maximum,
+  maxLines: cueLimitBounds.maxLines.maximum,
+  maxCueSeconds: cueLimitBounds.maxCueSeconds.maximum,
+};
+for (const count of sized([100_000, 1_000_000], [100_000])) {
+  const hostileSegments = hostile(count);
+  for (const [name, limits] of [
+    ["default limits", defaultCueLimits],
+    ["widest limits", widest],
+  ] as const) {
+    streamed(hostileSegments, limits);
+    const { total, longest } = streamed(hostileSegments, limits);
+    const words = `${count / 1000}k words without duration`;
+    console.log(`${words}, ${name}: srt in ${total.toFixed(0)} ms, longest wait for a chunk ${longest.toFixed(1)} ms`);
+    figure(`srt of ${words}, ${name}`, total, "ms");
+    figure(`longest wait between srt chunks, ${words}, ${name}`, longest, "ms", { op: "<=", value: 50 });
+  }
+}

@@ -42,12 +42,13 @@ async function transcriptionProblems(config: Config): Promise<string[]> {
       file("SPHINX_DICT", sphinx.dict, install),
     );
   }
-  if (engine === "whisper" && whisper.model !== null) {
+  // Beside another default, a model that is not there is not offered (recognition-offer.ts): said here, not found by a task.
+  if (whisper.model !== null) {
     problems.push(whisperModel("WHISPER_MODEL", whisper.model));
     try {
       await import("@fugood/whisper.node");
     } catch (error) {
-      problems.push(`TRANSCRIPTION_ENGINE=whisper cannot start: @fugood/whisper.node does not load here (${(error as Error).message})`);
+      problems.push(`the whisper engine cannot start: @fugood/whisper.node does not load here (${(error as Error).message})`);
     }
   }
   return problems.filter((problem): problem is string => problem !== null);

@@ -12,9 +12,9 @@ import { whisperModelNamed } from "../transcription/whisper-models.ts";
  * check would make it slow, and `admin model pull` verified the SHA-256 when it wrote the file.
  */
 function pulledModelSizeProblem(config: Config, value: string | null): string | null {
-  const { engine, worker, whisper } = config.transcription;
+  const { worker, whisper } = config.transcription;
   const entry = value === null ? null : whisperModelNamed(value);
-  if (!entry || whisper.model === null || engine !== "whisper" || !worker || !config.roles.includes("workers")) return null;
+  if (!entry || whisper.model === null || !worker || !config.roles.includes("workers")) return null;
   const size = statSync(whisper.model, { throwIfNoEntry: false })?.size;
   if (size === undefined || size === entry.size) return null;
   const remedy = `run \`bun run admin model pull ${entry.name}\` again`;

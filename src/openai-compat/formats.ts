@@ -7,7 +7,7 @@ import { deflateSync } from "node:zlib";
 import type { Segment } from "../tasks/segments.ts";
 import { srt } from "../exports/formats/srt.ts";
 import { vtt } from "../exports/formats/vtt.ts";
-import { verboseWords, type VerboseWord } from "./verbose-words.ts";
+import { seconds, verboseWords, type VerboseWord } from "./verbose-words.ts";
 
 export const responseFormats = ["json", "text", "srt", "vtt", "verbose_json"] as const;
 export type ResponseFormat = (typeof responseFormats)[number];
@@ -49,7 +49,6 @@ export type TranscriptFacts = {
   granularities: readonly Granularity[];
 };
 
-const seconds = (ms: number) => Math.round(ms) / 1000;
 const spoken = (segments: readonly Segment[]) => segments.filter((s) => s.text.trim() !== "");
 
 /** The whole transcript as one text, segments joined by a space (OpenAI's `text`). */

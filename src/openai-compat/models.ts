@@ -1,4 +1,4 @@
-import type { EngineName, RecognitionOffer } from "../tasks/recognition-choice.ts";
+import { languageName as englishName, type EngineName, type RecognitionOffer } from "../tasks/recognition-choice.ts";
 import type { TranscriptionConfig } from "../transcription/config.ts";
 import { OpenAiError } from "../http/openai-errors.ts";
 
@@ -60,16 +60,8 @@ export function servedModel(model: string, offer: RecognitionOffer): ServedModel
   return found;
 }
 
-const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
-
 /** A language code as OpenAI's `verbose_json` names it: the English name in lower case (`en` → `english`). */
-export function languageName(code: string): string {
-  try {
-    return (languageNames.of(code) ?? code).toLowerCase();
-  } catch {
-    return code.toLowerCase(); // not a well-formed language tag
-  }
-}
+export const languageName = (code: string): string => englishName(code).toLowerCase();
 
 /**
  * The language `verbose_json` reports for a task: the one asked for; else the engine's only language (PocketSphinx,

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { granularities as granularityNames, responseFormats } from "./formats.ts";
 import { stringEnum } from "../http/openapi/string-enum.ts";
-import { maxVocabularyEntries, maxVocabularyEntryLength } from "../tasks/recognition-choice.ts";
+import { languagePattern, maxVocabularyEntries, maxVocabularyEntryLength } from "../tasks/recognition-choice.ts";
 
 const granularity = stringEnum(granularityNames);
 const granularities = t.Union([granularity, t.Array(granularity, { maxItems: 2 })], {
@@ -24,7 +24,7 @@ export const transcriptionForm = t.Object({
   language: t.Optional(
     t.String({
       maxLength: 16,
-      pattern: "^([A-Za-z]{2,3}|auto)$",
+      pattern: languagePattern,
       description: "The spoken language, an ISO 639-1 code (`en`, `de`) or `auto`. PocketSphinx recognises English only: another language is refused (400).",
     }),
   ),

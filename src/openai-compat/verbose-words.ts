@@ -10,7 +10,8 @@ import { wordsOfPhrase } from "../transcription/engine.ts";
 
 export type VerboseWord = { word: string; start: number; end: number };
 
-const seconds = (ms: number) => Math.round(ms) / 1000;
+/** OpenAI writes times in seconds; ours are whole milliseconds. */
+export const seconds = (ms: number) => Math.round(ms) / 1000;
 const letterOrDigit = /[\p{L}\p{N}]/u;
 
 /**

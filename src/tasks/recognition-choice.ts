@@ -31,6 +31,9 @@ export type RecognitionOffer = {
 // No control characters in a vocabulary entry: they reach a dictionary file, a language model and a prompt.
 const entry = t.String({ minLength: 1, maxLength: maxVocabularyEntryLength, pattern: "^[^\\u0000-\\u001f\\u007f]*$" });
 
+/** An ISO 639-1 or 639-2 code, or `auto`, in any case. */
+export const languagePattern = "^([A-Za-z]{2,3}|[Aa][Uu][Tt][Oo])$";
+
 /** The request fields of a task's recognition, on task creation and upload completion (typebox, so the OpenAPI document has them). */
 export const recognitionFields = {
   engine: t.Optional(
@@ -41,7 +44,7 @@ export const recognitionFields = {
   language: t.Optional(
     t.String({
       maxLength: 16,
-      pattern: "^([A-Za-z]{2,3}|auto)$",
+      pattern: languagePattern,
       description: "The spoken language as an ISO 639-1 code (`en`, `de`), or `auto` to detect it. PocketSphinx recognises English only.",
     }),
   ),
@@ -60,7 +63,7 @@ export type RecognitionFields = { engine?: EngineName; language?: string; vocabu
 const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
 
 /** A language's English name ("English" for `en`), or its code when it names none. */
-function languageName(code: string): string {
+export function languageName(code: string): string {
   try {
     return languageNames.of(code) ?? code;
   } catch {
@@ -68,11 +71,16 @@ function languageName(code: string): string {
   }
 }
 
-/** The language an engine is asked for: lower case, `auto` as none. */
-const languageOf = (language: string | undefined): string | null => {
+/** The language an engine is asked for: its shortest ISO 639 code (`eng` and `EN` are `en`), `auto` (any case) as none. */
+function languageOf(language: string | undefined): string | null {
   const code = language?.toLowerCase() ?? null;
-  return code === "auto" ? null : code;
-};
+  if (code === null || code === "auto") return null;
+  try {
+    return Intl.getCanonicalLocales(code)[0] ?? code;
+  } catch {
+    return code; // not a well-formed tag: no engine knows it, which the check below says
+  }
+}
 
 /** Entries trimmed, blank and repeated ones (ignoring case) dropped, in the order given. */
 function vocabularyOf(entries: readonly string[] | undefined): string[] {

@@ -79,7 +79,7 @@ export const transcriptionSettings = {
     group,
     kind: "path",
     shownDefault: "the OS temp dir",
-    description: "Where media is copied and decoded while a task is transcribed.",
+    description: "Where media is copied and decoded while a task is transcribed, and PocketSphinx's vocabulary models are kept (up to about 480 MB).",
   }),
   SUMMARY_OPENAI_URL: url({
     group: "summaries",

@@ -90,6 +90,11 @@ describe("bun run admin config", () => {
         `admin: configuration: WHISPER_MODEL ${notAModel} is not a whisper.cpp ggml model (it does not begin with ggml's magic)`,
       );
 
+      // Offered beside PocketSphinx once it is set: a model that is not a model is refused there too.
+      const beside = await runCli("admin", ["config", "--check"], { ...env, WHISPER_MODEL: notAModel });
+      expect(beside.code).toBe(2);
+      expect(beside.stderr).toContain(`WHISPER_MODEL ${notAModel} is not a whisper.cpp ggml model`);
+
       const gone = await runCli("admin", ["config", "--check"], {
         ...env,
         TRANSCRIPTION_ENGINE: "whisper",

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { shapeCues, type Cue } from "../../src/exports/formats/subtitle-cues.ts";
+import { shapeCues, subtitleCues, type Cue } from "../../src/exports/formats/subtitle-cues.ts";
+import { srtLabel } from "../../src/exports/formats/srt.ts";
 import { displayWidth } from "../../src/exports/formats/timed-words.ts";
 import { maxCharactersPerSecond, minCueMs, type CueLimits } from "../../src/exports/formats/cue-limits.ts";
 import { byStart, type ExportSegment, type ExportWord } from "../../src/exports/formats/text.ts";
@@ -42,7 +43,8 @@ const limits = fc.record({
 });
 const transcript = fc.array(segment, { maxLength: 25 });
 
-const srtLabel = (name: string) => `${name}:`;
+/** The label as srt shows it: `Ann:`, or the name cut with an ellipsis before its colon. */
+const isLabelOf = (label: string, speaker: string) => label === `${speaker}:` || (label.endsWith("…:") && speaker.startsWith(label.slice(0, -2)));
 const mediaEndOf = (segments: readonly ExportSegment[]) => Math.max(0, ...segments.map((s) => s.end));
 
 /** The words a cue shows, long words put back together from their pieces. */
@@ -78,7 +80,7 @@ describe("subtitle cues, for any transcript", () => {
     );
   });
 
-  test("lines are never empty and within the limits (only a label wider than a line stands alone); they show the cue's words", () => {
+  test("lines are never empty and within the limits, a label too; they show the cue's words", () => {
     fc.assert(
       fc.property(transcript, limits, (segments, shape) => {
         for (const cue of shapeCues(segments, { limits: shape, label: srtLabel })) {
@@ -87,12 +89,31 @@ describe("subtitle cues, for any transcript", () => {
           for (const line of cue.lines) {
             expect(line.trim()).toBe(line);
             expect(line.length).toBeGreaterThan(0);
-            if (line !== cue.label) expect(displayWidth(line)).toBeLessThanOrEqual(shape.maxLineLength);
+            expect(displayWidth(line)).toBeLessThanOrEqual(shape.maxLineLength);
           }
           const shown = cue.lines.join("").replace(/ /g, "");
           expect(shown).toBe(`${cue.label ?? ""}${cue.words.map((w) => w.text).join("")}`.replace(/ /g, ""));
-          if (cue.label !== null) expect(cue.label).toBe(srtLabel(cue.speaker!));
+          if (cue.label !== null) expect(isLabelOf(cue.label, cue.speaker!)).toBe(true);
         }
+      }),
+      runs,
+    );
+  });
+
+  test("every turn's first cue starts with the speaker's label (as shown), whatever the limits; no other cue has one", () => {
+    fc.assert(
+      fc.property(transcript, limits, (segments, shape) => {
+        const cues = shapeCues(segments, { limits: shape, label: srtLabel });
+        cues.forEach((cue, k) => {
+          const turnStart = cue.speaker !== null && (k === 0 || cues[k - 1]!.speaker !== cue.speaker);
+          if (!turnStart) {
+            expect(cue.label).toBeNull();
+            return;
+          }
+          expect(cue.label).not.toBeNull();
+          expect(isLabelOf(cue.label!, cue.speaker!)).toBe(true);
+          expect(cue.lines[0]!.startsWith(cue.label!)).toBe(true);
+        });
       }),
       runs,
     );
@@ -133,6 +154,47 @@ describe("subtitle cues, for any transcript", () => {
   });
 });
 
+describe("subtitle cues of a long run (words without duration: a hostile transcript)", () => {
+  /** `count` one- or two-letter words, all at one instant, of one speaker: one run, made into cues a window at a time. */
+  const instant = (count: number, speaker: string | null): ExportSegment[] =>
+    Array.from({ length: Math.ceil(count / 1000) }, (_, s) => ({
+      start: 5000,
+      end: 5000,
+      speaker,
+      text: Array.from({ length: 1000 }, (_, w) => ((s + w) % 7 === 0 ? "b." : "a")).join(" "),
+    }));
+
+  test("every word once and in order, every line within the limits, the label first", () => {
+    fc.assert(
+      fc.property(limits, fc.constantFrom(null, "Ann"), (shape, who) => {
+        const segments = instant(12_000, who);
+        const cues = shapeCues(segments, { limits: shape, label: srtLabel });
+        expect(wordsOf(cues)).toEqual(spoken(segments));
+        expect(cues[0]!.label).toBe(who === null ? null : "Ann:");
+        for (const cue of cues) {
+          expect(cue.lines.length).toBeLessThanOrEqual(shape.maxLines);
+          for (const line of cue.lines) expect(displayWidth(line)).toBeLessThanOrEqual(shape.maxLineLength);
+        }
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  test("cues come while the transcript is read, not after all of it", () => {
+    const read = new Set<number>();
+    const segments = instant(100_000, "Ann").map((segment, s) => ({
+      ...segment,
+      get text() {
+        read.add(s);
+        return segment.text;
+      },
+    }));
+    const first = subtitleCues(segments).next();
+    expect(first.done).toBe(false);
+    expect(read.size).toBeLessThan(20);
+  });
+});
+
 describe("subtitle cues, by example", () => {
   const defaults: CueLimits = { maxLineLength: 42, maxLines: 2, maxCueSeconds: 7 };
 
@@ -164,6 +226,15 @@ describe("subtitle cues, by example", () => {
     expect(shared[0]!.start).toBe(0);
     expect(shared.at(-1)!.end).toBe(6600);
     expect(shared.map((c) => c.words.at(-1)!.text)).not.toEqual(timed.map((c) => c.words.at(-1)!.text));
+  });
+
+  test("a label and a first word too wide to share one line: the label is cut to half the line, the word beside it", () => {
+    const cues = shapeCues([{ start: 0, end: 3000, text: "Extraordinarily well said", speaker: "Annabelle Winterbottom" }], {
+      limits: { maxLineLength: 12, maxLines: 1, maxCueSeconds: 7 },
+      label: srtLabel,
+    });
+    expect(cues[0]!.lines).toEqual(["Anna…: Extra"]);
+    expect(cues.map((c) => c.lines.join(" ")).join(" ")).toContain("ordinarily");
   });
 
   test("words the segment's text no longer has (an edit) give no times: the text is shown, by its share", () => {

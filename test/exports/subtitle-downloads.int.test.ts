@@ -80,6 +80,17 @@ describe("subtitles shaped for reading", () => {
     expect(again.length).toBeLessThan(cues.length);
   });
 
+  test("a speaker's turn starts with their label even on one narrow line: a long name is cut, a long first word moves over", async () => {
+    const name = "Annabelle Winterbottom-Smythe";
+    const id = await createTask(app, user, { name: "Names", segments: [segment(0, 3000, "Extraordinarily well said.", { speaker: name })], duration: 5 });
+    await waitForStatus(app, user, id, "finished");
+    const narrow = cuesOf(await (await download(id, "srt", "?max_line_length=12&max_lines=1")).text());
+    expect(narrow[0]!.lines).toEqual(["Anna…: Extra"]);
+    expect(narrow.map((c) => c.lines[0]).join(" ")).toBe("Anna…: Extra ordinarily well said.");
+    const two = cuesOf(await (await download(id, "srt", "?max_line_length=20&max_lines=2")).text());
+    expect(two[0]!.lines[0]).toBe("Annabelle Winterbo…:");
+  });
+
   test("a limit out of range, not a number, or given twice is 422 keyed by the parameter", async () => {
     const bad: [string, string][] = [
       ["max_line_length", "-5"],

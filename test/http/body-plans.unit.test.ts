@@ -77,6 +77,9 @@ describe("what of a large body its route's schema reads", () => {
         "speaker",
         "tokens",
         "speaker_diarization",
+        "engine",
+        "language",
+        "vocabulary",
       ]),
     );
     expect(namesOf(planOf(t.Object({ a: t.Record(t.String(), t.String()) })))).toBeNull();

@@ -65,7 +65,7 @@ describe("recognition choices through the official openai client", () => {
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(BadRequestError);
     expect((refused as APIError).error).toMatchObject({ type: "invalid_request_error", param: "language" });
-    expect((refused as APIError).message).toContain("en only");
+    expect((refused as APIError).message).toContain("English only");
     expect((await tasksOf(service, account)).length).toBe(before);
   });
 });

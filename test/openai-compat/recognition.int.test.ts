@@ -153,7 +153,7 @@ describe("language", () => {
     const error = await refused({ model: "whisper-1", language: "de" });
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.error).toMatchObject({ type: "invalid_request_error", param: "language" });
-    expect(error.message).toMatch(/sphinx.*en only/);
+    expect(error.message).toMatch(/sphinx.*English only, not German/);
     expect((await refused({ model: "sphinx", language: "fr" })).status).toBe(400);
   });
 

@@ -7,6 +7,10 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { scriptPace } from "../support/limits.ts";
 import { json } from "../support/tasks.ts";
 import { whisperLanguages } from "../../src/transcription/engines/whisper-languages.ts";
+import { writeTinyWhisperModel } from "../support/ggml-whisper-model.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 type Offered = { default: string; engines: { name: string; languages: string[] | null }[] };
 
@@ -40,25 +44,40 @@ describe("GET /api/transcription/engines", () => {
     expect((await app.request("GET", "/api/transcription/engines", { token: "not-a-token" })).status).toBe(401);
   });
 
-  test("whisper once WHISPER_MODEL is set (its languages, English alone for a *.en model), openai with any language", async () => {
-    const multilingual = await serviceWith({ WHISPER_MODEL: "/nonexistent/ggml-base.bin", TRANSCRIPTION_OPENAI_URL: "http://127.0.0.1:9/v1" });
-    expect(await offered(multilingual)).toEqual({
-      default: "sphinx",
-      engines: [
-        { name: "sphinx", languages: ["en"] },
-        { name: "whisper", languages: [...whisperLanguages] },
-        { name: "openai", languages: null },
-      ],
-    });
+  test("whisper once WHISPER_MODEL names a model that is there (its languages, from its header), openai with any language", async () => {
+    const models = mkdtempSync(join(tmpdir(), "scribe-engines-"));
+    try {
+      const multilingual = await serviceWith({
+        WHISPER_MODEL: writeTinyWhisperModel(join(models, "ggml-tiny.bin")),
+        TRANSCRIPTION_OPENAI_URL: "http://127.0.0.1:9/v1",
+      });
+      expect(await offered(multilingual)).toEqual({
+        default: "sphinx",
+        engines: [
+          { name: "sphinx", languages: ["en"] },
+          { name: "whisper", languages: whisperLanguages.filter((code) => code !== "yue") },
+          { name: "openai", languages: null },
+        ],
+      });
 
-    const english = await serviceWith({ TRANSCRIPTION_ENGINE: "whisper", WHISPER_MODEL: "/nonexistent/ggml-base.en.bin" });
-    expect(await offered(english)).toEqual({
-      default: "whisper",
-      engines: [
-        { name: "whisper", languages: ["en"] },
-        { name: "sphinx", languages: ["en"] },
-      ],
-    });
+      const english = await serviceWith({
+        TRANSCRIPTION_ENGINE: "whisper",
+        WHISPER_MODEL: writeTinyWhisperModel(join(models, "ggml-own.bin"), { englishOnly: true }),
+      });
+      expect(await offered(english)).toEqual({
+        default: "whisper",
+        engines: [
+          { name: "whisper", languages: ["en"] },
+          { name: "sphinx", languages: ["en"] },
+        ],
+      });
+
+      // Named beside the default but not there: not offered, so a task asking for it is a 422, not a failed task.
+      const missing = await serviceWith({ WHISPER_MODEL: join(models, "ggml-base.bin") });
+      expect(await offered(missing)).toEqual({ default: "sphinx", engines: [{ name: "sphinx", languages: ["en"] }] });
+    } finally {
+      rmSync(models, { recursive: true, force: true });
+    }
   });
 
   test("the OpenAPI document describes its answer", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { maxVocabularyEntries, maxVocabularyWords, maxWordLength, vocabularyWords } from "../../src/transcription/engines/sphinx-vocabulary-words.ts";
+import { maxVocabularyEntries } from "../../src/tasks/recognition-choice.ts";
+import { maxVocabularyWords, maxWordLength, vocabularyWords } from "../../src/transcription/engines/sphinx-vocabulary-words.ts";
 
 describe("the words of a vocabulary, as PocketSphinx spells them", () => {
   test("phrases are split into words, lower case, each once in order of first appearance", () => {

@@ -6,6 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeTinyWhisperModel } from "../support/ggml-whisper-model.ts";
 import { chromiumAvailable, chromiumPath, registerThroughForm, sessionHeaders, startBrowserHarness, type BrowserHarness } from "../support/browser.ts";
 import { prerequisite } from "../support/prerequisites.ts";
 
@@ -137,8 +141,9 @@ describe.skipIf(!haveChromium)("the Engine and Language choices where the servic
   };
 
   beforeAll(async () => {
-    // Named, not loaded: whisper is offered once WHISPER_MODEL is set; these tasks are never recognised by it.
-    web = await startBrowserHarness({ env: () => ({ WHISPER_MODEL: "/nonexistent/ggml-base.bin" }) });
+    // Whisper is offered beside PocketSphinx once WHISPER_MODEL names a model that is there: a tiny generated one.
+    const model = writeTinyWhisperModel(join(mkdtempSync(join(tmpdir(), "scribe-upload-options-")), "ggml-tiny.bin"));
+    web = await startBrowserHarness({ env: () => ({ WHISPER_MODEL: model }) });
     await registerThroughForm(web.page, { name: "Ada Engines", email: `engines-${crypto.randomUUID()}@example.com` });
   }, 60_000);
   afterAll(() => web?.close());

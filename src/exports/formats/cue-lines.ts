@@ -35,7 +35,11 @@ function fillFromEnd(items: readonly Item[], width: number): Item[][] {
   return lines.reverse();
 }
 
-const lineText = (line: readonly Item[]) => line.map((item, k) => (k > 0 && !item.glued ? ` ${item.text}` : item.text)).join("");
+function lineText(line: readonly Item[]): string {
+  let text = line[0]!.text;
+  for (let k = 1; k < line.length; k++) text += line[k]!.glued ? line[k]!.text : ` ${line[k]!.text}`;
+  return text;
+}
 
 /**
  * As few lines as fit in `maxLineLength`, then as even as they can be: the narrowest width that still takes no more
@@ -58,14 +62,11 @@ function balanced(items: readonly Item[], maxLineLength: number, maxLines: numbe
 }
 
 /**
- * A cue's lines: its words, after the speaker's label when it has one. A label wider than a line stands on a line of
- * its own. Null when the label leaves too few lines for the words (the caller then shows them without it).
+ * A cue's lines: its words, after the speaker's label when it has one (cut to a line's width before: subtitle-cues.ts),
+ * which shares the first line with the words that fit beside it. Null when they take more than `maxLines` lines.
  */
 export function layOutLines(words: readonly TimedWord[], label: string | null, { maxLineLength, maxLines }: CueLimits): string[] | null {
   const items: Item[] = words.map(({ text, width, glued }) => ({ text, width, glued }));
-  if (label === null) return balanced(items, maxLineLength, maxLines);
-  const labelWidth = displayWidth(label);
-  if (labelWidth <= maxLineLength) return balanced([{ text: label, width: labelWidth, glued: false }, ...items], maxLineLength, maxLines);
-  const rest = maxLines > 1 ? balanced(items, maxLineLength, maxLines - 1) : null;
-  return rest ? [label, ...rest] : null;
+  if (label !== null) items.unshift({ text: label, width: displayWidth(label), glued: false });
+  return balanced(items, maxLineLength, maxLines);
 }

@@ -1,5 +1,6 @@
 import { clock, type ExportSegment } from "./text.ts";
-import { shapeCues, type SubtitleOptions } from "./subtitle-cues.ts";
+import { subtitleCues, type SubtitleOptions } from "./subtitle-cues.ts";
+import { truncated } from "./timed-words.ts";
 
 /**
  * SubRip has no escape mechanism, yet players read HTML-like tags (`<b>`, `< i >`, `<font …>`) and ASS
@@ -14,16 +15,20 @@ export function neutralizeSrt(line: string): string {
     .replace(/\{(?=\\)/g, "{\u200b");
 }
 
+/** A speaker's label, `Ann:`, the name cut to fit in `maxWidth` characters (`A speaker whose na…:`). */
+export const srtLabel = (speaker: string, maxWidth: number) => `${truncated(speaker, maxWidth - 1)}:`;
+
 /**
  * SubRip: numbered cues (1, 2, …), `HH:MM:SS,mmm --> HH:MM:SS,mmm` with a comma, the text, a blank line. Cues are
  * shaped for reading (subtitle-cues.ts): split and joined on word times, at most `maxLines` lines of
- * `maxLineLength` characters. A speaker is named by an `Ann:` label at the start of each of their turns. What must
- * not appear is kept out: `-->` in the text (a reader could take the line for a timing line; it becomes `->`) and
- * markup (above); lines are never empty, so no blank line ends a cue early.
+ * `maxLineLength` characters, made as the file is sent. A speaker is named by an `Ann:` label at the start of each of
+ * their turns, always (cut to fit: subtitle-cues.ts). What must not appear is kept out: `-->` in the text (a reader
+ * could take the line for a timing line; it becomes `->`) and markup (above); lines are never empty, so no blank line
+ * ends a cue early.
  */
 export function* srtChunks(segments: readonly ExportSegment[], options: SubtitleOptions = {}): Generator<string> {
   let number = 0;
-  for (const cue of shapeCues(segments, { ...options, label: (speaker) => `${speaker}:` })) {
+  for (const cue of subtitleCues(segments, { ...options, label: srtLabel })) {
     number++;
     yield `${number}\n${clock(cue.start, ",")} --> ${clock(cue.end, ",")}\n${cue.lines.map(neutralizeSrt).join("\n")}\n\n`;
   }

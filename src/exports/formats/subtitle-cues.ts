@@ -1,6 +1,7 @@
 import { cueBreakingPauseMs, defaultCueLimits, maxCharactersPerSecond, minCueMs, type CueLimits } from "./cue-limits.ts";
+import { cutWords } from "./cue-cuts.ts";
 import { layOutLines } from "./cue-lines.ts";
-import { displayWidth, speechRuns, type SpeechRun, type TimedWord } from "./timed-words.ts";
+import { displayWidth, speechParts, splitWord, truncated, type TimedWord } from "./timed-words.ts";
 import type { ExportSegment } from "./text.ts";
 
 /**
@@ -16,116 +17,95 @@ export type Cue = { start: number; end: number; speaker: string | null; label: s
 export type SubtitleOptions = { limits?: CueLimits; mediaEndMs?: number };
 
 export type ShapeOptions = SubtitleOptions & {
-  /** The text that names a speaker at the start of their turn (srt's `Ann:`), or null where the format says it otherwise. */
-  label?: (speaker: string) => string | null;
+  /**
+   * The text that names a speaker at the start of their turn (srt's `Ann:`), in at most `maxWidth` characters (a label
+   * wider is cut to fit, with an ellipsis), or null where the format says it otherwise.
+   */
+  label?: (speaker: string, maxWidth: number) => string | null;
 };
 
-/** Where a cue may end: the next cue's first word (or what follows the run), its longest time and the media's end. */
-type Bounds = { limits: CueLimits; runEnd: number };
+/** A run's words not yet made cues, and its label while its first cue is still to come. */
+type OpenRun = { speaker: string | null; label: string | null; words: TimedWord[] };
 
-/** A cue's reading cost, to keep cues few, full, readable and ending at a sentence or clause. */
-function cueCost(words: readonly TimedWord[], j: number, i: number, chars: number, pauses: number, cut: number, { limits, runEnd }: Bounds): number {
-  const next = i < words.length ? words[i]!.start : runEnd;
-  const time = Math.min(limits.maxCueSeconds * 1000, next - words[j]!.start);
-  const capacity = limits.maxLines * limits.maxLineLength;
-  const emptiness = (capacity - chars) / capacity;
-  // Characters over what the reading speed allows in the time the cue can stay up: splitting a fast run evenly cannot
-  // lower their total, so they are counted per character and never merely moved from one cue to two.
-  const tooFast = Math.max(0, chars - (Math.max(0, time) * maxCharactersPerSecond) / 1000);
-  const tooShort = time < minCueMs ? (minCueMs - Math.max(0, time)) / minCueMs : 0;
-  return 1 + emptiness * emptiness + 0.5 * tooFast + 2 * tooShort + pauses / 1000 + cut;
-}
-
-const codes = (chars: string) => new Set(Array.from(chars, (c) => c.codePointAt(0)!));
-const sentenceEnds = codes(".?!…。？！");
-const clauseEnds = codes(",;:—–，、；：");
-const closings = codes("\"'”’»)]");
-
-/** A cue ending at a sentence's end costs nothing, at a clause's little, inside a word most. (No regex: this runs once a word.) */
-function breakCost(words: readonly TimedWord[], i: number): number {
-  if (i >= words.length) return 0;
-  if (words[i]!.glued) return 5;
-  const last = words[i - 1]!.text;
-  let end = last.length - 1;
-  while (end > 0 && closings.has(last.charCodeAt(end))) end--;
-  const code = last.charCodeAt(end);
-  if (sentenceEnds.has(code)) return 0;
-  return clauseEnds.has(code) ? 0.4 : 1;
-}
+/** Where the cues are: the limits, the media's end, and the end of the last cue made. */
+type Shaping = { limits: CueLimits; mediaEnd: number; previousEnd: number };
 
 /**
- * The run's words cut into cues at the cheapest places (dynamic programming over where each cue starts). A cue fits
- * in `maxLines` lines and lasts at most `maxCueSeconds` from its first word's start to its last word's end, unless it
- * is one word. Counted back from a cue's last word, lines only grow and time only lengthens, so each word is weighed
- * only against the starts that still fit: at most a cue's worth of words.
+ * A long run of one speaker is made into cues as it comes, not at its end: once this many of its words are held, they
+ * are cut, and the cues are sent but for those among the last words kept back, which are cut again with what follows
+ * (two cues' worth at least: a word, or a piece of one, is a character at least, so a cue holds at most a line's
+ * characters times its lines in words). Each word is thus cut about once, and the wait for a cue stays short.
  */
-function cutRun(run: SpeechRun, labelWidth: number, bounds: Bounds): number[] {
-  const { words } = run;
-  const { maxLineLength, maxLines, maxCueSeconds } = bounds.limits;
-  const best = new Float64Array(words.length + 1).fill(Number.POSITIVE_INFINITY);
-  const from = new Int32Array(words.length + 1);
-  best[0] = 0;
-  for (let i = 1; i <= words.length; i++) {
-    // Lines filled from the cue's last word back: the fewest lines these words can take.
-    let lines = 1;
-    let top = words[i - 1]!.width;
-    let chars = top;
-    let pauses = 0;
-    const cut = breakCost(words, i);
-    for (let j = i - 1; j >= 0; j--) {
-      if (j < i - 1) {
-        const join = words[j + 1]!.glued ? 0 : 1;
-        const width = words[j]!.width;
-        if (top + join + width <= maxLineLength) top += join + width;
-        else lines++, (top = width);
-        chars += join + width;
-        pauses += Math.max(0, words[j + 1]!.start - words[j]!.end - 500);
-      }
-      const withLabel = j === 0 && labelWidth > 0 && top + 1 + labelWidth > maxLineLength ? lines + 1 : lines;
-      const fits = withLabel <= maxLines && words[i - 1]!.end - words[j]!.start <= maxCueSeconds * 1000;
-      if (!fits && j < i - 1) break;
-      const cost = best[j]! + cueCost(words, j, i, chars, pauses, cut, bounds);
-      if (cost < best[i]!) (best[i] = cost), (from[i] = j);
-    }
-  }
-  const starts: number[] = [];
-  for (let i = words.length; i > 0; i = from[i]!) starts.unshift(from[i]!);
-  return starts;
-}
+const heldWords = (limits: CueLimits) => 4096 + 4 * limits.maxLines * limits.maxLineLength;
+const keptWords = (limits: CueLimits) => 2 * limits.maxLines * limits.maxLineLength;
 
 const shownWidth = (words: readonly TimedWord[]) => words.reduce((sum, w, k) => sum + w.width + (k > 0 && !w.glued ? 1 : 0), 0);
 
 /**
- * Segments as subtitle cues shaped for reading: at most `maxLines` lines of at most `maxLineLength` characters (a
- * speaker's label wider than a line stands alone on its own), a new cue at every change of speaker and after a long
- * pause, each cue up from its first word until its last word ends, longer (into the silence after it, never past the
- * next cue, `maxCueSeconds` or the media's end) to last a second and to be read at 17 characters a second. Words keep
- * their order and none is lost or repeated; cues follow each other without overlapping.
+ * The run's words made into cues: all of them when it has `ended` (what follows it starting at `after`), else those
+ * of the cues that end before the words kept back. The words made into cues leave the run.
  */
-export function shapeCues(segments: readonly ExportSegment[], options: ShapeOptions = {}): Cue[] {
-  const limits = options.limits ?? defaultCueLimits;
-  const mediaEnd = segments.reduce((end, s) => Math.max(end, s.start, s.end), options.mediaEndMs ?? 0);
-  const runs = speechRuns(segments, limits.maxLineLength, cueBreakingPauseMs);
+function cuesOfRun(run: OpenRun, shaping: Shaping, ended: boolean, after: number): Cue[] {
+  const { limits, mediaEnd } = shaping;
+  const runEnd = ended ? Math.max(run.words.at(-1)!.end, after) : run.words.at(-1)!.end;
+  const starts = cutWords({ words: run.words, labelWidth: run.label ? displayWidth(run.label) : 0, limits, ended, after: runEnd });
+  const last = ended ? run.words.length : run.words.length - keptWords(limits);
   const cues: Cue[] = [];
-  let previousEnd = 0;
-  runs.forEach((run, r) => {
-    const label = run.turnStart && run.speaker !== null ? (options.label?.(run.speaker) ?? null) : null;
-    const runEnd = Math.max(run.words.at(-1)!.end, runs[r + 1]?.words[0]?.start ?? mediaEnd);
-    const starts = cutRun(run, label ? displayWidth(label) : 0, { limits, runEnd });
-    starts.forEach((j, k) => {
-      const i = starts[k + 1] ?? run.words.length;
-      const words = run.words.slice(j, i);
-      const start = Math.max(words[0]!.start, previousEnd);
-      const chars = shownWidth(words);
-      const wanted = Math.max(words.at(-1)!.end, start + minCueMs, start + Math.ceil((chars * 1000) / maxCharactersPerSecond));
-      const next = i < run.words.length ? run.words[i]!.start : runEnd;
-      const end = Math.max(start, Math.min(wanted, next, start + limits.maxCueSeconds * 1000, mediaEnd));
-      // A label that leaves the words too few lines (one word too wide to share one with it) gives way.
-      const labelled = k === 0 && label !== null ? layOutLines(words, label, limits) : null;
-      const lines = labelled ?? layOutLines(words, null, limits)!;
-      cues.push({ start, end, speaker: run.speaker, label: labelled ? label : null, lines, words });
-      previousEnd = end;
-    });
-  });
+  for (let k = 0; k < starts.length; k++) {
+    const j = starts[k]!;
+    const i = starts[k + 1] ?? run.words.length;
+    if (i > last) break;
+    const words = run.words.slice(j, i);
+    const start = Math.max(words[0]!.start, shaping.previousEnd);
+    const wanted = Math.max(words.at(-1)!.end, start + minCueMs, start + Math.ceil((shownWidth(words) * 1000) / maxCharactersPerSecond));
+    const next = i < run.words.length ? run.words[i]!.start : runEnd;
+    const end = Math.max(start, Math.min(wanted, next, start + limits.maxCueSeconds * 1000, mediaEnd));
+    const label = j === 0 ? run.label : null;
+    // The cut made room for the label (cutWords), so the layout with it always fits; were it not to, the label stays.
+    const lines = layOutLines(words, label, limits) ?? [...(label === null ? [] : [label]), ...(layOutLines(words, null, limits) ?? [])];
+    cues.push({ start, end, speaker: run.speaker, label, lines, words });
+    shaping.previousEnd = end;
+  }
+  const made = starts[cues.length] ?? run.words.length;
+  if (made > 0) (run.words = run.words.slice(made)), (run.label = null);
   return cues;
 }
+
+/**
+ * A turn's label, cut to fit: a line at most, or, on one-line cues, half of one, the turn's first word then cut (as a
+ * word wider than a line is) to fit beside it. A speaker's turn always starts with their label.
+ */
+function openRun(speaker: string | null, words: TimedWord[], turnStart: boolean, limits: CueLimits, options: ShapeOptions): OpenRun {
+  const room = limits.maxLines > 1 ? limits.maxLineLength : Math.floor(limits.maxLineLength / 2);
+  const asked = turnStart && speaker !== null ? (options.label?.(speaker, room) ?? null) : null;
+  const label = asked === null ? null : truncated(asked, room);
+  const beside = label === null ? 0 : limits.maxLineLength - displayWidth(label) - 1;
+  if (label !== null && limits.maxLines === 1 && words[0]!.width > beside) words.splice(0, 1, ...splitWord(words[0]!, beside));
+  return { speaker, label, words };
+}
+
+/**
+ * Segments as subtitle cues shaped for reading, made as they are read (a run, or a few thousand words of a long one,
+ * at a time, in time linear in the words): at most `maxLines` lines of at most `maxLineLength` characters, a new cue
+ * at every change of speaker and after a long pause, each cue up from its first word until its last word ends, longer
+ * (into the silence after it, never past the next cue, `maxCueSeconds` or the media's end) to last a second and to be
+ * read at 17 characters a second. Words keep their order and none is lost or repeated; cues follow each other without
+ * overlapping; a speaker's turn starts with their label.
+ */
+export function* subtitleCues(segments: readonly ExportSegment[], options: ShapeOptions = {}): Generator<Cue> {
+  const limits = options.limits ?? defaultCueLimits;
+  const mediaEnd = segments.reduce((end, s) => Math.max(end, s.start, s.end), options.mediaEndMs ?? 0);
+  const shaping: Shaping = { limits, mediaEnd, previousEnd: 0 };
+  let run: OpenRun | null = null;
+  for (const part of speechParts(segments, limits.maxLineLength, cueBreakingPauseMs)) {
+    if (part.newRun) {
+      if (run) yield* cuesOfRun(run, shaping, true, part.words[0]!.start);
+      run = openRun(part.speaker, part.words, part.turnStart, limits, options);
+    } else for (const word of part.words) run!.words.push(word);
+    if (run!.words.length >= heldWords(limits)) yield* cuesOfRun(run!, shaping, false, 0);
+  }
+  if (run) yield* cuesOfRun(run, shaping, true, mediaEnd);
+}
+
+/** The cues, all at once (tests and benches; downloads stream `subtitleCues`). */
+export const shapeCues = (segments: readonly ExportSegment[], options: ShapeOptions = {}): Cue[] => [...subtitleCues(segments, options)];

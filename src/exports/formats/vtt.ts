@@ -1,5 +1,5 @@
 import { clock, type ExportSegment } from "./text.ts";
-import { shapeCues, type SubtitleOptions } from "./subtitle-cues.ts";
+import { subtitleCues, type SubtitleOptions } from "./subtitle-cues.ts";
 
 /** WebVTT text escapes: `&`, `<` and `>` (which also keeps `-->` out of cue text). */
 export function escapeVtt(text: string): string {
@@ -15,7 +15,7 @@ export function escapeVtt(text: string): string {
 export function* vttChunks(segments: readonly ExportSegment[], options: SubtitleOptions = {}): Generator<string> {
   yield "WEBVTT\n\n";
   let number = 0;
-  for (const cue of shapeCues(segments, { ...options, label: () => null })) {
+  for (const cue of subtitleCues(segments, { ...options, label: () => null })) {
     const lines = cue.lines.map(escapeVtt);
     if (cue.speaker !== null) lines[0] = `<v ${escapeVtt(cue.speaker)}>${lines[0]}`;
     number++;

@@ -1,4 +1,6 @@
+import { join } from "node:path";
 import type { TranscriptionConfig } from "../config.ts";
+import { transcriptionTempRoot } from "../temp-sweep.ts";
 import type { EngineName } from "../../tasks/recognition-choice.ts";
 import { offeredEngines } from "../recognition-offer.ts";
 import type { SpeechEngine } from "../engine.ts";
@@ -10,7 +12,8 @@ import { OpenAiEngine } from "./openai.ts";
 export function createEngine(config: TranscriptionConfig, name: EngineName = config.engine): SpeechEngine {
   switch (name) {
     case "sphinx":
-      return new SphinxEngine(config.sphinx);
+      // Vocabularies (30 MB each) are built where TRANSCRIPTION_TMPDIR says, beside the media being transcribed.
+      return new SphinxEngine({ ...config.sphinx, vocabularyCacheDir: join(transcriptionTempRoot(config.tempDir), "sphinx-vocabulary") });
     case "whisper":
       return new WhisperEngine({ ...config.whisper, model: config.whisper.model! });
     case "openai":

@@ -1,11 +1,11 @@
+import { maxVocabularyEntries } from "../../tasks/recognition-choice.ts";
+
 /**
  * The words of a task's vocabulary as PocketSphinx's dictionary and language model spell them: lower case, Latin
  * letters (accents allowed), digits, inner apostrophes and hyphens. Pure. Whatever else a user typed is left out
  * quietly, never an error: a vocabulary only helps, it must not fail a task.
  */
 
-/** RecognizeOptions.vocabulary holds at most 100 entries; more (a caller that did not check) are ignored. */
-export const maxVocabularyEntries = 100;
 /** Longer tokens are not names but noise (a pasted hash, a URL): espeak-ng would spell them out letter by letter. */
 export const maxWordLength = 40;
 /** Each entry may be a phrase: at most this many words are taken from all entries together. */
@@ -22,6 +22,7 @@ const latinWord = /^[\p{Script=Latin}\p{M}\p{N}'-]+$/u;
  */
 export function vocabularyWords(vocabulary: readonly unknown[]): string[] {
   const words = new Set<string>();
+  // A task's vocabulary holds at most maxVocabularyEntries entries; more (a caller that did not check) are ignored.
   for (const entry of vocabulary.slice(0, maxVocabularyEntries)) {
     if (typeof entry !== "string") continue;
     const text = entry.normalize("NFC").replace(/[’‘ʼ]/g, "'").toLowerCase();

@@ -1,32 +1,29 @@
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { logger } from "../../logging/logger.ts";
 import { espeakAvailable, pronounce } from "./sphinx-espeak.ts";
 import { extendTrieLanguageModel } from "./sphinx-lm-extension.ts";
+import { evictVocabularies, markInUse } from "./sphinx-vocabulary-eviction.ts";
 import { vocabularyWords } from "./sphinx-vocabulary-words.ts";
 
 /**
  * A vocabulary word's unigram log10 probability (at least): that of a word seen once in ten thousand. Measured by
- * bench/vocabulary.bench.ts with the decoder's tuned flags (sphinx-decoder.ts: -lw 5.5, -wip 4): of 28 made-up names
- * in 20 clips, -3 finds 27, -4 26, -5 24; but at -3 a vocabulary of names that sound like words of the LibriSpeech
- * clips, never said, replaces one ("fat mutton" became "that mutterton": WER 0.155 → 0.172), and at -4 it changes
- * nothing. A vocabulary that is wrong must cost nothing, so -4. Re-measure when the decoder's flags change.
+ * bench/vocabulary.bench.ts with the decoder's tuned flags (sphinx-decoder.ts: -lw 5, -wip 4): of 28 made-up names
+ * in 20 clips, -3 finds 26 (WER 0.174), -4 25 (0.186), -5 24 (0.192), -6 19 (0.262); none without (0.558). A decoy
+ * vocabulary of names that sound like words of the LibriSpeech clips, never said, costs nothing at -4 (WER 0.190 with
+ * and without) nor at -3 (0.190: both turn the already wrong "that martin" of "fat mutton" into "that mutterton");
+ * with -lw 5.5 the same decoy cost -3 a word (0.155 → 0.172) and -4 nothing. A vocabulary that is wrong must cost
+ * nothing, so -4, one step from where it began to. Re-measure when the decoder's flags change.
  */
 export const vocabularyLog10Probability = -4;
-/**
- * Vocabularies kept built (30 MB each): the most recently used; older ones are removed once unused for ten minutes. A
- * chunk asks for its files just before its process starts (and that touches the folder), and a process that has
- * opened them keeps reading them even once removed, so ten minutes is far more than a chunk ever waits.
- */
-const keptVocabularies = 8;
-const keptUnusedMs = 600_000;
 /** Bumped when what is built changes, so a cache of an older release is not used. */
 const buildVersion = 1;
 
 export type SphinxModelFiles = { lm: string; dict: string };
 export type SphinxVocabularyOptions = SphinxModelFiles & {
+  /** Where built vocabularies are kept: the service passes TRANSCRIPTION_TMPDIR's (engines/index.ts). */
   cacheDir?: string;
   espeak?: string;
   /** The vocabulary words' unigram log10 probability (the bench compares a few). */
@@ -46,6 +43,8 @@ const log = logger("transcription");
  */
 export class SphinxVocabulary {
   private readonly building = new Map<string, Promise<SphinxModelFiles>>();
+  /** How many of this process's recognitions use each vocabulary (by cache key): never evicted while used. */
+  private readonly users = new Map<string, number>();
   private readonly cacheDir: string;
   private readonly espeak: string;
   private readonly log10Probability: number;
@@ -57,21 +56,61 @@ export class SphinxVocabulary {
     this.log10Probability = base.log10Probability ?? vocabularyLog10Probability;
   }
 
-  async modelFiles(vocabulary: readonly string[] | undefined): Promise<SphinxModelFiles> {
+  /** The files for a vocabulary, without holding them: for tests and the bench (a recognition uses withModelFiles). */
+  modelFiles(vocabulary: readonly string[] | undefined): Promise<SphinxModelFiles> {
+    return this.withModelFiles(vocabulary, async (files) => files);
+  }
+
+  /** The files for a vocabulary, kept on disk while `run` uses them: no eviction, of any process, removes them meanwhile. */
+  async withModelFiles<T>(vocabulary: readonly string[] | undefined, run: (files: SphinxModelFiles) => Promise<T>): Promise<T> {
     const words = vocabularyWords(vocabulary ?? []);
-    if (words.length === 0) return { lm: this.base.lm, dict: this.base.dict };
-    try {
-      const key = await this.cacheKey(words);
-      let pending = this.building.get(key);
-      if (!pending) {
-        pending = this.builtOrBuild(key, words).finally(() => this.building.delete(key));
-        this.building.set(key, pending);
-      }
-      return await pending;
-    } catch (error) {
+    const configured = { lm: this.base.lm, dict: this.base.dict };
+    if (words.length === 0) return run(configured);
+    const held = await this.hold(words).catch((error: unknown) => {
       log.warn({ err: error }, "the task's vocabulary could not be added to PocketSphinx's model: recognised without it");
-      return { lm: this.base.lm, dict: this.base.dict };
+      return null;
+    });
+    try {
+      return await run(held?.files ?? configured);
+    } finally {
+      await held?.release();
     }
+  }
+
+  /**
+   * Finds or builds the vocabulary's files and marks them in use (in memory for this process, by a file in the folder
+   * for the others). A folder another process removed between finding it and marking it is built again.
+   */
+  private async hold(words: string[]): Promise<{ files: SphinxModelFiles; release: () => Promise<void> }> {
+    const key = await this.cacheKey(words);
+    this.users.set(key, (this.users.get(key) ?? 0) + 1);
+    const unhold = () => {
+      const left = (this.users.get(key) ?? 1) - 1;
+      if (left > 0) this.users.set(key, left);
+      else this.users.delete(key);
+    };
+    try {
+      for (let tries = 1; ; tries++) {
+        const files = await this.builtOnce(key, words);
+        const unmark = await markInUse(join(this.cacheDir, key)).catch(() => null);
+        if (unmark && (await stat(join(this.cacheDir, key, "vocabulary.json")).catch(() => null))) return { files, release: () => unmark().finally(unhold) };
+        await unmark?.();
+        if (tries === 3) throw new Error("the vocabulary's folder was removed each time it was built");
+      }
+    } catch (error) {
+      unhold();
+      throw error;
+    }
+  }
+
+  /** One build per vocabulary, however many chunks ask at once. */
+  private builtOnce(key: string, words: string[]): Promise<SphinxModelFiles> {
+    let pending = this.building.get(key);
+    if (!pending) {
+      pending = this.builtOrBuild(key, words).finally(() => this.building.delete(key));
+      this.building.set(key, pending);
+    }
+    return pending;
   }
 
   /** The files' identity (path, size, time) and espeak-ng's presence are in the key: a new model or espeak-ng rebuilds. */
@@ -114,7 +153,7 @@ export class SphinxVocabulary {
     } finally {
       await rm(building, { recursive: true, force: true });
     }
-    await this.evictOld(key);
+    await evictVocabularies(this.cacheDir, (name) => this.users.has(name));
     return files;
   }
 
@@ -142,19 +181,6 @@ export class SphinxVocabulary {
     ]);
     await writeFile(join(into, "vocabulary.json"), JSON.stringify(report));
     return report;
-  }
-
-  /** Keeps the most recently used vocabularies, and any used in the last ten minutes (a chunk may be about to read it). */
-  private async evictOld(current: string): Promise<void> {
-    const names = await readdir(this.cacheDir).catch(() => [] as string[]);
-    const dirs = await Promise.all(
-      names.filter((name) => name !== current).map(async (name) => ({ name, info: await stat(join(this.cacheDir, name)).catch(() => null) })),
-    );
-    const old = (d: (typeof dirs)[number]) => d.info !== null && Date.now() - d.info.mtimeMs > keptUnusedMs;
-    // Half-built folders of a process that died while building.
-    const stale = dirs.filter((d) => d.name.includes(".building-") && old(d));
-    const byUse = dirs.filter((d) => /^[0-9a-f]{32}$/.test(d.name) && d.info !== null).sort((a, b) => b.info!.mtimeMs - a.info!.mtimeMs);
-    for (const { name } of [...stale, ...byUse.slice(keptVocabularies - 1).filter(old)]) await rm(join(this.cacheDir, name), { recursive: true, force: true });
   }
 }
 

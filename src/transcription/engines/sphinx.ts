@@ -1,6 +1,6 @@
 import { RecognitionError, type Recognition, type RecognizeOptions, type RecognizedWord, type SpeechEngine } from "../engine.ts";
 import { diesWithParent } from "../../core/child-process.ts";
-import { SphinxVocabulary } from "./sphinx-vocabulary.ts";
+import { SphinxVocabulary, type SphinxModelFiles } from "./sphinx-vocabulary.ts";
 import { tunedDecoderFlags } from "./sphinx-decoder.ts";
 
 export type SphinxOptions = {
@@ -8,7 +8,7 @@ export type SphinxOptions = {
   hmm: string;
   lm: string;
   dict: string;
-  /** Where vocabularies' dictionaries and models are kept (default: the OS temp folder's scribe-sphinx-vocabulary). */
+  /** Where vocabularies' dictionaries and models are kept: the service passes `<transcription temp root>/sphinx-vocabulary`. */
   vocabularyCacheDir?: string;
 };
 
@@ -51,9 +51,13 @@ export class SphinxEngine implements SpeechEngine {
   }
 
   async recognize(wavPath: string, { signal, vocabulary }: RecognizeOptions): Promise<Recognition> {
+    // The task's vocabulary: the configured dictionary and model with its words added and boosted (cached per vocabulary),
+    // held until the process has ended so that no eviction removes them before it has read them.
+    return this.vocabularies.withModelFiles(vocabulary, (files) => this.run(wavPath, files, signal));
+  }
+
+  private async run(wavPath: string, { lm, dict }: SphinxModelFiles, signal: AbortSignal | undefined): Promise<Recognition> {
     const { binary, hmm } = this.options;
-    // The task's vocabulary: the configured dictionary and model with its words added and boosted (cached per vocabulary).
-    const { lm, dict } = await this.vocabularies.modelFiles(vocabulary);
     let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
       child = Bun.spawn(

@@ -1,4 +1,5 @@
 /** What the engine reads of a whisper.cpp model file (the ggml format) before loading it: which languages it knows. */
+import { closeSync, openSync, readSync } from "node:fs";
 import { languagesOfModel } from "./whisper-languages.ts";
 
 const ggmlMagic = 0x67676d6c;
@@ -14,7 +15,25 @@ export async function whisperModelLanguages(path: string): Promise<readonly stri
     .slice(0, 8)
     .arrayBuffer()
     .catch(() => null);
-  if (!header || header.byteLength < 8) return null;
+  return header && languagesOfHeader(header);
+}
+
+/** The same, read at once (the service's offer of engines is made once, at start). */
+export function whisperModelLanguagesNow(path: string): readonly string[] | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, "r");
+    const header = new Uint8Array(8);
+    return readSync(fd, header, 0, 8, 0) === 8 ? languagesOfHeader(header.buffer) : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+function languagesOfHeader(header: ArrayBuffer): readonly string[] | null {
+  if (header.byteLength < 8) return null;
   const view = new DataView(header);
   if (view.getUint32(0, true) !== ggmlMagic) return null;
   const vocabulary = view.getInt32(4, true);
