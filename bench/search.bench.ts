@@ -123,6 +123,16 @@ try {
   }
   for (const [kind, samples] of byKind)
     console.log(`  ${kind.padEnd(10)} p50 ${percentile(samples, 50).toFixed(2)} ms  p99 ${percentile(samples, 99).toFixed(2)} ms`);
+  // Prefixes by length (issue 33): a short prefix merges the posting lists of every word it starts, so 1 letter is the worst.
+  for (const length of [1, 2, 3, 4]) {
+    const samples: number[] = [];
+    for (let i = 0; i < Math.max(50, Math.floor(queryCount / 5)); i++) samples.push(await run(`${uncommon().slice(0, length)}*`));
+    console.log(`  prefix ${length}   p50 ${percentile(samples, 50).toFixed(2)} ms  p99 ${percentile(samples, 99).toFixed(2)} ms`);
+    figure(`search prefix of ${length} letter${length === 1 ? "" : "s"}, p99 (${seeded.toLocaleString("en-US")} segments)`, percentile(samples, 99), "ms", {
+      op: "<=",
+      value: 20,
+    });
+  }
   const common: number[] = [];
   for (let i = 0; i < 20; i++) common.push(await run(vocabulary[0]!));
   const scope = users === 1 ? "one user" : `${users} users`;

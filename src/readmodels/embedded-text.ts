@@ -9,7 +9,7 @@
  * `contentless_delete=1`: that option's tombstones make FTS5 rewrite whole segments as deletions add up, and
  * taking a 100,000-segment transcript out 1,000 rows a transaction stalled 8 commits for 100 to 780 ms;
  * with the 'delete' command none took over 39 ms (scratch measurement, 400,000 rows indexed). The scope is part of
- * every word indexed: `<hex of the scope>z<word>` (hex has no z, so the two never run together). A query for
+ * every word indexed: `<hex of the scope>z<word>` (hex has no z, so the two never run together; scopeSql). A query for
  * one user's documents then reads that user's entries of a word alone: matching a scope column instead
  * (`scope : x AND ...`) walked the scope's whole posting list, 23 ms for a user with a million segments for
  * a word that by itself takes 0.6 ms. BM25's document frequencies are thereby the user's own. Tokenizer
@@ -22,8 +22,8 @@
  * through short posting lists where two common words' are long (a phrase of two common words over one
  * user's 1,000,000 segments: p99 33 ms on the words). The pairs are built by the caller, not in SQL: pairing
  * words in the triggers (JSON and lag()) made indexing ~33 µs a segment dearer, and a 100,000-segment
- * transcript missed the 5 s read-your-writes wait (commits b9e5dcf, 141fbc6). No prefix indexes (`prefix=`),
- * for the same reason.
+ * transcript missed the 5 s read-your-writes wait (commits b9e5dcf, 141fbc6). Prefix indexes for 1 to 4
+ * letters (prefixLengths): they were left out for the same reason, until short prefixes missed their goal.
  */
 import type { Scalar, TextClause, TextHit, TextIndexSpec } from "./port.ts";
 import { isIndexSegment } from "./filter.ts";
@@ -39,14 +39,36 @@ const triggerNames = (collection: string) => ["insert", "update", "delete"].map(
 const WORD_MARK = "z";
 const PAIR_MARK = "y";
 
+/**
+ * An integer scope (a user's id) is written in 16 hex digits, so that every scoped word starts with 17
+ * characters and the prefix indexes below serve it; any other scope as `x` and the hex of its text (never
+ * the same as an integer's: hex has no x), searched the same, without the prefix indexes' help.
+ */
+const SCOPE_WIDTH = 16;
+const scopeSql = (scope: string) => `(CASE typeof(${scope}) WHEN 'integer' THEN printf('%0${SCOPE_WIDTH}X', ${scope}) ELSE 'x' || hex(${scope}) END)`;
+
+/**
+ * FTS5 prefix indexes for a scoped word's first 1 to 4 letters (issue 33): without them a prefix query merges
+ * the posting lists of every word it starts before it returns a row: over one user's 1,000,000 segments, p99
+ * 231 ms for 1 letter, 128 for 2, 80 for 3, 48 for 4; with them 18, 17, 13 and 12 ms (bench/search.bench.ts).
+ * They double the cost of indexing (the pairs get them too, unused): a 100,000-segment transcript written 250
+ * segments a transaction took 6.7 s against 3.0 s, taken out 3.4 s against 1.6 (scratch measurement).
+ */
+const prefixLengths = [1, 2, 3, 4].map((letters) => SCOPE_WIDTH + 1 + letters).join(" ");
+
 /** The words (or pairs) of a row as indexed, each behind its scope's prefix: SQL over the two JSON values. */
 function scopedWords(scope: string, words: string, mark = WORD_MARK): string {
-  const prefix = `(hex(${scope}) || '${mark}')`;
+  const prefix = `(${scopeSql(scope)} || '${mark}')`;
   return `(${prefix} || replace(${words}, ' ', ' ' || ${prefix}))`;
 }
 
-/** The hex of the scope that words carry in the index (see above): the same as `hex()` of its text in SQLite. */
-const scopeHex = (scope: Scalar) => Buffer.from(String(scope)).toString("hex");
+/** The scope as words carry it in the index: what scopeSql makes of the same value in SQLite. */
+const scopeHex = (scope: Scalar): string => {
+  const integer = typeof scope === "boolean" ? Number(scope) : scope;
+  if (typeof integer === "number" && Number.isInteger(integer))
+    return BigInt.asUintN(64, BigInt(integer)).toString(16).toUpperCase().padStart(SCOPE_WIDTH, "0");
+  return `x${Buffer.from(String(scope)).toString("hex")}`;
+};
 
 /** The index's columns and, as SQL over a row's JSON `doc`, their values. */
 function columns(index: TextIndexSpec, doc: string): { names: string; values: string } {
@@ -69,7 +91,7 @@ export function textIndexSql(collection: string, index: TextIndexSpec): { table:
   const remove = `INSERT INTO ${fts} (${fts}, rowid, ${names}) VALUES ('delete', old.rowid, ${values("old")});`;
   const [onInsert, onUpdate, onDelete] = triggerNames(collection);
   return {
-    table: `CREATE VIRTUAL TABLE ${fts} USING fts5(${names}, content='', tokenize="unicode61 remove_diacritics 0 tokenchars '_'")`,
+    table: `CREATE VIRTUAL TABLE ${fts} USING fts5(${names}, content='', prefix='${prefixLengths}', tokenize="unicode61 remove_diacritics 0 tokenchars '_'")`,
     triggers: [
       `CREATE TRIGGER "${onInsert}" AFTER INSERT ON "${collection}" BEGIN ${insert("new")} END`,
       // Only when what is indexed changed: a projection restamping a document's position leaves the index alone.

@@ -223,7 +223,8 @@ export const searchProjection: Projection<SearchedEvent> = {
   // 2: the text index's rows leave by FTS5's 'delete' command (embedded-text.ts), a table made anew.
   // 3: a second column of word pairs, which phrases are matched on (embedded-text.ts).
   // 4: the task's document counts its indexed segments, which a new transcript is compared with.
-  version: 4,
+  // 5: integer scopes written in 16 hex digits and FTS5 prefix indexes for 1 to 4 letters (embedded-text.ts).
+  version: 5,
   collections: [searchSegmentsCollection, searchTasksCollection],
   eventTypes: searchedEventTypes,
   async setup(db) {
