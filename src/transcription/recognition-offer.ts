@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import type { EngineName, RecognitionOffer } from "../tasks/recognition-choice.ts";
 import type { TranscriptionConfig } from "./config.ts";
 import { whisperLanguages } from "./engines/whisper-languages.ts";
-import { whisperModelLanguagesNow } from "./engines/whisper-model-file.ts";
+import { whisperModelLanguages } from "./engines/whisper-model-file.ts";
 
 type EngineSettings = Pick<TranscriptionConfig, "engine" | "sphinx" | "whisper" | "openai">;
 
@@ -32,7 +32,7 @@ const englishOnlyModel = (path: string | null) => path !== null && /\.en(\.bin)?
  * only in large-v3); by its name where the file cannot be read yet.
  */
 function whisperLanguagesOf(model: string | null): readonly string[] {
-  const known = model === null ? null : whisperModelLanguagesNow(model);
+  const known = model === null ? null : whisperModelLanguages(model);
   return known ?? (englishOnlyModel(model) ? ["en"] : whisperLanguages.filter((code) => code !== "yue"));
 }
 

@@ -10,32 +10,19 @@ const multilingualVocabulary = 51_865;
  * The language codes the model at `path` knows, from its vocabulary size (the second word of its header), or null
  * when the file cannot be read or is not a ggml model: then loading it fails with whisper.cpp's own reason.
  */
-export async function whisperModelLanguages(path: string): Promise<readonly string[] | null> {
-  const header = await Bun.file(path)
-    .slice(0, 8)
-    .arrayBuffer()
-    .catch(() => null);
-  return header && languagesOfHeader(header);
-}
-
-/** The same, read at once (the service's offer of engines is made once, at start). */
-export function whisperModelLanguagesNow(path: string): readonly string[] | null {
+export function whisperModelLanguages(path: string): readonly string[] | null {
   let fd: number | null = null;
   try {
     fd = openSync(path, "r");
     const header = new Uint8Array(8);
-    return readSync(fd, header, 0, 8, 0) === 8 ? languagesOfHeader(header.buffer) : null;
+    if (readSync(fd, header, 0, 8, 0) < 8) return null;
+    const view = new DataView(header.buffer);
+    if (view.getUint32(0, true) !== ggmlMagic) return null;
+    const vocabulary = view.getInt32(4, true);
+    return languagesOfModel(vocabulary >= multilingualVocabulary ? vocabulary - 51_765 - 1 : 0);
   } catch {
     return null;
   } finally {
     if (fd !== null) closeSync(fd);
   }
-}
-
-function languagesOfHeader(header: ArrayBuffer): readonly string[] | null {
-  if (header.byteLength < 8) return null;
-  const view = new DataView(header);
-  if (view.getUint32(0, true) !== ggmlMagic) return null;
-  const vocabulary = view.getInt32(4, true);
-  return languagesOfModel(vocabulary >= multilingualVocabulary ? vocabulary - 51_765 - 1 : 0);
 }

@@ -40,7 +40,7 @@ export class WhisperEngine implements SpeechEngine {
   private load(): Promise<Loaded> {
     this.loaded ??= (async () => {
       const { model, accelerator } = this.options;
-      const languages = await whisperModelLanguages(model);
+      const languages = whisperModelLanguages(model);
       const context = await loadWhisperContext(model, accelerator);
       return { context, languages };
     })().catch((error: unknown) => {
