@@ -22,6 +22,8 @@ export const vocabularyLog10Probability = -4;
 const buildVersion = 1;
 
 export type SphinxModelFiles = { lm: string; dict: string };
+/** Files held on disk for as long as their holder uses them; `release` once done. */
+export type HeldModelFiles = { files: SphinxModelFiles; release: () => Promise<void> };
 export type SphinxVocabularyOptions = SphinxModelFiles & {
   /** Where built vocabularies are kept: the service passes TRANSCRIPTION_TMPDIR's (engines/index.ts). */
   cacheDir?: string;
@@ -63,18 +65,27 @@ export class SphinxVocabulary {
 
   /** The files for a vocabulary, kept on disk while `run` uses them: no eviction, of any process, removes them meanwhile. */
   async withModelFiles<T>(vocabulary: readonly string[] | undefined, run: (files: SphinxModelFiles) => Promise<T>): Promise<T> {
+    const held = await this.holdModelFiles(vocabulary);
+    try {
+      return await run(held.files);
+    } finally {
+      await held.release();
+    }
+  }
+
+  /**
+   * The files for a vocabulary, kept on disk until `release` is called: for a holder whose use outlives one callback
+   * (a live session's decoder, held for the session). Never fails: without them, the configured files.
+   */
+  async holdModelFiles(vocabulary: readonly string[] | undefined): Promise<HeldModelFiles> {
     const words = vocabularyWords(vocabulary ?? []);
-    const configured = { lm: this.base.lm, dict: this.base.dict };
-    if (words.length === 0) return run(configured);
+    const configured = { files: { lm: this.base.lm, dict: this.base.dict }, release: async () => {} };
+    if (words.length === 0) return configured;
     const held = await this.hold(words).catch((error: unknown) => {
       log.warn({ err: error }, "the task's vocabulary could not be added to PocketSphinx's model: recognised without it");
       return null;
     });
-    try {
-      return await run(held?.files ?? configured);
-    } finally {
-      await held?.release();
-    }
+    return held ?? configured;
   }
 
   /**

@@ -2,6 +2,7 @@ import { RecognitionError, type Recognition, type RecognizeOptions, type Recogni
 import { diesWithParent } from "../../core/child-process.ts";
 import { SphinxVocabulary, type SphinxModelFiles } from "./sphinx-vocabulary.ts";
 import { tunedDecoderFlags } from "./sphinx-decoder.ts";
+import { isFiller } from "./sphinx-tokens.ts";
 
 export type SphinxOptions = {
   binary: string;
@@ -14,11 +15,6 @@ export type SphinxOptions = {
 
 /** `word start end posterior` lines of `pocketsphinx_continuous -time yes` (times in seconds). */
 const timedWord = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
-
-/** Sentence markers, silence and noise fillers: times, not words. */
-function isFiller(token: string): boolean {
-  return token === "<s>" || token === "</s>" || token === "<sil>" || /^\[.*\]$/.test(token) || /^\+\+.*\+\+$/.test(token);
-}
 
 /** Parses the word times PocketSphinx prints; `word(2)` is the second pronunciation of `word`. */
 export function parseSphinxOutput(stdout: string): RecognizedWord[] {
