@@ -12,6 +12,9 @@ export const isInFlight = (status: TaskStatus) => inFlightStatuses.includes(stat
 
 export type FolderRef = { id: number; name: string };
 
+/** Where a task began, when not from a file or link: `live`, a live transcription session (src/live) kept as the task. */
+export type TaskOrigin = "live";
+
 /** What a pending or waiting task needs next: its media fetched, recognised, or its supplied transcript finished. */
 export type RequeueStep = "fetch" | "transcribe" | "supply";
 
@@ -42,6 +45,8 @@ export type TaskEvent =
         transcript: TranscriptRef | null;
         /** Events written before transcripts moved to blobs carry it inline instead. */
         segments?: Segment[] | null;
+        /** Absent for a task made from a file or link; `live`: a live session's recording and transcript, charged as a recognition. */
+        origin?: TaskOrigin;
         createdAt: string;
       };
     }

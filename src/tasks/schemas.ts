@@ -165,6 +165,11 @@ export const taskDetailSchema = t.Object({
   engine: t.Nullable(stringEnum(engineNames), { description: "Beyond the spec: the engine the task asked for; null: the service's default." }),
   language: t.Nullable(t.String(), { description: "Beyond the spec: the language the task asked for (ISO 639-1); null: the engine's own, or detected." }),
   vocabulary: t.Array(t.String(), { description: "Beyond the spec: the words and phrases the task gave the engine (trimmed, without repeats)." }),
+  origin: t.Nullable(stringEnum(["live"]), {
+    description:
+      "Beyond the spec: where the task began when not from a file or link. `live`: a live transcription session (`GET /v1/realtime`) " +
+      "kept as a task, its transcript the one recognised while it was spoken, its audio the session's recording.",
+  }),
 });
 
 export const messageSchema = t.Object({ message: t.String() });

@@ -18,15 +18,14 @@ import type { RevisionCondition } from "../http/if-match.ts";
 import { existingFolder, listTasks, type TaskListQuery } from "./task-list.ts";
 import { patchCommands, type TaskPatch } from "./task-patch.ts";
 import { freshnessOf, type TranscriptFreshness } from "./summary-freshness.ts";
-import { createTaskCommand, storeSuppliedTranscript, type CreateTaskInput } from "./task-creation.ts";
+import { createTaskCommand, storeSuppliedTranscript, type CreateOptions, type CreateTaskInput } from "./task-creation.ts";
 import { recognitionChoice, type RecognitionOffer } from "./recognition-choice.ts";
 
 /** PocketSphinx alone, English only: what a service offers unless its configuration says more (capability-parts.ts). */
 const sphinxOnly: RecognitionOffer = { defaultEngine: "sphinx", engines: ["sphinx"], languagesOf: () => ["en"] };
 
 export type { TaskPatch } from "./task-patch.ts";
-
-export type { CreateTaskInput } from "./task-creation.ts";
+export type { CreateOptions, CreateTaskInput, LiveRecording } from "./task-creation.ts";
 
 /** A task's transcript as readers use it: segments resolved, summary and mind map, and which transcript these are of. */
 export type Transcript = { userId: number; segments: Segment[] | null; summary: string | null; mindmap: string | null } & TranscriptFreshness;
@@ -111,20 +110,22 @@ export class Tasks {
     if (position !== null) await this.waitFor(position);
   }
 
-  /** `options.taskId`: an id taken earlier (an upload's completion records it first), so a repeat creates nothing new. */
-  async create(userId: number, input: CreateTaskInput, metadata: EventMetadata, options: { taskId?: number } = {}): Promise<TaskDocument> {
+  /** See CreateOptions: a task id taken earlier, or a live session's recording. */
+  async create(userId: number, input: CreateTaskInput, metadata: EventMetadata, options: CreateOptions = {}): Promise<TaskDocument> {
     const problems = input.segments ? segmentErrors(input.segments) : {};
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
     const choice = recognitionChoice(input, this.recognitionOffer);
+    const { live } = options;
     // Recognition needs time on the balance (403 otherwise); uploads check it on sign and complete, before they pass their task id.
-    if (!input.segments && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
+    // A live session's was checked while it was spoken (its charge never takes the balance below zero).
+    if (!input.segments && !live && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
     const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
     // The transcript is stored before anything is appended: an event only ever names a blob that exists.
-    const transcript = await storeSuppliedTranscript(this.transcripts, taskId, input);
+    const transcript = await storeSuppliedTranscript(this.transcripts, taskId, input, live);
     let position: number | null;
     try {
-      await this.slots.admit(userId, taskId, 1, input.disk, metadata);
-      position = await this.run(taskId, createTaskCommand(taskId, userId, input, choice, transcript, this.now()), metadata);
+      await this.slots.admit(userId, taskId, 1, input.disk, metadata, undefined, live ? Number.POSITIVE_INFINITY : undefined);
+      position = await this.run(taskId, createTaskCommand(taskId, userId, input, choice, transcript, this.now(), live !== undefined), metadata);
     } catch (error) {
       await this.discardUnrecorded(taskId, transcript);
       throw error;

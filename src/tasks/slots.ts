@@ -70,15 +70,25 @@ export class TaskSlots {
   /**
    * Takes one slot, freeing first the slots of creations and retries that died. For an upload's completion
    * (`upload`), a slot that completion took before stands, and the id of its task is returned: every
-   * repeat of one completion names the same task. Otherwise `taskId` is returned.
+   * repeat of one completion names the same task. Otherwise `taskId` is returned. `limit`: the tasks in progress
+   * past which it is refused; a live session's task, whose speaker has already spoken, is admitted whatever the
+   * count (Infinity), holding its slot the moment its transcript takes to finish, so its charge is taken as for any other.
    */
-  async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata, upload?: string): Promise<number> {
+  async admit(
+    userId: number,
+    taskId: number,
+    attempt: number,
+    disk: Disk,
+    metadata: EventMetadata,
+    upload?: string,
+    limit = maxConcurrentTasks,
+  ): Promise<number> {
     const now = this.now().toISOString();
     const admit = (abandoned: number[]) =>
       this.accounts.decideOnAccount(
         userId,
         admissionDecider,
-        (state) => admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now, upload }, state),
+        (state) => admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit, abandoned, now, upload }, state),
         { metadata },
       );
     let admitted: Awaited<ReturnType<typeof admit>>;

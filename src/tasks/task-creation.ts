@@ -1,11 +1,20 @@
 import type { TaskCommand } from "./decider.ts";
 import type { createTaskBody } from "./schemas.ts";
-import { normalizeSegments } from "./segments.ts";
+import { normalizeSegments, type Segment } from "./segments.ts";
 import { recordedChoice, type RecognitionChoice } from "./recognition-choice.ts";
 import { largeTranscriptBytes, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
 
 /** What `POST /api/tasks` takes: the route's schema, validated before it gets here. */
 export type CreateTaskInput = typeof createTaskBody.static;
+
+/**
+ * A live session kept as a task (src/live/live-task.ts): its transcript as recognised while it was spoken, timed words
+ * kept (a client's `segments` never carry words), charged like a recognition and admitted whatever the tasks in progress.
+ */
+export type LiveRecording = { segments: Segment[] };
+
+/** `taskId`: an id taken earlier (an upload's completion records it first), so a repeat creates nothing new; `live`: see LiveRecording. */
+export type CreateOptions = { taskId?: number; live?: LiveRecording };
 
 /** The command that creates task `taskId` from a request's fields; `transcript`: the supplied one, already stored. */
 export function createTaskCommand(
@@ -15,6 +24,7 @@ export function createTaskCommand(
   choice: RecognitionChoice,
   transcript: TranscriptRef | null,
   now: Date,
+  live = false,
 ): TaskCommand {
   return {
     type: "CreateTask",
@@ -33,6 +43,7 @@ export function createTaskCommand(
       speakerDiarization: input.speaker_diarization ?? false,
       ...recordedChoice(choice),
       transcript,
+      ...(live && { origin: "live" as const }),
     },
   };
 }
@@ -44,7 +55,13 @@ export function createTaskCommand(
  * maximal transcripts took the service's peak RSS to 570-600 MiB with them kept, 416-472 MiB without
  * (bench/hostile-bodies.bench.ts; goal 512).
  */
-export async function storeSuppliedTranscript(transcripts: TranscriptStore, taskId: number, input: CreateTaskInput): Promise<TranscriptRef | null> {
+export async function storeSuppliedTranscript(
+  transcripts: TranscriptStore,
+  taskId: number,
+  input: CreateTaskInput,
+  live?: LiveRecording,
+): Promise<TranscriptRef | null> {
+  if (live) return transcripts.save(taskId, live.segments);
   if (!input.segments) return null;
   const transcript = await transcripts.save(taskId, normalizeSegments(input.segments));
   (input as { segments?: unknown }).segments = undefined;

@@ -1,7 +1,7 @@
 import type { Recorded } from "../core/event.ts";
 import { compareAndSet, positionGuarded, type Projection, type ProjectedDocument } from "../core/projection.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
-import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskStatus } from "./events.ts";
+import { taskEventTypes, taskIdOfStream, type Disk, type TaskEvent, type TaskOrigin, type TaskStatus } from "./events.ts";
 import type { FolderEvent } from "../folders/events.ts";
 import { userIdOf } from "../accounts/events.ts";
 import { exportVersion } from "./export-version.ts";
@@ -36,6 +36,8 @@ export type TaskFields = {
   engine?: RecordedChoice["engine"];
   language?: RecordedChoice["language"];
   vocabulary?: RecordedChoice["vocabulary"];
+  /** `live`: the task is a live session's recording (TaskCreated's `origin`); absent for a file or link. */
+  origin?: TaskOrigin;
   failureReason: string | null;
   hasTranscript: boolean;
   exportVersion: string;
@@ -81,6 +83,7 @@ function createdTask(event: TaskCreated): TaskFields {
     ...(d.engine !== undefined ? { engine: d.engine } : {}),
     ...(d.language !== undefined ? { language: d.language } : {}),
     ...(d.vocabulary !== undefined ? { vocabulary: d.vocabulary } : {}),
+    ...(d.origin !== undefined ? { origin: d.origin } : {}),
     failureReason: null,
     hasTranscript: hasTranscript(d),
     exportVersion: exportVersion(time, null),

@@ -28,10 +28,11 @@ export const hasTranscript = (source: TranscriptSource): boolean => (source.tran
 
 /**
  * The seconds a finished attempt is charged: its cost (the media's duration in whole seconds), or nothing for a task
- * created with its transcript, which was never recognised. The task-slots worker and the sweeper that frees a slot
- * whose release was lost (slots.ts) both charge by it.
+ * created with its transcript, which was never recognised, unless that transcript was recognised live (`origin`).
+ * The task-slots worker and the sweeper that frees a slot whose release was lost (slots.ts) both charge by it.
  */
-export const secondsCharged = (created: TranscriptSource, cost: number | null | undefined): number => (hasTranscript(created) ? 0 : Math.max(0, cost ?? 0));
+export const secondsCharged = (created: TranscriptSource & { origin?: string }, cost: number | null | undefined): number =>
+  hasTranscript(created) && created.origin !== "live" ? 0 : Math.max(0, cost ?? 0);
 
 /** The number of segments a source holds, without reading the blob. */
 export const segmentCount = (source: TranscriptSource): number | null => source.transcript?.segments ?? source.segments?.length ?? null;

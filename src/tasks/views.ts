@@ -38,7 +38,8 @@ function withWords(segment: Segment) {
 /**
  * Spec 2.1, plus `speaker_diarization`, `index` and `failure_reason` (why a failed task failed), `summary_outdated`
  * (the summary and mind map are of an older transcript), `summary_failure` (why the last summary failed) and the
- * `engine`, `language` and `vocabulary` the task asked for. With `shape.words`, each segment's timed words.
+ * `engine`, `language` and `vocabulary` the task asked for, and `origin` (`live`: a live session's recording). With `shape.words`,
+ * each segment's timed words.
  */
 export function taskDetail(
   task: TaskDocument,
@@ -64,5 +65,6 @@ export function taskDetail(
     engine: task.engine ?? null,
     language: task.language ?? null,
     vocabulary: task.vocabulary ?? [],
+    origin: task.origin ?? null,
   };
 }

@@ -42,3 +42,26 @@ export function actorInWords(event: { user_id: number | null; system: string | n
   if (event.user_id !== null) return event.user_id === me ? "you" : "another account";
   return event.system === "operator" ? "an operator" : "Scribe";
 }
+
+/** The few facts of an event worth a line in the timeline; the rest is for analysts (`bun run events`). */
+export function eventDetail(event: { type: string; data: Record<string, unknown> }): string | null {
+  const { data } = event;
+  const text = (key: string) => (typeof data[key] === "string" || typeof data[key] === "number" ? String(data[key]) : null);
+  switch (event.type) {
+    case "TaskCreated":
+      // A live session kept as the task (its `origin`); a task made from a file or link needs no word.
+      return data.origin === "live" ? "from a live transcription" : null;
+    case "TaskRenamed":
+      return text("name") && `to “${text("name")}”`;
+    case "TaskFailed":
+      return text("reason");
+    case "ExportRequested":
+    case "ExportGenerated":
+      return text("format")?.toUpperCase() ?? null;
+    case "TaskFinished":
+    case "TranscriptEdited":
+      return text("segments");
+    default:
+      return null;
+  }
+}

@@ -2,29 +2,9 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, call } from "../api.ts";
 import { session } from "../session.ts";
 import { dateTime } from "../ui/format.ts";
-import { actorInWords, eventInWords } from "./event-words.ts";
+import { actorInWords, eventDetail, eventInWords } from "./event-words.ts";
 
 type HistoryEvent = { id: string; type: string; time: string; user_id: number | null; system: string | null; data: Record<string, unknown> };
-
-/** The few facts of an event worth a line in the timeline; the rest is for analysts (`bun run events`). */
-function detail(event: HistoryEvent): string | null {
-  const { data } = event;
-  const text = (key: string) => (typeof data[key] === "string" || typeof data[key] === "number" ? String(data[key]) : null);
-  switch (event.type) {
-    case "TaskRenamed":
-      return text("name") && `to “${text("name")}”`;
-    case "TaskFailed":
-      return text("reason");
-    case "ExportRequested":
-    case "ExportGenerated":
-      return text("format")?.toUpperCase() ?? null;
-    case "TaskFinished":
-    case "TranscriptEdited":
-      return text("segments");
-    default:
-      return null;
-  }
-}
 
 /**
  * `GET /api/tasks/{id}/history` as a timeline, oldest first: when, what in words, and who acted (in people's words,
@@ -52,7 +32,7 @@ export function History({ taskId, version }: { taskId: number; version: string }
       {events && (
         <ol class="timeline" aria-label="Events of this transcription, oldest first">
           {events.map((event) => {
-            const more = detail(event);
+            const more = eventDetail(event);
             return (
               <li key={event.id}>
                 <time dateTime={event.time}>{dateTime(event.time)}</time>
