@@ -5,6 +5,7 @@ import { ConfigError, type Env } from "./config/read-settings.ts";
 import { readSettings, type Settings } from "./settings-schema.ts";
 import type { roles } from "./config/settings/server.ts";
 import { logLevels } from "./config/settings/observability.ts";
+import { liveConfigOf, type LiveConfig } from "./live/settings.ts";
 
 export type Role = (typeof roles)[number];
 
@@ -63,6 +64,8 @@ export type Config = {
   tokenLifetimeMs: number;
   /** How long `POST /v1/audio/transcriptions` waits for its task before answering with the task's id (OPENAI_COMPAT_WAIT_SECONDS). */
   openAiCompatWaitMs: number;
+  /** Live transcription's limits (LIVE_*; src/live/settings.ts). */
+  live: LiveConfig;
   loginAttemptsPerMinute: number;
   /** Accounts one client address may register per minute (REGISTRATIONS_PER_MINUTE, default 5). */
   registrationsPerMinute: number;
@@ -153,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionLifetimeMs: s.SESSION_DAYS * 24 * 60 * 60 * 1000,
     tokenLifetimeMs: s.TOKEN_TTL_DAYS * 24 * 60 * 60 * 1000,
     openAiCompatWaitMs: s.OPENAI_COMPAT_WAIT_SECONDS * 1000,
+    live: liveConfigOf(s),
     loginAttemptsPerMinute: s.LOGIN_ATTEMPTS_PER_MINUTE,
     registrationsPerMinute: s.REGISTRATIONS_PER_MINUTE,
     idp: identityProvider(s, publicUrl, problems),

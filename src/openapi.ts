@@ -159,6 +159,8 @@ const operationErrors: OpenApiOptions["errors"] = {
   "POST /v1/audio/transcriptions": [400, 403, 404, 429, 500],
   "GET /v1/models": [403],
   "GET /v1/models/{model}": [403, 404],
+  // Refusals come as `error` events on the upgraded socket (src/live/routes.ts); only a plain GET is answered over HTTP (426).
+  "GET /v1/realtime": [],
 };
 
 const parameterBounds: OpenApiOptions["parameterBounds"] = {

@@ -7,6 +7,7 @@ import { registerStateGauges } from "./observability/state-gauges.ts";
 import { metricsRoutes } from "./observability/metrics-routes.ts";
 import { tasksByStatus } from "./tasks/index.ts";
 import { openDeadLetterCount } from "./dead-letters/index.ts";
+import { liveMetrics, liveObservers } from "./live/index.ts";
 import { pipelineObservers, type PipelineTimings } from "./transcription/timings.ts";
 import { projectionLags } from "../projections/lag.ts";
 import { checkpointId, type Checkpoints } from "../projections/checkpoints.ts";
@@ -37,6 +38,8 @@ export function instrumentService(config: Config, adapters: Adapters, parts: Met
   adapters.appendObservers.add(metrics.observeAppend);
   const transcribed = (timings: PipelineTimings) => metrics.observeTranscription(timings.totalMs, timings.mediaMs);
   pipelineObservers.add(transcribed);
+  const live = liveMetrics(metrics.registry);
+  liveObservers.add(live);
 
   registerStateGauges(metrics.registry, {
     tasksByStatus: () => tasksByStatus(adapters.documents),
@@ -55,6 +58,7 @@ export function instrumentService(config: Config, adapters: Adapters, parts: Met
     stop() {
       adapters.appendObservers.delete(metrics.observeAppend);
       pipelineObservers.delete(transcribed);
+      liveObservers.delete(live);
     },
   };
 }

@@ -1069,6 +1069,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live transcription over a WebSocket (OpenAI Realtime, transcription sessions)
+         * @description A WebSocket speaking OpenAI's Realtime API for transcription sessions (docs/api.md describes the events). Connect with `?intent=transcription` and an API key of a plan with API access (`Authorization: Bearer sk_...`, or for browsers the subprotocol `openai-insecure-api-key.<key>`, answered with the subprotocol `realtime`), or from the web app with its session. The server sends `session.created`; the client may send `session.update` (`session.type: "transcription"`, `audio.input.format` `audio/pcm` at 24000 or 16000 Hz, `audio.input.transcription` `model`/`language`/`prompt`, `audio.input.turn_detection` `server_vad` or null), then `input_audio_buffer.append` (base64 PCM16), `.commit` and `.clear`, and Scribe's `session.close`. The server answers with `input_audio_buffer.speech_started`/`.speech_stopped`/`.committed`/`.cleared`, `conversation.item.input_audio_transcription.delta` (words as they firm up) and `.completed` (each turn's text, with `words` timed in seconds from the session's start), `error` for every event it cannot take (the session goes on), and `session.closed` with the `task_id` the session became. Limits: LIVE_SESSIONS_PER_ACCOUNT sessions per account (then close 1008), LIVE_SESSIONS_AT_ONCE per process (then close 1013), LIVE_SESSION_MAX_SECONDS, LIVE_IDLE_TIMEOUT_SECONDS, audio faster than twice real time beyond LIVE_BURST_SECONDS dropped with an `error`, events over 1 MiB refused with an `error`; a balance that runs out ends the session with an `error` saying so. A refused connection is upgraded, sent an `error` event, and closed (1008 for credentials, plan, `?model=` conversation sessions and the account's limits). Every session is kept as a task of the account, charged like a recording.
+         */
+        get: operations["getV1Realtime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1160,6 +1180,11 @@ export interface components {
             language: string | null;
             /** @description Beyond the spec: the words and phrases the task gave the engine (trimmed, without repeats). */
             vocabulary: string[];
+            /**
+             * @description Beyond the spec: where the task began when not from a file or link. `live`: a live transcription session (`GET /v1/realtime`) kept as a task, its transcript the one recognised while it was spoken, its audio the session's recording.
+             * @enum {string|null}
+             */
+            origin: "live" | null;
         };
         TaskListItem: {
             id: number;
@@ -6558,6 +6583,74 @@ export interface operations {
             };
             /** @description No such model (`model_not_found`). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    getV1Realtime: {
+        parameters: {
+            query?: {
+                intent?: string;
+                model?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol; every answer after it is an event on the socket. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not a WebSocket upgrade (`upgrade_required`). */
+            426: {
                 headers: {
                     [name: string]: unknown;
                 };

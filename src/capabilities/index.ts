@@ -19,5 +19,6 @@ export const capabilities = [
   (await import("../transcription/index.ts")).capability,
   (await import("../webhooks/index.ts")).capability,
   (await import("../openai-compat/index.ts")).capability,
+  (await import("../live/index.ts")).capability,
   (await import("../dead-letters/index.ts")).capability,
 ] as const;

@@ -12,6 +12,7 @@ export const groups = [
   "transcription",
   "summaries",
   "OpenAI-compatible endpoint",
+  "live transcription",
   "media fetching",
   "exports",
   "webhooks",

@@ -21,6 +21,7 @@ export type WebBuild = {
  */
 export async function buildWebApp(): Promise<WebBuild> {
   const started = performance.now();
+  const worklet = await buildPcmWorklet();
   const result = await Bun.build({
     entrypoints: [join(appSourceDir, "main.tsx")],
     target: "browser",
@@ -28,12 +29,13 @@ export async function buildWebApp(): Promise<WebBuild> {
     splitting: true,
     minify: true,
     naming: { entry: "[name]-[hash].[ext]", chunk: "[name]-[hash].[ext]", asset: "[name]-[hash].[ext]" },
-    define: { "process.env.NODE_ENV": '"production"' },
+    // The worklet's URL, which the page hands to audioWorklet.addModule (src/web/app/live/pcm-stream.ts).
+    define: { "process.env.NODE_ENV": '"production"', SCRIBE_PCM_WORKLET: JSON.stringify(`/assets/${worklet.name}`) },
     jsx: { runtime: "automatic", importSource: "preact", development: false },
     throw: false,
   });
   if (!result.success) throw new AggregateError(result.logs, `the web app did not build: ${result.logs.map(String).join("; ")}`);
-  const assets = new Map<string, StaticAsset>();
+  const assets = new Map<string, StaticAsset>([[worklet.name, worklet.asset]]);
   let script = "";
   const styles: string[] = [];
   for (const output of result.outputs) {
@@ -43,4 +45,23 @@ export async function buildWebApp(): Promise<WebBuild> {
     else if (name.endsWith(".css")) styles.push(name);
   }
   return { assets, entry: { script, styles }, ms: Math.round(performance.now() - started) };
+}
+
+/**
+ * The live captions' AudioWorklet (src/web/app/live/pcm-worklet.ts), bundled on its own: a worklet is a module the
+ * browser fetches by URL into the audio thread's scope, so it shares no chunk with the page.
+ */
+async function buildPcmWorklet(): Promise<{ name: string; asset: StaticAsset }> {
+  const result = await Bun.build({
+    entrypoints: [join(appSourceDir, "live", "pcm-worklet.ts")],
+    target: "browser",
+    format: "esm",
+    minify: true,
+    naming: "[name]-[hash].[ext]",
+    throw: false,
+  });
+  const [output] = result.outputs;
+  if (!result.success || !output) throw new AggregateError(result.logs, `the PCM worklet did not build: ${result.logs.map(String).join("; ")}`);
+  const asset = staticAsset(new Uint8Array(await output.arrayBuffer()), output.type.replace(";charset=", "; charset="));
+  return { name: output.path.replace(/^\.\//, ""), asset };
 }

@@ -41,6 +41,9 @@ const instrument = (variant: "as-is" | "no-microphone" | "no-media-recorder") =>
     return ${variant === "no-microphone" ? `Promise.reject(new DOMException("Requested device not found", "NotFoundError"))` : "original(constraints)"};
   };
   ${variant === "no-media-recorder" ? "delete window.MediaRecorder;" : ""}
+  // A browser without AudioWorklet: no live captions, so the recording takes the upload's way tested here (the live
+  // transcription's: live-record.e2e.test.ts, live-record-client.e2e.test.ts).
+  delete window.AudioWorkletNode;
   // What the live regions said, in order: some are said just before the page moves on to the task.
   window.statusSaid = [];
   new MutationObserver(() => {

@@ -10,6 +10,8 @@ export type Microphone = {
   /** The type MediaRecorder records (e.g. "audio/webm;codecs=opus"). */
   readonly type: string;
   readonly startedAt: Date;
+  /** The microphone's stream, which the live transcription also reads (src/web/app/live). */
+  readonly stream: MediaStream;
   /** Seconds recorded so far. */
   seconds(): number;
   /** Bytes recorded so far (delivered each second). */
@@ -81,6 +83,7 @@ export async function openMicrophone(type: string, onInterrupted: () => void): P
     // Firefox names the type only once recording has started; until then, what was asked for.
     type: recorder.mimeType || type,
     startedAt,
+    stream,
     seconds: () => ((ended ?? performance.now()) - started) / 1000,
     bytes: () => bytes,
     level: () => meter.level(),

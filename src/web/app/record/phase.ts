@@ -2,6 +2,7 @@ import { duration } from "../ui/format.ts";
 import type { CompletionFailed, FileToUpload } from "../upload/multipart-upload.ts";
 import type { Rate } from "../upload/progress-meter.ts";
 import { spokenLength } from "./level.ts";
+import type { LiveTranscription } from "../live/live-transcription.ts";
 import type { Microphone } from "./microphone.ts";
 import type { StopReason } from "./recording-view.tsx";
 
@@ -12,7 +13,10 @@ export type Problem = { message: string; account?: boolean };
 export type Phase =
   | { kind: "idle"; problem: Problem | null }
   | { kind: "starting" }
-  | { kind: "recording"; microphone: Microphone; maxSeconds: number | null; maxBytes: number }
+  /** `live`: its live transcription (captions), null where this browser has none. */
+  | { kind: "recording"; microphone: Microphone; live: LiveTranscription | null; maxSeconds: number | null; maxBytes: number }
+  /** Stopped, while the live session becomes a task. */
+  | { kind: "closing"; live: LiveTranscription; said: string }
   | { kind: "uploading"; file: FileToUpload; rate: Rate; said: string }
   /** A recording that is not uploaded (cancelled, or refused): kept in the page, to upload again or discard. */
   | { kind: "kept"; file: FileToUpload; said: string; failed: boolean; stored: CompletionFailed | null };
@@ -28,6 +32,17 @@ export function stopSaid(reason: StopReason | "interrupted", seconds: number, ma
   return `Recorded ${length}. Uploading…`;
 }
 
+/** What the live region says as a recording with live captions ends and its session becomes a task. */
+export function closingSaid(reason: StopReason | "interrupted", seconds: number, maxSeconds: number | null): string {
+  const length = spokenLength(seconds);
+  if (reason === "time") return `The recording stopped at the ${duration(maxSeconds ?? seconds)} your balance allows. Finishing its transcription…`;
+  if (reason === "interrupted") return `The microphone stopped (was it unplugged?). Finishing the transcription of the ${length} recorded…`;
+  return `Recorded ${length}. Finishing the transcription…`;
+}
+
+/** Said when the live session did not become a task: the recording, kept in the page all along, goes the upload's way. */
+export const liveFallbackSaid = "The live transcription did not finish; uploading the recording instead…";
+
 /** What the live region says in each phase: once as it begins, never the clock (the timer is there for that). */
 export function statusOf(phase: Phase): string {
   switch (phase.kind) {
@@ -36,6 +51,7 @@ export function statusOf(phase: Phase): string {
     case "recording":
       return "Recording. Press Stop to finish and transcribe.";
     case "uploading":
+    case "closing":
       return phase.said;
     case "kept":
       return phase.failed ? "" : `${phase.said} The recording is still in this page: upload it again, or discard it.`;

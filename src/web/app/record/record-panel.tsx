@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { LiveCaptions } from "../live/live-captions.tsx";
 import { UploadProgress } from "../upload/upload-progress.tsx";
 import { KeptActions } from "./kept-actions.tsx";
 import { problemOf, statusOf, type Phase } from "./phase.ts";
@@ -15,10 +16,11 @@ const browserEnvironment = (): RecordingEnvironment => ({
 
 /**
  * Record from the microphone and transcribe: the browser asks for the microphone only when Record is pressed;
- * the recording is uploaded through the file upload's flow (sign, parts, complete, with its progress, Cancel and
- * refusals) as "Recording 2026-11-26 14:03.webm", in the type MediaRecorder made. A state change is said in a
- * live region; a refusal in an alert. Leaving the page ends the recording and cancels its upload, and a
- * reload or a closed tab asks first.
+ * its words show as they are spoken (a live transcription session, which becomes the task when it stops), or,
+ * where that is not available, the recording is uploaded through the file upload's flow (sign, parts, complete,
+ * with its progress, Cancel and refusals) as "Recording 2026-11-26 14:03.webm", in the type MediaRecorder made.
+ * A state change is said in a live region; a refusal in an alert. Leaving the page ends the recording and cancels
+ * its upload, and a reload or a closed tab asks first.
  */
 export function RecordPanel() {
   const unavailable = recordingUnavailable(browserEnvironment());
@@ -41,7 +43,7 @@ function RecordUnavailable({ reason }: { reason: string }) {
 
 /** Something recorded and not yet a task would be lost with the page: a reload or a closed tab asks first. */
 function useAskBeforeUnload(phase: Phase): void {
-  const unsaved = phase.kind === "recording" || phase.kind === "uploading" || phase.kind === "kept";
+  const unsaved = phase.kind === "recording" || phase.kind === "closing" || phase.kind === "uploading" || phase.kind === "kept";
   useEffect(() => {
     if (!unsaved) return;
     const ask = (event: BeforeUnloadEvent) => event.preventDefault();
@@ -95,15 +97,18 @@ function Recorder() {
       {phase.kind === "recording" && (
         <RecordingView
           microphone={phase.microphone}
+          live={phase.live}
           maxSeconds={phase.maxSeconds}
           maxBytes={phase.maxBytes}
           onStop={recording.finish}
           onDiscard={recording.discard}
         />
       )}
+      {phase.kind === "closing" && <LiveCaptions live={phase.live} />}
       {phase.kind === "uploading" && <UploadProgress name={phase.file.name} rate={phase.rate} onCancel={recording.cancel} />}
       {phase.kind === "kept" && <KeptActions kept={phase} recording={recording} first={first} />}
-      {phase.kind !== "uploading" && (
+      {/* Speakers are asked for as a live session opens: the switch is gone while one runs. */}
+      {phase.kind !== "uploading" && phase.kind !== "closing" && !(phase.kind === "recording" && phase.live) && (
         <div class="field check">
           <input id="record-diarization" type="checkbox" checked={diarization} onChange={(event) => setDiarization(event.currentTarget.checked)} />
           <label for="record-diarization">Tell speakers apart (speaker diarization)</label>

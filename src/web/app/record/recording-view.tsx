@@ -1,4 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { LiveCaptions } from "../live/live-captions.tsx";
+import type { LiveTranscription } from "../live/live-transcription.ts";
 import { duration } from "../ui/format.ts";
 import { clock, levelWords } from "./level.ts";
 import type { Microphone } from "./microphone.ts";
@@ -8,6 +10,8 @@ export type StopReason = "stop" | "time" | "size";
 
 type RecordingViewProps = {
   microphone: Microphone;
+  /** Its live transcription, whose captions show here; null where this browser has none. */
+  live: LiveTranscription | null;
   /** The most seconds the balance pays for, or null when unknown (the API still refuses on sign). */
   maxSeconds: number | null;
   /** The largest upload, in bytes. */
@@ -17,12 +21,12 @@ type RecordingViewProps = {
 };
 
 /**
- * A recording under way: the time recorded (a `timer`, which screen readers leave silent until asked: read out
- * each second it would drown everything), the level meter with its level in words, Stop and Discard. Focus
+ * A recording under way: its live captions, the time recorded (a `timer`, which screen readers leave silent until
+ * asked: read out each second it would drown everything), the level meter with its level in words, Stop and Discard. Focus
  * moves to Stop, since the Record button pressed to start is gone. The recording stops by itself at the
  * balance's time or the largest upload, so that nothing is recorded that could not be transcribed.
  */
-export function RecordingView({ microphone, maxSeconds, maxBytes, onStop, onDiscard }: RecordingViewProps) {
+export function RecordingView({ microphone, live, maxSeconds, maxBytes, onStop, onDiscard }: RecordingViewProps) {
   const stop = useRef<HTMLButtonElement>(null);
   const meter = useRef<HTMLMeterElement>(null);
   const [seconds, setSeconds] = useState(0);
@@ -72,6 +76,7 @@ export function RecordingView({ microphone, maxSeconds, maxBytes, onStop, onDisc
           <span aria-hidden="true">{words}</span>
         </div>
       )}
+      {live && <LiveCaptions live={live} />}
       <div class="actions">
         <button type="button" class="primary" ref={stop} onClick={() => onStop("stop")}>
           Stop and transcribe

@@ -1,0 +1,49 @@
+/** The services every live session of a process shares, built once when the api role starts (index.ts). */
+import { join } from "node:path";
+import type { BlobStore } from "../blobs/port.ts";
+import type { DocumentStore } from "../readmodels/port.ts";
+import type { Tasks } from "../tasks/service.ts";
+import type { TranscriptionConfig } from "../transcription/config.ts";
+import { transcriptionTempRoot } from "../transcription/temp-sweep.ts";
+import { Resampler } from "./audio/resample.ts";
+import { VoiceActivity } from "./audio/voice-activity.ts";
+import { liveEngines } from "./engines/index.ts";
+import { LiveTasks } from "./live-task.ts";
+import { liveEvents } from "./metrics.ts";
+import { openSessionAudio } from "./session-audio.ts";
+import { remainingBalanceSeconds } from "./session-balance.ts";
+import { liveSampleRate } from "./streaming-engine.ts";
+import type { SessionServices } from "./routes.ts";
+import type { LiveConfig } from "./settings.ts";
+
+/** A turn's partial text is asked for this often: a delta at least every 300 ms while words firm up. */
+export const partialEveryMs = 250;
+/** The balance is read again this often while a session runs (other tasks and sessions spend it too). */
+export const balanceEveryMs = 15_000;
+
+export function sessionServices(parts: {
+  documents: DocumentStore;
+  blobs: BlobStore;
+  tasks: Tasks;
+  transcription: TranscriptionConfig;
+  live: LiveConfig;
+}): SessionServices {
+  const { documents, blobs, tasks, transcription, live } = parts;
+  const offer = tasks.recognitionOffer;
+  const engines = liveEngines(transcription, offer);
+  const liveTasks = new LiveTasks(tasks, blobs, documents, { maxSpeakers: transcription.maxSpeakers });
+  const audioDir = join(transcriptionTempRoot(transcription.tempDir), "scribe-live");
+  return {
+    offer,
+    limits: { maxSessionMs: live.maxSessionMs, idleTimeoutMs: live.idleTimeoutMs, burstMs: live.burstMs, partialEveryMs, balanceEveryMs },
+    openRecognizer: (config) => engines.engineFor(config.engine).open({ language: config.language, vocabulary: config.vocabulary }),
+    detector: (detection) =>
+      new VoiceActivity({ threshold: detection.threshold, prefixPaddingMs: detection.prefixPaddingMs, silenceDurationMs: detection.silenceDurationMs }),
+    resampler: (rate) => new Resampler(rate, liveSampleRate),
+    openAudio: () => openSessionAudio(audioDir),
+    keep: (ended, metadata) => liveTasks.keep(ended, metadata),
+    remainingSeconds: (userId) => remainingBalanceSeconds(documents, userId),
+    now: () => performance.now(),
+    observe: liveEvents,
+  };
+}
