@@ -26,6 +26,12 @@ export type ServiceParts = {
   tasks: Tasks;
   /** A key derived from the service's secret for one use (SIGNING_SECRET, shared by every replica), named by its label. */
   keyFor(label: string): string;
+  /**
+   * Registers what the service's stop ends first, before its roles stop: what holds clients' connections open (a live
+   * session's WebSocket), which the HTTP server's own stop would wait on for as long as the client likes. Each bounds
+   * its own time.
+   */
+  onStop(end: () => Promise<void>): void;
 };
 
 /** The accounts and their authentication, which every capability's routes use: built before any of them. */
@@ -53,8 +59,14 @@ export type ApiParts = ServiceParts &
 /** The list of capabilities as the composition root wires it: this fails to compile when a capability needs a part the root does not build. */
 export const wiredCapabilities: readonly Capability<ApiParts, ServiceParts>[] = capabilities;
 
-export async function serviceParts(config: Config, adapters: Adapters, waitForProjections: WaitForProjections, heavyWork: Semaphore): Promise<ServiceParts> {
+export async function serviceParts(
+  config: Config,
+  adapters: Adapters,
+  waitForProjections: WaitForProjections,
+  heavyWork: Semaphore,
+  onStop: ServiceParts["onStop"],
+): Promise<ServiceParts> {
   const offer = recognitionOfferOf(config.transcription);
   const tasks = await tasksService(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts, undefined, offer);
-  return { config, adapters, waitForProjections, heavyWork, tasks, keyFor: (label) => deriveKey(adapters.secret, label) };
+  return { config, adapters, waitForProjections, heavyWork, tasks, keyFor: (label) => deriveKey(adapters.secret, label), onStop };
 }

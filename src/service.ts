@@ -13,6 +13,9 @@ import type { Worker } from "./core/worker.ts";
 import { serviceParts } from "./capability-parts.ts";
 import { serviceContext } from "./service-context.ts";
 import { startApiRole, startProjectionsRole, startWorkersRole } from "./service-roles.ts";
+import { logger } from "./logging/logger.ts";
+
+const log = logger("scribe");
 
 export type Service = {
   /** The HTTP app: the API with the api role, else health, readiness and metrics alone. */
@@ -20,6 +23,12 @@ export type Service = {
   projections: ProjectionRunner | null;
   /** Resolves once read models reflect the log up to a position: read-your-writes for the API. */
   waitForProjections: WaitForProjections;
+  /**
+   * Ends what holds clients' connections open (live sessions, each kept as a task), within the time each allows itself:
+   * the first step of `stop`, which the composition root takes on its own before it waits for the requests in flight.
+   */
+  closeConnections(): Promise<void>;
+  /** Stops the roles, once (later calls wait for the first). */
   stop(): Promise<void>;
 };
 
@@ -37,7 +46,8 @@ export async function startService(config: Config, adapters: Adapters, options: 
   );
   const projections = roles.has("projections") ? await startProjectionsRole(context, fromCheckpoints) : null;
   const waitForProjections = projections?.waitForProjections ?? fromCheckpoints;
-  const parts = await serviceParts(config, adapters, waitForProjections, context.heavyWork);
+  const connectionClosers: (() => Promise<void>)[] = [];
+  const parts = await serviceParts(config, adapters, waitForProjections, context.heavyWork, (end) => connectionClosers.push(end));
   const workers: Worker[] = roles.has("workers") ? await startWorkersRole(context, parts) : [];
 
   const runner = projections?.runner ?? null;
@@ -60,16 +70,23 @@ export async function startService(config: Config, adapters: Adapters, options: 
   if (metrics) operations.push(metrics.routes);
   const app = roles.has("api") ? await startApiRole(context, parts, operations, options.now) : createOperationsApp(operations, context.requestObservers);
 
-  return {
-    app,
-    projections: runner,
-    waitForProjections,
-    async stop() {
-      metrics?.stop();
-      for (const job of context.jobs) job.stop();
-      for (const worker of workers) worker.abort?.(); // long transcriptions give their message back
-      for (const leadership of context.leaderships) await leadership.stop(); // the relay and the projection writer, when held here
-      for (const consumer of context.consumers) await consumer.stop();
-    },
+  let connectionsClosed: Promise<void> | null = null;
+  const closeConnections = () => (connectionsClosed ??= closeAll(connectionClosers));
+  let stopped: Promise<void> | null = null;
+  const stopRoles = async () => {
+    // First, while the stores, the projections and the workers still run: a live session ending becomes a task.
+    await closeConnections();
+    metrics?.stop();
+    for (const job of context.jobs) job.stop();
+    for (const worker of workers) worker.abort?.(); // long transcriptions give their message back
+    for (const leadership of context.leaderships) await leadership.stop(); // the relay and the projection writer, when held here
+    for (const consumer of context.consumers) await consumer.stop();
   };
+  return { app, projections: runner, waitForProjections, closeConnections, stop: () => (stopped ??= stopRoles()) };
+}
+
+/** Runs every closer; one that fails is logged, so that the stop goes on. */
+async function closeAll(closers: (() => Promise<void>)[]): Promise<void> {
+  const outcomes = await Promise.allSettled(closers.map((close) => close()));
+  for (const outcome of outcomes) if (outcome.status === "rejected") log.error({ err: outcome.reason }, "closing connections at the stop failed");
 }

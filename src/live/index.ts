@@ -21,6 +21,7 @@ type LiveApiParts = {
   tasks: Tasks;
   accounts: Accounts;
   site: OwnSite;
+  onStop(end: () => Promise<void>): void;
 };
 
 type LiveWorkParts = { adapters: { documents: DocumentStore; blobs: BlobStore } };
@@ -29,15 +30,17 @@ export const capability: Capability<LiveApiParts, LiveWorkParts, typeof liveSett
   name: "live",
   settings: liveSettings,
   projections: [],
-  routes: async ({ adapters, config, tasks, accounts, site }) => {
-    const [{ realtimeRoutes }, { LiveAdmission }, { LiveSessionSlots }, { RateLimiter }, { remainingBalanceSeconds }, { sessionServices }] = await Promise.all([
-      import("./routes.ts"),
-      import("./realtime-admission.ts"),
-      import("./session-slots.ts"),
-      import("../accounts/rate-limiter.ts"),
-      import("./session-balance.ts"),
-      import("./session-services.ts"),
-    ]);
+  routes: async ({ adapters, config, tasks, accounts, site, onStop }) => {
+    const [{ realtimeRoutes }, { OpenSessions }, { LiveAdmission }, { LiveSessionSlots }, { RateLimiter }, { remainingBalanceSeconds }, { sessionServices }] =
+      await Promise.all([
+        import("./routes.ts"),
+        import("./open-sessions.ts"),
+        import("./realtime-admission.ts"),
+        import("./session-slots.ts"),
+        import("../accounts/rate-limiter.ts"),
+        import("./session-balance.ts"),
+        import("./session-services.ts"),
+      ]);
     const { documents, blobs } = adapters;
     const { live } = config;
     const slots = new LiveSessionSlots(documents, live.sessionsPerAccount);
@@ -50,7 +53,13 @@ export const capability: Capability<LiveApiParts, LiveWorkParts, typeof liveSett
       sessions: new RateLimiter(documents, config.sessionRateLimitPerMinute),
     };
     const services = sessionServices({ documents, blobs, tasks, transcription: config.transcription, live });
-    return [realtimeRoutes({ auth, admission, services })];
+    const sessions = new OpenSessions();
+    // At the service's stop: every open session ends as a task, then the engines are released (not while a session
+    // cut short by the grace may still be decoding with them: the process is about to exit and frees them anyway).
+    onStop(async () => {
+      if (await sessions.stop()) await services.closeEngines();
+    });
+    return [realtimeRoutes({ auth, admission, services, sessions })];
   },
   jobs: async ({ adapters }) => {
     const { startUnkeptRecordingsJob } = await import("./unkept-recordings.ts");

@@ -9,7 +9,8 @@ import type { Tasks } from "../tasks/service.ts";
 import { maxVocabularyEntries, maxVocabularyEntryLength, recognitionChoice, type RecognitionFields } from "../tasks/recognition-choice.ts";
 import { logger } from "../logging/logger.ts";
 import type { EndedSession } from "./live-session-types.ts";
-import { segmentsOfTurns, withSpeakers } from "./live-transcript.ts";
+import { segmentsOfTurns } from "./live-transcript.ts";
+import { withSpeakers } from "./live-speakers.ts";
 import { forgetRecording, noteRecording } from "./unkept-recordings.ts";
 
 const log = logger("live");
@@ -27,8 +28,9 @@ export function liveTaskName(startedAt: Date): string {
  * - the turns are the task's transcript (one segment per turn, timed words kept), with speakers told apart on the
  *   recording when the session asked; the supplied-transcripts worker then summarises and finishes the task, and
  *   the exports, search and history follow from its events as for any task;
- * - duration and cost are the recording's seconds (rounded up): charged as the task finishes, like a recognition's,
- *   never below a zero balance;
+ * - duration and cost are the recording's seconds (rounded up), charged as the task is created (TaskSlots.admitLive),
+ *   never below a zero balance: the speaker already has the transcript, so deleting the task, even at once, or its
+ *   failing refunds nothing, and its finish charges nothing more;
  * - admitted whatever the count of tasks in progress (the speaker has spoken; TaskSlots.admit), and not refused for
  *   the balance, which the session checked while it ran and ended when it ran out.
  */

@@ -14,6 +14,7 @@ import { byUser, type EventMetadata } from "../core/event.ts";
 import type { EndedSession } from "./live-session-types.ts";
 import { authenticateUpgrade, offeredProtocols, type UpgradeAuthentication } from "./realtime-auth.ts";
 import type { LiveAdmission } from "./realtime-admission.ts";
+import { refusedWhileStopping, type OpenSessions } from "./open-sessions.ts";
 import { refusedSocket, SessionSocket, sessionSocket, type SocketHandlers } from "./realtime-socket.ts";
 import { LiveSession } from "./session-runtime.ts";
 import type { SessionPorts } from "./session-ports.ts";
@@ -25,8 +26,11 @@ const log = logger("live");
 /** What every session is built from, besides its socket and its account. */
 export type SessionServices = Pick<SessionPorts, "openRecognizer" | "detector" | "resampler" | "openAudio" | "offer" | "limits" | "now"> & {
   keep(ended: EndedSession, metadata: EventMetadata): Promise<{ taskId: number } | null>;
-  remainingSeconds(userId: number): Promise<number>;
+  /** The account's balance less what its other open sessions recorded; with a session, first records that session's audio. */
+  remainingSeconds(userId: number, sessionId?: string, recordedMs?: number): Promise<number>;
   observe: LiveObserver;
+  /** Releases what the engines loaded (whisper's model), once no session uses them: at the service's stop. */
+  closeEngines(): Promise<void>;
 };
 
 /** A connection's handlers, and what undoes its admission should the handshake fail after it. */
@@ -34,8 +38,13 @@ type Connection = { handlers: SocketHandlers; abandon(): void };
 
 const refused = (code: string, message: string, closeCode: number): Connection => ({ handlers: refusedSocket(code, message, closeCode), abandon() {} });
 
-export function realtimeRoutes({ auth, admission, services }: { auth: UpgradeAuthentication; admission: LiveAdmission; services: SessionServices }) {
+/** A connection asked for once the service has begun to stop: 1013, try again (another replica, or this one restarted). */
+const stopping = () => refused("server_shutdown", refusedWhileStopping, 1013);
+
+export function realtimeRoutes(parts: { auth: UpgradeAuthentication; admission: LiveAdmission; services: SessionServices; sessions: OpenSessions }) {
+  const { auth, admission, services, sessions } = parts;
   const connect = async (request: Request, server: Server<unknown>): Promise<Connection> => {
+    if (sessions.stopping) return stopping();
     const authenticated = await authenticateUpgrade({ request, server }, auth);
     if (!authenticated.ok) return refused(authenticated.refusal.code, authenticated.refusal.message, 1008);
     const { caller } = authenticated.authentication;
@@ -48,6 +57,10 @@ export function realtimeRoutes({ auth, admission, services }: { auth: UpgradeAut
     const sessionId = `sess_${randomBytes(12).toString("base64url")}`;
     const admitted = await admission.admit(caller.userId, sessionId);
     if (!admitted.ok) return refused(admitted.refusal.code, admitted.refusal.message, admitted.refusal.closeCode);
+    if (sessions.stopping) {
+      await admitted.release();
+      return stopping();
+    }
     const metadata = byUser(caller.userId, requestContext(request).id);
     const socket = new SessionSocket();
     const ports: SessionPorts = {
@@ -55,12 +68,13 @@ export function realtimeRoutes({ auth, admission, services }: { auth: UpgradeAut
       send: (event) => socket.send(event),
       close: (code, reason) => socket.close(code, reason),
       keep: (ended) => services.keep(ended, metadata),
-      remainingSeconds: () => services.remainingSeconds(caller.userId),
+      remainingSeconds: (recordedMs) => services.remainingSeconds(caller.userId, sessionId, recordedMs),
       release: admitted.release,
       observe: {
         audioReceived: services.observe.audioReceived,
         partialLatency: services.observe.partialLatency,
         ended: (summary) => {
+          sessions.remove(sessionId);
           services.observe.closed();
           log.info({ ...summary, reqId: metadata.correlationId }, "live session ended");
         },
@@ -68,7 +82,7 @@ export function realtimeRoutes({ auth, admission, services }: { auth: UpgradeAut
     };
     const handlers = sessionSocket(socket, () => {
       services.observe.opened();
-      return new LiveSession(sessionId, caller.userId, ports, admitted.remainingSeconds);
+      return sessions.add(new LiveSession(sessionId, caller.userId, ports, admitted.remainingSeconds), ports.close);
     });
     return { handlers, abandon: () => void admitted.release() };
   };

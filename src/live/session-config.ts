@@ -94,7 +94,8 @@ export function updatedConfig(current: SessionConfig, update: SessionUpdate, off
       engine,
       language: recognized,
       prompt,
-      vocabulary: vocabularyOfPrompt(prompt === "" ? undefined : prompt),
+      // Derived again only when the prompt changed: an update repeated in a loop costs its reading, not this.
+      vocabulary: prompt === current.prompt ? current.vocabulary : vocabularyOfPrompt(prompt === "" ? undefined : prompt),
       speakers: model === diarizingModel,
       turnDetection,
       include: update.session.include ?? current.include,

@@ -26,12 +26,15 @@ export const tooFast = (burstMs: number) =>
   `Audio is arriving faster than ${fastestSpeed}x real time beyond the ${burstMs / 1000} s allowance; this append was dropped. ` +
   "Send audio at most twice as fast as it plays.";
 
+/** The end at the maximum length, counted in audio received or in wall-clock time, whichever comes first. */
+export function maxLengthEnd(maxSessionMs: number): EndRequest {
+  const message = `The session reached its maximum length (${Math.round(maxSessionMs / 60_000)} min, of audio or of time connected) and ended.`;
+  return { reason: "max_length", notice: sessionError("session_max_length", message), closeCode: 1000, announce: true };
+}
+
 /** The end a limit calls for once `recordedMs` of audio came: the maximum length, or the balance; null while neither. */
 export function reachedLimit(recordedMs: number, maxSessionMs: number, budgetMs: number): EndRequest | null {
-  if (recordedMs >= maxSessionMs) {
-    const message = `The session reached its maximum length (${Math.round(maxSessionMs / 60_000)} min of audio) and ended.`;
-    return { reason: "max_length", notice: sessionError("session_max_length", message), closeCode: 1000, announce: true };
-  }
+  if (recordedMs >= maxSessionMs) return maxLengthEnd(maxSessionMs);
   if (recordedMs >= budgetMs) {
     const message = "Your balance ran out of transcription time, so the session ended; what was said so far is kept as a task.";
     return { reason: "balance", notice: sessionError("insufficient_balance", message), closeCode: 1008, announce: true };
@@ -53,13 +56,22 @@ export function unavailable(error: unknown): EndRequest {
   return { reason: "closed", notice: sessionError("transcription_unavailable", message, "server_error"), closeCode: 1011, announce: true };
 }
 
+/** The end of a session whose recording could not be written (a full disk): 1011, what was written is still kept if it can be. */
+export function recordingFailed(error: unknown): EndRequest {
+  log.error({ err: error }, "a live session's recording could not be written");
+  const message = "Live transcription is unavailable: the session's audio could not be recorded on the server. Try again later.";
+  return { reason: "closed", notice: sessionError("transcription_unavailable", message, "server_error"), closeCode: 1011, announce: true };
+}
+
 /** What the ending asks of its session. */
 export type EndingSession = {
   sessionId: string;
   userId: number;
   finishTurn(): void;
-  /** Resolves once every turn's final words have been sent and the recognizer is closed. */
+  /** Resolves once every turn's final words have been sent. */
   pendingTurns(): Promise<unknown>;
+  /** Frees the recognizer (after the finals it still owes). */
+  closeRecognition(): Promise<void>;
   audio(): SessionAudio | null;
   ended(wavPath: string, durationMs: number): EndedSession;
 };
@@ -83,11 +95,18 @@ export class SessionEnding {
     try {
       this.session.finishTurn();
       await this.session.pendingTurns();
+      await this.session.closeRecognition();
       ({ taskId, ended } = await this.keep());
     } catch (error) {
       log.error({ err: error }, "a live session's recording could not become a task");
       ports.send(sessionError("task_not_kept", "The session's recording could not be kept as a task.", "server_error"));
     } finally {
+      // Whatever failed above (a full disk closing the WAV, a task not made, a final that threw): no file or decoder stays.
+      await this.session
+        .audio()
+        ?.discard()
+        .catch((error: unknown) => log.warn({ err: error }, "a live session's recording could not be removed"));
+      await this.session.closeRecognition().catch((error: unknown) => log.warn({ err: error }, "a live session's recognizer could not be closed"));
       await ports.release().catch((error: unknown) => log.warn({ err: error }, "a live session's place could not be released"));
     }
     if (request.announce) ports.send({ type: "session.closed", event_id: newEventId(), task_id: taskId });
@@ -102,21 +121,15 @@ export class SessionEnding {
     });
   }
 
+  /** Makes the recording a task; the caller discards the file whatever happens. */
   private async keep(): Promise<{ taskId: number | null; ended: EndedSession | null }> {
     const audio = this.session.audio();
     if (audio === null) return { taskId: null, ended: null };
     const durationMs = audio.durationMs;
     const wavPath = await audio.close();
     const ended = this.session.ended(wavPath, durationMs);
-    if (durationMs === 0) {
-      await audio.discard();
-      return { taskId: null, ended };
-    }
-    try {
-      const kept = await this.ports.keep(ended);
-      return { taskId: kept?.taskId ?? null, ended };
-    } finally {
-      await audio.discard();
-    }
+    if (durationMs === 0) return { taskId: null, ended };
+    const kept = await this.ports.keep(ended);
+    return { taskId: kept?.taskId ?? null, ended };
   }
 }

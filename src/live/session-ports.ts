@@ -29,8 +29,11 @@ export type SessionPorts = {
   openAudio(): Promise<SessionAudio>;
   /** Makes the ended session a task (live-task.ts); null when nothing was recorded. */
   keep(ended: EndedSession): Promise<{ taskId: number } | null>;
-  /** Seconds left on the account's balance. */
-  remainingSeconds(): Promise<number>;
+  /**
+   * Seconds the session may record in all: the account's balance less what its other open sessions have recorded.
+   * `recordedMs`: what this one has recorded so far, noted for those others to count (session-balance.ts).
+   */
+  remainingSeconds(recordedMs?: number): Promise<number>;
   /** Frees the account's and the service's places for a session. */
   release(): Promise<void>;
   offer: RecognitionOffer;

@@ -5,7 +5,7 @@
  * ended is dropped.
  */
 import type { RecognizedWord } from "../transcription/engine.ts";
-import type { TurnRecognizer, TurnResult } from "./streaming-engine.ts";
+import { liveSampleRate, type TurnRecognizer, type TurnResult } from "./streaming-engine.ts";
 import { FirmingText } from "./session-deltas.ts";
 
 /** A turn being recognized: its item, where it starts in the session's audio (ms). */
@@ -30,6 +30,8 @@ export class SessionRecognition {
   private confirmedAudioAt = 0;
   private finishing: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Samples pushed while the recognizer opens, waiting for it. */
+  private queuedSamples = 0;
 
   /** `failed`: told once when the recognizer cannot open (the engine is not there, its thread did not start). */
   constructor(opening: Promise<TurnRecognizer>, failed: (error: unknown) => void) {
@@ -37,10 +39,12 @@ export class SessionRecognition {
       (recognizer) => {
         if (this.closed) return recognizer.close();
         this.recognizer = recognizer;
+        this.queuedSamples = 0;
         for (const { run } of this.waiting.splice(0)) run(recognizer);
       },
       (error: unknown) => {
         this.failed = error;
+        this.queuedSamples = 0;
         for (const waiting of this.waiting.splice(0)) waiting.failed?.();
         failed(error);
       },
@@ -54,6 +58,11 @@ export class SessionRecognition {
 
   get openTurn(): OpenTurn | null {
     return this.turn === null ? null : { itemId: this.turn.itemId, startMs: this.turn.startMs };
+  }
+
+  /** Audio pushed and not yet decoded, ms: what waits for the recognizer to open, and what its own backlog says. */
+  get backlogMs(): number {
+    return (this.queuedSamples * 1000) / liveSampleRate + (this.recognizer?.backlogMs?.() ?? 0);
   }
 
   private withRecognizer(run: (recognizer: TurnRecognizer) => void, failed?: () => void): void {
@@ -71,6 +80,7 @@ export class SessionRecognition {
     if (this.turn === null || samples.length === 0) return;
     this.lastAudioAt = arrivedAt;
     this.pushedSincePartial = true;
+    if (this.recognizer === null && this.failed === null && !this.closed) this.queuedSamples += samples.length;
     this.withRecognizer((recognizer) => recognizer.push(samples));
   }
 

@@ -1,21 +1,26 @@
 /**
  * One live session: client events in, server events out. Audio is decoded, paced, resampled to 16 kHz, recorded, and
- * cut into turns (session-turns.ts) whose audio goes to the recognizer (session-recognition.ts); limits end the session
- * (session-end.ts). Everything outside (the socket, the engines, the task, the clock) comes through `SessionPorts`, so
- * the tests drive a session with fakes.
+ * cut into turns (session-turns.ts) whose audio goes to the recognizer (session-recognition.ts) and whose events and
+ * final words session-transcript.ts keeps; limits end the session (session-end.ts, session-clock.ts), budgets bound
+ * what a client may make it do (error-budget.ts, session-refusals.ts). Everything outside (the socket, the engines, the
+ * task, the clock) comes through `SessionPorts`, so the tests drive a session with fakes.
  */
 import { decodePcm16Base64 } from "./audio/pcm.ts";
 import { AudioPacing } from "./audio/pacing.ts";
-import type { LiveTurn, SessionAudio } from "./live-session-types.ts";
+import type { SessionAudio } from "./live-session-types.ts";
 import type { ClientEvent, SessionUpdate } from "./client-events.ts";
 import { maxEventBytes, readClientEvent } from "./protocol-read.ts";
-import { errorEvent, newEventId, newItemId, type ServerEvent } from "./server-events.ts";
-import { defaultSessionConfig, sessionView, updatedConfig, type SessionConfig } from "./session-config.ts";
-import { sessionTimed, SessionRecognition } from "./session-recognition.ts";
-import { TurnCutter, type TurnStep } from "./session-turns.ts";
+import { errorEvent, newEventId, type ServerEvent } from "./server-events.ts";
+import { defaultSessionConfig, sessionView, updatedConfig, type SessionConfig, type TurnDetection } from "./session-config.ts";
+import { SessionRecognition } from "./session-recognition.ts";
+import { TurnCutter } from "./session-turns.ts";
 import type { SessionPorts } from "./session-ports.ts";
-import { fastestSpeed, idleEnd, reachedLimit, SessionEnding, tooFast, unavailable, type EndRequest } from "./session-end.ts";
+import { fastestSpeed, reachedLimit, recordingFailed, SessionEnding, tooFast, unavailable, type EndRequest } from "./session-end.ts";
 import { liveSampleRate } from "./streaming-engine.ts";
+import { EventBudgets, tooManyErrors, tooManyEvents } from "./error-budget.ts";
+import { SessionClock } from "./session-clock.ts";
+import { SessionTranscript } from "./session-transcript.ts";
+import { commitEmpty, maxTurnsAwaitingFinal, maxUndecodedMs, minCommitMs, noAudio, recognizerBehind, turnBacklog } from "./session-refusals.ts";
 
 export class LiveSession {
   private config: SessionConfig = defaultSessionConfig;
@@ -24,16 +29,15 @@ export class LiveSession {
   private readonly pacing: AudioPacing;
   private recognition: SessionRecognition | null = null;
   private audio: SessionAudio | null = null;
-  private readonly turns: LiveTurn[] = [];
-  private readonly pending = new Set<Promise<void>>();
-  private lastItemId: string | null = null;
+  private readonly transcript: SessionTranscript;
   private readonly started: Promise<void>;
   private ready = false;
-  private lastAudioAt: number;
+  private readonly clock: SessionClock;
   private budgetMs: number;
   private balanceReadAt: number;
   private timer: ReturnType<typeof setInterval> | null = null;
   private ending: SessionEnding | null = null;
+  private readonly budgets = new EventBudgets();
   readonly startedAt = new Date();
 
   constructor(
@@ -43,18 +47,24 @@ export class LiveSession {
     remainingSeconds: number,
   ) {
     const detection = this.config.turnDetection;
-    this.cutter = new TurnCutter(detection === null ? null : ports.detector(detection), detection?.prefixPaddingMs ?? 0);
+    const mayStop = (stoppedInChunk: number) => this.transcript.awaitingFinal + stoppedInChunk < maxTurnsAwaitingFinal;
+    this.cutter = new TurnCutter(this.detectorFor(detection), detection?.prefixPaddingMs ?? 0, mayStop);
+    this.transcript = new SessionTranscript(ports.send);
     this.resampler = ports.resampler(this.config.rate);
     this.pacing = new AudioPacing({ speed: fastestSpeed, burstMs: ports.limits.burstMs });
-    this.lastAudioAt = ports.now();
+    const now = ports.now();
+    this.clock = new SessionClock(now, ports.limits);
     this.budgetMs = remainingSeconds * 1000;
-    this.balanceReadAt = this.lastAudioAt;
+    this.balanceReadAt = now;
     // A recording that cannot be opened (a full disk, a temp folder gone): the client is told, and the session ends.
     this.started = this.start().catch((error: unknown) => void this.end(unavailable(error)));
   }
 
   private async start(): Promise<void> {
-    this.audio = await this.ports.openAudio();
+    const audio = await this.ports.openAudio();
+    // Ended while the recording opened (the client went at once): nothing of it is kept, no timer starts.
+    if (this.ending !== null) return void (await audio.discard());
+    this.audio = audio;
     this.ready = true;
     this.ports.send({ type: "session.created", event_id: newEventId(), session: sessionView(this.id, this.config) });
     this.timer = setInterval(() => this.tick(), this.ports.limits.partialEveryMs);
@@ -65,9 +75,11 @@ export class LiveSession {
     return this.started;
   }
 
-  /** One frame from the client. Frames that arrive while the session starts wait, in order. */
+  /** One frame from the client. Frames that arrive while the session starts wait, in order; every frame is budgeted. */
   receive(frame: string | Uint8Array): void {
-    if (this.ready) this.handle(frame);
+    if (this.ending !== null) return;
+    if (!this.budgets.frame(this.ports.now())) void this.end(tooManyEvents());
+    else if (this.ready) this.handle(frame);
     else void this.started.then(() => this.handle(frame));
   }
 
@@ -83,15 +95,16 @@ export class LiveSession {
       this.ending = new SessionEnding(request, this.ports, {
         sessionId: this.id,
         userId: this.userId,
-        finishTurn: () => this.apply(this.cutter.end(), this.ports.now()),
-        pendingTurns: () => Promise.all(this.pending).then(() => this.recognition?.close()),
+        finishTurn: () => this.recognition && this.transcript.apply(this.recognition, this.cutter.end(), this.ports.now()),
+        pendingTurns: () => this.transcript.settled(),
+        closeRecognition: async () => this.recognition?.close(),
         audio: () => this.audio,
         ended: (wavPath, durationMs) => ({
           sessionId: this.id,
           userId: this.userId,
           wavPath,
           durationMs,
-          turns: this.turns,
+          turns: this.transcript.turns,
           engine: this.config.engine,
           language: this.config.language,
           vocabulary: this.config.vocabulary,
@@ -108,7 +121,10 @@ export class LiveSession {
     if (this.ending !== null) return;
     const read = readClientEvent(frame);
     const answer = read.ok ? this.dispatch(read.event) : errorEvent(read.problem);
-    if (answer !== null) this.ports.send(answer);
+    if (answer === null) return;
+    const verdict = answer.type === "error" ? this.budgets.answer(answer.error.code, this.ports.now()) : "send";
+    if (verdict === "send") this.ports.send(answer);
+    else if (verdict === "end") void this.end(tooManyErrors());
   }
 
   /** Does what the event asks; returns the event that answers it, if one does (others come as turns go). */
@@ -119,15 +135,11 @@ export class LiveSession {
         return this.update(event);
       case "input_audio_buffer.append":
         return this.append(event.audio, eventId);
-      case "input_audio_buffer.commit": {
-        const steps = this.cutter.end();
-        if (steps.length === 0) {
-          const message = "There is no audio to commit: nothing was appended since the last turn.";
-          return errorEvent({ code: "input_audio_buffer_commit_empty", message, param: null, eventId });
-        }
-        this.apply(steps, this.ports.now());
+      case "input_audio_buffer.commit":
+        if (this.cutter.turnAudioMs < minCommitMs) return commitEmpty(eventId);
+        if (this.transcript.awaitingFinal >= maxTurnsAwaitingFinal) return turnBacklog(eventId);
+        this.finishTurn();
         return null;
-      }
       case "input_audio_buffer.clear":
         if (this.cutter.inTurn) this.recognition?.clear();
         this.cutter.clear();
@@ -138,6 +150,14 @@ export class LiveSession {
     }
   }
 
+  private finishTurn(): void {
+    if (this.recognition !== null) this.transcript.apply(this.recognition, this.cutter.end(), this.ports.now());
+  }
+
+  private detectorFor(detection: TurnDetection | null) {
+    return detection === null ? null : this.ports.detector(detection);
+  }
+
   private update(event: SessionUpdate): ServerEvent {
     const outcome = updatedConfig(this.config, event, this.ports.offer, this.recognition !== null);
     if (!outcome.ok) return errorEvent(outcome.problem);
@@ -145,95 +165,63 @@ export class LiveSession {
     this.config = outcome.config;
     if (outcome.config.rate !== before.rate) this.resampler = this.ports.resampler(outcome.config.rate);
     const detection = outcome.config.turnDetection;
-    if (JSON.stringify(detection) !== JSON.stringify(before.turnDetection)) {
-      this.cutter.detectWith(detection === null ? null : this.ports.detector(detection), detection?.prefixPaddingMs ?? 0);
-    }
+    if (JSON.stringify(detection) !== JSON.stringify(before.turnDetection))
+      this.cutter.detectWith(this.detectorFor(detection), detection?.prefixPaddingMs ?? 0);
     return { type: "session.updated", event_id: newEventId(), session: sessionView(this.id, this.config) };
   }
 
   private append(base64: string, eventId: string | null): ServerEvent | null {
     const decoded = decodePcm16Base64(base64, Math.floor((maxEventBytes * 3) / 4));
     if (!decoded.ok) return errorEvent({ code: "invalid_audio", message: `Invalid audio: ${decoded.reason}.`, param: "audio", eventId });
+    if (decoded.samples.length === 0) return noAudio(eventId);
+    const undecodedMs = this.recognition?.backlogMs ?? 0;
+    if (undecodedMs > maxUndecodedMs) return recognizerBehind(undecodedMs, eventId);
     const now = this.ports.now();
-    if (!this.pacing.admit((decoded.samples.length / this.config.rate) * 1000, now)) {
+    const audioMs = (decoded.samples.length / this.config.rate) * 1000;
+    if (!this.pacing.admit(audioMs, now)) {
       return errorEvent({ code: "audio_too_fast", message: tooFast(this.ports.limits.burstMs), param: "audio", eventId });
     }
-    this.recognition ??= new SessionRecognition(this.ports.openRecognizer(this.config), (error) => void this.end(unavailable(error)));
+    const recognition = (this.recognition ??= new SessionRecognition(this.ports.openRecognizer(this.config), (error) => void this.end(unavailable(error))));
     const samples = this.resampler.push(decoded.samples);
-    this.audio?.append(samples);
+    try {
+      this.audio?.append(samples);
+    } catch (error) {
+      // A full disk (ENOSPC), the file gone: what is not recorded cannot become the task, so the session ends now.
+      void this.end(recordingFailed(error));
+      return null;
+    }
     this.ports.observe.audioReceived(samples.length / liveSampleRate);
-    this.lastAudioAt = now;
-    this.apply(this.cutter.cut(samples), now);
+    this.clock.heard(audioMs, now);
+    this.transcript.apply(recognition, this.cutter.cut(samples), now);
+    this.askPartial();
     const limit = reachedLimit(this.cutter.audioMs, this.ports.limits.maxSessionMs, this.budgetMs);
     if (limit !== null) void this.end(limit);
     return null;
   }
 
-  private apply(steps: TurnStep[], arrivedAt: number): void {
-    const recognition = this.recognition;
-    if (recognition === null) return;
-    for (const step of steps) {
-      if (step.type === "audio") recognition.push(step.samples, arrivedAt);
-      else if (step.type === "started") {
-        const itemId = newItemId();
-        recognition.start({ itemId, startMs: step.atMs });
-        if (step.detected)
-          this.ports.send({ type: "input_audio_buffer.speech_started", event_id: newEventId(), audio_start_ms: Math.round(step.atMs), item_id: itemId });
-      } else {
-        const turn = recognition.openTurn;
-        if (turn === null) continue;
-        if (step.detected)
-          this.ports.send({ type: "input_audio_buffer.speech_stopped", event_id: newEventId(), audio_end_ms: Math.round(step.atMs), item_id: turn.itemId });
-        this.ports.send({ type: "input_audio_buffer.committed", event_id: newEventId(), item_id: turn.itemId, previous_item_id: this.lastItemId });
-        this.lastItemId = turn.itemId;
-        this.complete(recognition, turn.itemId, turn.startMs, step.atMs);
-      }
-    }
-  }
-
-  private complete(recognition: SessionRecognition, itemId: string, startMs: number, endMs: number): void {
-    const done = recognition.finish().then((result) => {
-      const words = sessionTimed(result.words, startMs);
-      const transcript = result.text.trim();
-      if (transcript !== "") this.turns.push({ start: startMs, end: endMs, text: transcript, words, punctuated: result.punctuated });
-      this.ports.send({
-        type: "conversation.item.input_audio_transcription.completed",
-        event_id: newEventId(),
-        item_id: itemId,
-        content_index: 0,
-        transcript,
-        usage: { type: "duration", seconds: Math.round(endMs - startMs) / 1000 },
-        words: words.map((word) => ({ word: word.text, start: word.start / 1000, end: word.end / 1000, confidence: word.confidence })),
-      });
-    });
-    this.pending.add(done);
-    void done.finally(() => this.pending.delete(done));
-  }
-
   private tick(): void {
     const now = this.ports.now();
-    if (now - this.lastAudioAt >= this.ports.limits.idleTimeoutMs) {
-      void this.end(idleEnd(this.ports.limits.idleTimeoutMs));
-      return;
-    }
+    const due = this.clock.due(now);
+    if (due !== null) return void this.end(due);
     if (now - this.balanceReadAt >= this.ports.limits.balanceEveryMs) {
       // What this session recorded is charged only when it ends, so the balance read now is what it may still record in all.
       this.balanceReadAt = now;
-      void this.ports.remainingSeconds().then(
-        (seconds) => {
-          this.budgetMs = seconds * 1000;
-        },
+      void this.ports.remainingSeconds(this.cutter.audioMs).then(
+        (seconds) => void (this.budgetMs = seconds * 1000),
         () => undefined,
       );
     }
+    this.askPartial();
+  }
+
+  /**
+   * Asks for the open turn's hypothesis (SessionRecognition asks only when none is in flight and audio came since): after
+   * every append as well as on the timer, so a word firms up as soon as a second hypothesis agrees, not a tick later.
+   */
+  private askPartial(): void {
     void this.recognition?.partial(this.ports.now, (partial) => {
-      this.ports.send({
-        type: "conversation.item.input_audio_transcription.delta",
-        event_id: newEventId(),
-        item_id: partial.itemId,
-        content_index: 0,
-        delta: partial.delta,
-      });
+      const { itemId: item_id, delta } = partial;
+      this.ports.send({ type: "conversation.item.input_audio_transcription.delta", event_id: newEventId(), item_id, content_index: 0, delta });
       this.ports.observe.partialLatency(partial.latencyMs / 1000);
     });
   }

@@ -11,7 +11,8 @@ import { liveEngines } from "./engines/index.ts";
 import { LiveTasks } from "./live-task.ts";
 import { liveEvents } from "./metrics.ts";
 import { openSessionAudio } from "./session-audio.ts";
-import { remainingBalanceSeconds } from "./session-balance.ts";
+import { remainingBalanceSeconds, remainingForSession } from "./session-balance.ts";
+import { LiveSessionSlots } from "./session-slots.ts";
 import { liveSampleRate } from "./streaming-engine.ts";
 import type { SessionServices } from "./routes.ts";
 import type { LiveConfig } from "./settings.ts";
@@ -32,7 +33,11 @@ export function sessionServices(parts: {
   const offer = tasks.recognitionOffer;
   const engines = liveEngines(transcription, offer);
   const liveTasks = new LiveTasks(tasks, blobs, documents, { maxSpeakers: transcription.maxSpeakers });
-  const audioDir = join(transcriptionTempRoot(transcription.tempDir), "scribe-live");
+  // The leases the admission holds (documents in the store, nothing kept here): each session notes in its own what it recorded.
+  const slots = new LiveSessionSlots(documents, live.sessionsPerAccount);
+  // Named as the task folders are (`scribe-task-<pid>-...`): once this process is gone, the temp sweep removes what a session
+  // killed with it was recording, so no one's speech stays on disk without a task.
+  const audioDir = join(transcriptionTempRoot(transcription.tempDir), `scribe-task-${process.pid}-0-live-recordings`);
   return {
     offer,
     limits: { maxSessionMs: live.maxSessionMs, idleTimeoutMs: live.idleTimeoutMs, burstMs: live.burstMs, partialEveryMs, balanceEveryMs },
@@ -42,8 +47,13 @@ export function sessionServices(parts: {
     resampler: (rate) => new Resampler(rate, liveSampleRate),
     openAudio: () => openSessionAudio(audioDir),
     keep: (ended, metadata) => liveTasks.keep(ended, metadata),
-    remainingSeconds: (userId) => remainingBalanceSeconds(documents, userId),
+    // With the session and what it recorded, the balance it shares with the account's other open sessions (session-balance.ts).
+    remainingSeconds: (userId: number, sessionId?: string, recordedMs?: number) =>
+      sessionId === undefined || recordedMs === undefined
+        ? remainingBalanceSeconds(documents, userId)
+        : remainingForSession(slots, documents, userId, sessionId, recordedMs),
     now: () => performance.now(),
     observe: liveEvents,
+    closeEngines: () => engines.close(),
   };
 }

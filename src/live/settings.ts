@@ -17,17 +17,20 @@ export const liveSettings = {
     group,
     min: 0,
     max: 10_000,
-    fallback: 16,
+    fallback: 4,
     description:
-      "Live sessions one API process runs at once, whoever holds them (each decodes speech as it arrives); one more is refused with an " +
-      "error event and close code 1013 (try again later).",
+      "Live sessions one API process runs at once, whoever holds them; one more is refused with an error event and close code 1013 (try " +
+      "again later). Each decodes speech as it arrives: with PocketSphinx about a third of a core and 70 MB, so 4 fit two cores; raise it " +
+      "with the cores.",
   }),
   LIVE_SESSION_MAX_SECONDS: integer({
     group,
     min: 10,
     max: 24 * 3600,
     fallback: 4 * 3600,
-    description: "The longest a live session runs, in seconds of audio received; then it ends (its open turn finished) and becomes a task.",
+    description:
+      "The longest a live session runs, in seconds of audio received or of time connected, whichever comes first; then it ends (its open " +
+      "turn finished) and becomes a task.",
   }),
   LIVE_IDLE_TIMEOUT_SECONDS: integer({
     group,

@@ -28,6 +28,11 @@ export interface TurnRecognizer {
   clear(): void;
   /** Frees the decoder and its thread; calls pending or made after reject. */
   close(): void;
+  /**
+   * Milliseconds of audio pushed and not yet decoded (optional; none said: 0). The session refuses audio while it is
+   * far behind, so a recognizer on an overloaded machine never holds an unbounded backlog.
+   */
+  backlogMs?(): number;
 }
 
 export type StreamingOptions = {

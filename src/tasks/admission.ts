@@ -29,8 +29,20 @@ export type AdmissionCommand =
    * A slot is held by one attempt of a task (`attempt` 1 at creation, then one more per retry), so a
    * late "attempt 1 failed" can never free the slot the retry (attempt 2) holds.
    * `abandoned`: admitted tasks the caller found never began the attempt they were admitted for (their creation or retry died); their slots are freed first.
+   * `chargeSeconds`: charged as the slot is taken, in the same append (a live session's recording, whose transcript the
+   * speaker already has: nothing that happens to the task later can undo it); its release then charges nothing more.
    */
-  | { type: "AdmitTask"; taskId: number; attempt: number; disk: Disk; limit: number; abandoned: number[]; now: string; upload?: string }
+  | {
+      type: "AdmitTask";
+      taskId: number;
+      attempt: number;
+      disk: Disk;
+      limit: number;
+      abandoned: number[];
+      now: string;
+      upload?: string;
+      chargeSeconds?: number;
+    }
   /** `charge`: the finished task's cost in seconds, taken from the balance as the slot is freed. */
   | { type: "ReleaseTaskSlot"; taskId: number; attempt: number; charge?: { seconds: number; now: string } }
   /** Frees the slot an upload's completion took, when the upload ended (aborted, expired) without its task. */
@@ -98,16 +110,16 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
           admittedAt: command.now,
         };
         if (command.upload !== undefined) admitted.upload = command.upload;
-        return [...released, { type: "TaskAdmitted", data: admitted }];
+        const charged = command.chargeSeconds ? [charge(state, command.taskId, { seconds: command.chargeSeconds, now: command.now })] : [];
+        return [...released, { type: "TaskAdmitted", data: admitted }, ...charged];
       }
       case "ReleaseTaskSlot": {
-        const { taskId, attempt, charge } = command;
+        const { taskId, attempt } = command;
         const slot = state.inFlight.get(slotKey(taskId, attempt));
         if (!slot) return [];
         const released: AdmissionEvent = { type: "TaskSlotReleased", data: { taskId, attempt } };
-        if (!charge || charge.seconds <= 0 || slot.charged) return [released];
-        const seconds = Math.min(charge.seconds, remainingSeconds(state.ledger));
-        return [released, { type: "SecondsCharged", data: { taskId, seconds, ...splitCharge(state.ledger, seconds), chargedAt: charge.now } }];
+        if (!command.charge || command.charge.seconds <= 0 || slot.charged) return [released];
+        return [released, charge(state, taskId, command.charge)];
       }
       case "ReleaseUploadSlot": {
         const slot = slotOfUpload(state, command.upload);
@@ -118,6 +130,12 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
     }
   },
 };
+
+/** The task's charge of `seconds`, never more than the balance holds (it never goes below zero). */
+function charge(state: AdmissionState, taskId: number, { seconds, now }: { seconds: number; now: string }): Charged {
+  const taken = Math.max(0, Math.min(seconds, remainingSeconds(state.ledger)));
+  return { type: "SecondsCharged", data: { taskId, seconds: taken, ...splitCharge(state.ledger, taken), chargedAt: now } };
+}
 
 /** The slot an upload's completion holds, if any. */
 export function slotOfUpload(state: AdmissionState, upload: string): Slot | undefined {

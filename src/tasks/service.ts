@@ -124,7 +124,7 @@ export class Tasks {
     const transcript = await storeSuppliedTranscript(this.transcripts, taskId, input, live);
     let position: number | null;
     try {
-      await this.slots.admit(userId, taskId, 1, input.disk, metadata, undefined, live ? Number.POSITIVE_INFINITY : undefined);
+      await (live ? this.slots.admitLive(userId, taskId, input.cost ?? 0, metadata) : this.slots.admit(userId, taskId, 1, input.disk, metadata));
       position = await this.run(taskId, createTaskCommand(taskId, userId, input, choice, transcript, this.now(), live !== undefined), metadata);
     } catch (error) {
       await this.discardUnrecorded(taskId, transcript);

@@ -3,7 +3,7 @@ import type { EventMetadata, RecordedEvent } from "../core/event.ts";
 import { TooManyRequestsError } from "../core/errors.ts";
 import { loadState } from "../core/state-cache.ts";
 import { AccountCommands } from "../accounts/commands.ts";
-import { admissionDecider, maxConcurrentTasks, slotOfUpload } from "./admission.ts";
+import { admissionDecider, maxConcurrentTasks, slotOfUpload, type AdmissionCommand } from "./admission.ts";
 import { taskDecider } from "./decider.ts";
 import { isInFlight, isTaskEvent, taskStream, type Disk } from "./events.ts";
 import { secondsCharged, type TranscriptSource } from "./transcripts.ts";
@@ -21,9 +21,9 @@ export const endedSlotGraceMs = 60_000;
 export type EndedAttempt = { endedAt: string; chargeSeconds: number };
 
 /**
- * Whether `attempt` of the task can no longer finish, from its stream: it finished (charged its cost, as the
- * task-slots worker would, unless its transcript was supplied), failed, was retried (a later attempt holds its own
- * slot) or the task was deleted. Null while it may still finish, or never began.
+ * Whether `attempt` of the task can no longer finish, from its stream: it finished (charged as the task-slots worker
+ * would: secondsCharged), failed, was retried (a later attempt holds its own slot) or the task was deleted. Null while
+ * it may still finish, or never began. A live session's task was charged as it was admitted, however it ends.
  */
 export function endedAttempt(events: readonly RecordedEvent[], attempt: number): EndedAttempt | null {
   let created: TranscriptSource | null = null;
@@ -34,7 +34,7 @@ export function endedAttempt(events: readonly RecordedEvent[], attempt: number):
         break;
       case "TaskFinished":
         if (event.data.attempt === attempt)
-          return { endedAt: event.time, chargeSeconds: created ? secondsCharged(created, event.data.cost) : Math.max(0, event.data.cost ?? 0) };
+          return { endedAt: event.time, chargeSeconds: created ? secondsCharged(created, event.data.cost, attempt) : Math.max(0, event.data.cost ?? 0) };
         break;
       case "TaskFailed":
         if (event.data.attempt === attempt) return { endedAt: event.time, chargeSeconds: 0 };
@@ -70,25 +70,15 @@ export class TaskSlots {
   /**
    * Takes one slot, freeing first the slots of creations and retries that died. For an upload's completion
    * (`upload`), a slot that completion took before stands, and the id of its task is returned: every
-   * repeat of one completion names the same task. Otherwise `taskId` is returned. `limit`: the tasks in progress
-   * past which it is refused; a live session's task, whose speaker has already spoken, is admitted whatever the
-   * count (Infinity), holding its slot the moment its transcript takes to finish, so its charge is taken as for any other.
+   * repeat of one completion names the same task. Otherwise `taskId` is returned.
    */
-  async admit(
-    userId: number,
-    taskId: number,
-    attempt: number,
-    disk: Disk,
-    metadata: EventMetadata,
-    upload?: string,
-    limit = maxConcurrentTasks,
-  ): Promise<number> {
+  async admit(userId: number, taskId: number, attempt: number, disk: Disk, metadata: EventMetadata, upload?: string): Promise<number> {
     const now = this.now().toISOString();
     const admit = (abandoned: number[]) =>
       this.accounts.decideOnAccount(
         userId,
         admissionDecider,
-        (state) => admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit, abandoned, now, upload }, state),
+        (state) => admissionDecider.decide({ type: "AdmitTask", taskId, attempt, disk, limit: maxConcurrentTasks, abandoned, now, upload }, state),
         { metadata },
       );
     let admitted: Awaited<ReturnType<typeof admit>>;
@@ -104,6 +94,28 @@ export class TaskSlots {
       admitted = await admit(abandoned);
     }
     return upload === undefined ? taskId : (slotOfUpload(admitted.state, upload)?.taskId ?? taskId);
+  }
+
+  /**
+   * The slot of a live session's new task, taken with its charge of `seconds` in one append: the speaker already has
+   * the transcript, so the charge stands whatever becomes of the task (deleted at once, failed), and its release
+   * charges nothing more (the slot is marked charged). Admitted whatever the count of tasks in progress: the speaker
+   * has spoken, and the slot is held only the moment its transcript takes to finish. Should creating the task fail
+   * after this, the charge stands too, for the same reason; the slot is freed as an abandoned one.
+   */
+  async admitLive(userId: number, taskId: number, seconds: number, metadata: EventMetadata): Promise<void> {
+    const now = this.now().toISOString();
+    const live: AdmissionCommand = {
+      type: "AdmitTask",
+      taskId,
+      attempt: 1,
+      disk: "objstore",
+      limit: Number.POSITIVE_INFINITY,
+      abandoned: [],
+      now,
+      chargeSeconds: seconds,
+    };
+    await this.accounts.decideOnAccount(userId, admissionDecider, (state) => admissionDecider.decide(live, state), { metadata });
   }
 
   /** Gives back the slot of this attempt of the task (nothing when it holds none). */

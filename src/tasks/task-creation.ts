@@ -9,7 +9,7 @@ export type CreateTaskInput = typeof createTaskBody.static;
 
 /**
  * A live session kept as a task (src/live/live-task.ts): its transcript as recognised while it was spoken, timed words
- * kept (a client's `segments` never carry words), charged like a recognition and admitted whatever the tasks in progress.
+ * kept (a client's `segments` never carry words), charged its cost as it is admitted (TaskSlots.admitLive), whatever the tasks in progress.
  */
 export type LiveRecording = { segments: Segment[] };
 

@@ -13,7 +13,7 @@ type TaskCreated = Extract<TaskEvent, { type: "TaskCreated" }>;
  * Gives a user's concurrent-task slot back when a task ends (finished, failed, deleted), and charges a
  * transcribed task's cost (its media's duration in whole seconds) as it does: the slot is released
  * once, so the charge happens once whatever the redeliveries. A task created with its transcript was
- * not recognised and is not charged.
+ * not recognised and is not charged; a live session's task was charged as it was admitted (secondsCharged).
  */
 export function taskSlotWorker(store: EventStore, now: () => Date = () => new Date()): Worker<Ended> {
   const accounts = new AccountCommands(store);
@@ -27,7 +27,7 @@ export function taskSlotWorker(store: EventStore, now: () => Date = () => new Da
       let charge: { seconds: number; now: string } | undefined;
       if (event.type === "TaskFinished" && event.data.cost && event.data.cost > 0) {
         const [created] = (await store.readStream(event.streamName, { maxCount: 1 })).filter(isOneOf<TaskCreated>(["TaskCreated"]));
-        const seconds = created ? secondsCharged(created.data, event.data.cost) : 0;
+        const seconds = created ? secondsCharged(created.data, event.data.cost, event.data.attempt) : 0;
         if (seconds > 0) charge = { seconds, now: now().toISOString() };
       }
       // The slot of exactly this attempt: a late event about an earlier attempt frees nothing the retry holds.

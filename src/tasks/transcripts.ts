@@ -28,11 +28,15 @@ export const hasTranscript = (source: TranscriptSource): boolean => (source.tran
 
 /**
  * The seconds a finished attempt is charged: its cost (the media's duration in whole seconds), or nothing for a task
- * created with its transcript, which was never recognised, unless that transcript was recognised live (`origin`).
+ * created with its transcript, which was never recognised. A live session's recording (`origin`) is charged once, with
+ * its first attempt: as that attempt is admitted (TaskSlots.admitLive), so this charge of its finish is then refused as
+ * a second one; it counts only for a task admitted before live tasks were charged so. A retry of it recognises nothing.
  * The task-slots worker and the sweeper that frees a slot whose release was lost (slots.ts) both charge by it.
  */
-export const secondsCharged = (created: TranscriptSource & { origin?: string }, cost: number | null | undefined): number =>
-  hasTranscript(created) && created.origin !== "live" ? 0 : Math.max(0, cost ?? 0);
+export const secondsCharged = (created: TranscriptSource & { origin?: string }, cost: number | null | undefined, attempt: number): number => {
+  if (created.origin === "live") return attempt === 1 ? Math.max(0, cost ?? 0) : 0;
+  return hasTranscript(created) ? 0 : Math.max(0, cost ?? 0);
+};
 
 /** The number of segments a source holds, without reading the blob. */
 export const segmentCount = (source: TranscriptSource): number | null => source.transcript?.segments ?? source.segments?.length ?? null;

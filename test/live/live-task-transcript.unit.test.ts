@@ -39,3 +39,19 @@ describe("live turns as segments", () => {
     expect(liveTaskName(new Date("2026-11-27T14:03:59.999Z"))).toBe("Live transcription 2026-11-27 14:03");
   });
 });
+
+describe("live turns that overlap", () => {
+  test("given a turn padded back into the one before, then its segment spans its words and starts where the other ended", () => {
+    const first = turn(120, 3455, "for a full hour", false, [
+      { text: "for", start: 300, end: 500, confidence: 0.9 },
+      { text: "hour", start: 2800, end: 3300, confidence: 0.9 },
+    ]);
+    const second = turn(3220, 5247, "but he could wait", false, [
+      { text: "but", start: 3250, end: 3500, confidence: 0.9 },
+      { text: "wait", start: 4500, end: 4900, confidence: 0.9 },
+    ]);
+    const [one, two] = segmentsOfTurns([first, second], 6000);
+    expect(one).toMatchObject({ start: 300, end: 3300 });
+    expect(two).toMatchObject({ start: 3300, end: 4900 });
+  });
+});

@@ -13,6 +13,7 @@ import { scriptPace } from "../support/limits.ts";
 import { json, waitForSlotFree, waitForStatus, type User } from "../support/tasks.ts";
 import { blobKeys } from "../support/orphan-blobs.ts";
 import { tasksService } from "../../src/tasks/index.ts";
+import type { Tasks } from "../../src/tasks/service.ts";
 import { LiveTasks } from "../../src/live/live-task.ts";
 import { openSessionAudio } from "../../src/live/session-audio.ts";
 import { noteRecording, sweepUnkeptRecordings, unkeptAfterMs } from "../../src/live/unkept-recordings.ts";
@@ -23,11 +24,12 @@ import { voice } from "./live-task-voices.ts";
 
 let app: TestApp;
 let live: LiveTasks;
+let tasks: Tasks;
 let dir: string;
 beforeAll(async () => {
   app = await startTestApp({ ...scriptPace });
   const { eventStore, documents, transcripts, blobs } = app.adapters;
-  const tasks = await tasksService(eventStore, documents, app.service.waitForProjections, transcripts);
+  tasks = await tasksService(eventStore, documents, app.service.waitForProjections, transcripts);
   live = new LiveTasks(tasks, blobs, documents, { maxSpeakers: 6 });
   dir = mkdtempSync(join(tmpdir(), "scribe-live-task-"));
 });
@@ -149,7 +151,6 @@ describe("a live session kept as a task", () => {
 
   test("admitted with 3 tasks already in progress, where an upload is refused", async () => {
     const user = await app.register();
-    const tasks = await tasksService(app.adapters.eventStore, app.adapters.documents, app.service.waitForProjections, app.adapters.transcripts);
     // Three slots held by tasks in progress (their creations have only just begun, so admission frees none).
     for (const taskId of [900_001, 900_002, 900_003]) await tasks.slots.admit(user.id, taskId, 1, "objstore", metadata());
     const refused = await app.request("POST", "/api/tasks", {
@@ -159,6 +160,15 @@ describe("a live session kept as a task", () => {
     expect(refused.status).toBe(429);
     const kept = await live.keep(session(user, await recorded(voice(110, [700, 1200], 1000, 9)), [turn(0, 900, word("still", 0, 900))]), metadata());
     await waitForStatus(app, user, kept!.taskId, "finished");
+  });
+
+  test("a finished live task is charged once: its finish and the sweeper of lost releases add nothing", async () => {
+    const user = await app.register();
+    const kept = await live.keep(session(user, await recorded(voice(110, [700, 1200], 1500, 6)), [turn(0, 1400, word("once", 0, 900))]), metadata());
+    await waitForStatus(app, user, kept!.taskId, "finished");
+    await waitForSlotFree(app, user.id, kept!.taskId);
+    await tasks.slots.releaseEnded(user.id, metadata(), 0);
+    expect(await balanceOf(user)).toMatchObject({ used_seconds: 2 });
   });
 
   test("charged at most what the balance holds: never below zero", async () => {

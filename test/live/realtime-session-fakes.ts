@@ -13,6 +13,18 @@ export class FakeRecognizer implements TurnRecognizer {
   closed = false;
   partialsAtOnce = 0;
   mostPartialsAtOnce = 0;
+  /** What backlogMs() answers: audio the test says is undecoded. */
+  backlog = 0;
+  /** While set, finish() waits until the test calls releaseFinals(). */
+  holdFinals = false;
+  private held: (() => void)[] = [];
+  backlogMs(): number {
+    return this.backlog;
+  }
+  releaseFinals(): void {
+    this.holdFinals = false;
+    for (const release of this.held.splice(0)) release();
+  }
   push(samples: Int16Array): void {
     this.pushedSamples += samples.length;
   }
@@ -30,6 +42,7 @@ export class FakeRecognizer implements TurnRecognizer {
     const words = this.words().map((text, i) => ({ text, start: i * 100, end: i * 100 + 90, confidence: 0.9 }));
     this.pushedSamples = 0;
     this.turns++;
+    if (this.holdFinals) await new Promise<void>((resolve) => this.held.push(resolve));
     return { text: words.map((word) => word.text).join(" "), words, punctuated: false };
   }
   clear(): void {
@@ -58,13 +71,18 @@ export class FakeDetector implements VoiceDetector {
 export class FakeAudio implements SessionAudio {
   samples = 0;
   discarded = false;
+  /** Thrown by append and by close (a full disk), when set. */
+  failure: Error | null = null;
+  closeFailure: Error | null = null;
   append(samples: Int16Array): void {
+    if (this.failure !== null) throw this.failure;
     this.samples += samples.length;
   }
   get durationMs(): number {
     return this.samples / 16;
   }
   async close(): Promise<string> {
+    if (this.closeFailure !== null) throw this.closeFailure;
     return "/tmp/fake.wav";
   }
   async discard(): Promise<void> {
@@ -81,6 +99,8 @@ export type Harness = {
   recognizer: FakeRecognizer;
   audio: FakeAudio;
   clock: { now: number };
+  /** How often the session read the clock (its timer reads it on every tick). */
+  clockReads: { count: number };
   of<T extends ServerEvent["type"]>(type: T): Extract<ServerEvent, { type: T }>[];
   /** Sends an event as a client would. */
   send(event: unknown): void;
@@ -94,9 +114,17 @@ const started: LiveSession[] = [];
 export const endSessions = () => Promise.all(started.splice(0).map((session) => session.clientGone()));
 
 export async function startSession(
-  options: { remainingSeconds?: number; limits?: Partial<SessionPorts["limits"]>; turnDetection?: null; recognizerFails?: boolean } = {},
+  options: {
+    remainingSeconds?: number;
+    limits?: Partial<SessionPorts["limits"]>;
+    turnDetection?: null;
+    recognizerFails?: boolean;
+    /** Called as soon as the session is made, before its recording opened. */
+    made?: (session: LiveSession) => unknown;
+  } = {},
 ): Promise<Harness> {
   const clock = { now: 0 };
+  const clockReads = { count: 0 };
   const recognizer = new FakeRecognizer();
   const audio = new FakeAudio();
   const harness = { sent: [] as ServerEvent[], closed: null as Harness["closed"], kept: [] as EndedSession[], released: 0 };
@@ -122,11 +150,15 @@ export async function startSession(
     },
     offer: { defaultEngine: "sphinx", engines: ["sphinx"], languagesOf: () => ["en"] },
     limits: { maxSessionMs: 600_000, idleTimeoutMs: 60_000, burstMs: 10_000, partialEveryMs: 5, balanceEveryMs: 60_000, ...options.limits },
-    now: () => clock.now,
+    now: () => {
+      clockReads.count++;
+      return clock.now;
+    },
     observe: { audioReceived() {}, partialLatency() {}, ended() {} },
   };
   const session = new LiveSession("sess_test", 1, ports, options.remainingSeconds ?? 3600);
   started.push(session);
+  options.made?.(session);
   await session.whenStarted();
   const send = (event: unknown) => session.receive(JSON.stringify(event));
   send({
@@ -141,6 +173,7 @@ export async function startSession(
     recognizer,
     audio,
     clock,
+    clockReads,
     of: <T extends ServerEvent["type"]>(type: T) => harness.sent.filter((event): event is Extract<ServerEvent, { type: T }> => event.type === type),
     send,
     append: (samples: Int16Array) =>

@@ -158,6 +158,21 @@ describe.skipIf(!hasSphinx)("live PocketSphinx", () => {
     expect(longestGap).toBeLessThan(100);
   });
 
+  test("the backlog is the audio pushed and not yet decoded: all of it at once, none once a partial answered, none after clear", async () => {
+    const recognizer = await opened();
+    expect(recognizer.backlogMs?.()).toBe(0);
+    for (let i = 0; i < 40; i++) recognizer.push(new Int16Array(3200));
+    expect(recognizer.backlogMs?.()).toBe(8000);
+    await recognizer.partial();
+    expect(recognizer.backlogMs?.()).toBe(0);
+    for (let i = 0; i < 40; i++) recognizer.push(new Int16Array(3200));
+    recognizer.clear();
+    await recognizer.partial();
+    expect(recognizer.backlogMs?.()).toBe(0);
+    recognizer.close();
+    expect(recognizer.backlogMs?.()).toBe(0);
+  });
+
   test.skipIf(!hasClips)("close rejects what is pending and every later call, at once", async () => {
     const samples = (await samplesOf("1089-134686-0000"))!;
     const recognizer = await opened();

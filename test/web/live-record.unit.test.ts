@@ -2,7 +2,7 @@
  * The live captions' logic without a browser (src/web/app/live): the microphone's samples turned into 16 kHz
  * PCM16 (the worklet's downsampler: length, pitch and level kept, the band above 8 kHz removed, the same whatever
  * the blocks), their bytes and base64, the events sent (type-checked against the `openai` package's Realtime
- * types) and read, and the captions assembled from deltas and completed turns.
+ * types) and read, the captions assembled from deltas and completed turns, and what Stop leads to as the session ends.
  */
 import { describe, expect, test } from "bun:test";
 import type {
@@ -15,6 +15,8 @@ import type {
 } from "openai/resources/realtime/realtime";
 import { captionLines, keptTurns, nextCaptions, noCaptions, type Captions } from "../../src/web/app/live/captions.ts";
 import { Downsampler, pcm16Base64, pcm16Bytes, toPcm16 } from "../../src/web/app/live/pcm.ts";
+import { afterStop, type StoppedRecording } from "../../src/web/app/record/after-stop.ts";
+import { keptSaid, liveFallbackSaid } from "../../src/web/app/record/said.ts";
 import { appendEvent, commitEvent, parseServerEvent, realtimeUrl, sessionUpdate, type ServerEvent } from "../../src/web/app/live/realtime-events.ts";
 
 const tone = (frequency: number, rate: number, seconds: number, amplitude = 0.5) =>
@@ -189,5 +191,42 @@ describe("the captions", () => {
     const { finished } = captionLines(fold(events));
     expect(finished).toHaveLength(keptTurns);
     expect(finished.at(-1)?.text).toBe(`turn ${keptTurns + 4}`);
+  });
+});
+
+describe("what Stop leads to", () => {
+  const stopped = (streaming: boolean, bytes = 4000): StoppedRecording => ({
+    recorded: {
+      body: new Blob([new Uint8Array(bytes)], { type: "audio/webm;codecs=opus" }),
+      type: "audio/webm;codecs=opus",
+      startedAt: new Date(),
+      seconds: 7,
+    },
+    accepted: { formats: [{ extension: "webm", content_types: ["audio/webm"] }], max_size: 10_000 },
+    reason: "stop",
+    maxSeconds: null,
+    streaming,
+  });
+
+  test("the task the session named opens, and the recording is not uploaded, even one the server could not take", () => {
+    expect(afterStop({ kind: "task", taskId: 7 }, stopped(true))).toEqual({ kind: "open", taskId: 7 });
+    expect(afterStop({ kind: "task", taskId: 7 }, stopped(false, 20_000))).toEqual({ kind: "open", taskId: 7 });
+  });
+
+  test("a session that may have kept the audio without saying so: the recording kept in the page, never uploaded by itself", () => {
+    for (const why of ["timeout", "dropped"] as const) {
+      const next = afterStop({ kind: "unknown", why }, stopped(true));
+      expect(next.kind).toBe("keep");
+      if (next.kind !== "keep") continue;
+      expect(next.file.name).toMatch(/^Recording .*\.webm$/);
+      expect(next.said).toContain(why === "timeout" ? "did not answer within 30 seconds" : "was cut off");
+      expect(keptSaid(next.said, false)).toEndWith("The recording is still in this page: upload it, or discard it.");
+    }
+  });
+
+  test("nothing kept (no session, refused, or the server said so): the recording uploaded, as said", () => {
+    expect(afterStop({ kind: "nothing" }, stopped(true))).toMatchObject({ kind: "upload", said: liveFallbackSaid });
+    expect(afterStop({ kind: "nothing" }, stopped(false))).toMatchObject({ kind: "upload", said: "Recorded 7 seconds. Uploading…" });
+    expect(afterStop({ kind: "nothing" }, stopped(false, 20_000))).toMatchObject({ kind: "refused" });
   });
 });

@@ -2,7 +2,8 @@
  * The live PocketSphinx decoder's thread: one per recognizer, holding one decoder. Audio and requests are queued and
  * worked through in order, a slice at a time, so that a partial answers after every sample pushed before it, and a
  * `clear` or `close` sent behind a backlog is read between slices (within one slice's decoding, tens of ms) instead of
- * after the whole backlog.
+ * after the whole backlog. After each slice (and before each answer) the thread says how many samples it is done
+ * with, so the recognizer knows how much audio waits undecoded and the session can refuse more while it is behind.
  */
 import { NativeSphinxDecoder } from "./sphinx-native-decoder.ts";
 import { SphinxTurnDecoding } from "./sphinx-turn.ts";
@@ -35,11 +36,14 @@ self.onmessage = (event: MessageEvent<ToDecoderThread>) => {
     case "finish":
       queue.push({ kind: message.type, id: message.id });
       break;
-    case "clear":
+    case "clear": {
       // Audio queued since the last request would only be decoded to be dropped.
-      while (queue.at(-1)?.kind === "samples") queue.pop();
+      let dropped = 0;
+      while (queue.at(-1)?.kind === "samples") dropped += (queue.pop() as Extract<Work, { kind: "samples" }>).samples.length;
+      if (dropped > 0) reply({ type: "decoded", samples: dropped });
       queue.push({ kind: "clear" });
       break;
+    }
     case "close":
       queue.length = 0;
       decoder?.free();
@@ -71,6 +75,11 @@ function workOneSlice(): void {
   scheduled = false;
   if (!turn) return;
   let budget = sliceSamples;
+  let decoded = 0;
+  const acknowledge = () => {
+    if (decoded > 0) reply({ type: "decoded", samples: decoded });
+    decoded = 0;
+  };
   while (budget > 0) {
     const work = queue[0];
     if (!work) break;
@@ -78,14 +87,17 @@ function workOneSlice(): void {
       const part = work.samples.subarray(0, budget);
       turn.process(part);
       budget -= part.length;
+      decoded += part.length;
       if (part.length === work.samples.length) queue.shift();
       else work.samples = work.samples.subarray(part.length);
       continue;
     }
     queue.shift();
+    acknowledge();
     if (work.kind === "partial") reply({ type: "partial", id: work.id, text: turn.partial() });
     else if (work.kind === "finish") reply({ type: "finished", id: work.id, result: turn.finish() });
     else turn.clear();
   }
+  acknowledge();
   schedule();
 }

@@ -1,9 +1,10 @@
 /**
  * The event loop's side of a live PocketSphinx recognizer: every call is a message to the recognizer's own decoder
- * thread (sphinx-decoder-thread.ts), so a session never waits on decoding, however much audio it pushes at once.
+ * thread (sphinx-decoder-thread.ts), so a session never waits on decoding, however much audio it pushes at once. The
+ * thread says which samples it is done with, so `backlogMs` is the audio still waiting to be decoded.
  */
 import { RecognitionError } from "../../transcription/engine.ts";
-import type { TurnRecognizer, TurnResult } from "../streaming-engine.ts";
+import { liveSampleRate, type TurnRecognizer, type TurnResult } from "../streaming-engine.ts";
 import type { SphinxLibraryFiles } from "./sphinx-library.ts";
 import type { FromDecoderThread, ToDecoderThread } from "./sphinx-thread-messages.ts";
 
@@ -21,6 +22,9 @@ export class SphinxRecognizer implements TurnRecognizer {
   /** Why calls fail from now on: set by close() or by the thread's failure. */
   private ended: Error | null = null;
   private released = false;
+  /** Samples pushed to the thread, and those it said it is done with. */
+  private pushedSamples = 0;
+  private decodedSamples = 0;
 
   private constructor(
     private readonly thread: Worker,
@@ -56,6 +60,7 @@ export class SphinxRecognizer implements TurnRecognizer {
     if (this.ended || samples.length === 0) return;
     // A copy, handed over without another: the caller keeps its array (the session also records it).
     const copy = samples.slice();
+    this.pushedSamples += copy.length;
     this.post({ type: "push", samples: copy }, [copy.buffer]);
   }
 
@@ -69,6 +74,10 @@ export class SphinxRecognizer implements TurnRecognizer {
 
   clear(): void {
     if (!this.ended) this.post({ type: "clear" });
+  }
+
+  backlogMs(): number {
+    return this.ended ? 0 : ((this.pushedSamples - this.decodedSamples) * 1000) / liveSampleRate;
   }
 
   close(): void {
@@ -104,6 +113,7 @@ export class SphinxRecognizer implements TurnRecognizer {
   }
 
   private receive(reply: FromDecoderThread): void {
+    if (reply.type === "decoded") this.decodedSamples += reply.samples;
     if (reply.type !== "partial" && reply.type !== "finished") return;
     const waiting = this.waiting.get(reply.id);
     this.waiting.delete(reply.id);

@@ -17,6 +17,8 @@ export type ToDecoderThread =
 export type FromDecoderThread =
   | { type: "ready" }
   | { type: "failed"; message: string }
+  /** Samples pushed that the thread is done with (decoded, or dropped by `clear`), so the recognizer knows its backlog. */
+  | { type: "decoded"; samples: number }
   | { type: "partial"; id: number; text: string }
   | { type: "finished"; id: number; result: TurnResult }
   | { type: "closed" };

@@ -6,11 +6,18 @@
 import { pcm16Base64 } from "./pcm.ts";
 import { appendEvent, closeEvent, commitEvent, parseServerEvent, sessionUpdate, type ServerEvent } from "./realtime-events.ts";
 
+/**
+ * How a session asked to close answered: `session.closed` with the task it became (null: the server kept nothing), or
+ * no answer, the socket closed without one (`dropped`) or none within the time given (`timeout`). Without an answer
+ * the server may still have kept, or still keep, the audio as a task.
+ */
+export type FinishAnswer = { answered: true; taskId: number | null } | { answered: false; why: "timeout" | "dropped" };
+
 export type RealtimeSession = {
   /** Sends 16 kHz PCM16 samples; nothing once the session has ended. */
   append(samples: Int16Array): void;
-  /** Commits the audio, asks the session to close, and gives its task's id; null if none came within `timeoutMs`. */
-  finish(timeoutMs: number): Promise<number | null>;
+  /** Commits the audio, asks the session to close, and gives its answer (waited for up to `timeoutMs`). */
+  finish(timeoutMs: number): Promise<FinishAnswer>;
   /** Closes at once (the page left, the recording discarded). */
   abandon(): void;
 };
@@ -39,7 +46,7 @@ export function openRealtimeSession(url: string, speakers: boolean, listener: Se
     return Promise.resolve({ ok: false, reason: "the live transcription could not be reached" });
   }
   let phase: "opening" | "open" | "finishing" | "ended" = "opening";
-  let closed: (taskId: number | null) => void = () => undefined;
+  let answered: (answer: FinishAnswer) => void = () => undefined;
   const send = (event: object) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(event));
   };
@@ -52,17 +59,17 @@ export function openRealtimeSession(url: string, speakers: boolean, listener: Se
       if (phase === "open" && samples.length > 0) send(appendEvent(pcm16Base64(samples)));
     },
     finish(timeoutMs) {
-      if (phase !== "open") return Promise.resolve(null);
+      if (phase !== "open") return Promise.resolve({ answered: false, why: "dropped" });
       phase = "finishing";
       send(commitEvent);
       send(closeEvent);
       return new Promise((resolve) => {
-        const timer = setTimeout(() => closed(null), timeoutMs);
-        closed = (taskId) => {
+        const timer = setTimeout(() => answered({ answered: false, why: "timeout" }), timeoutMs);
+        answered = (answer) => {
           clearTimeout(timer);
-          closed = () => undefined;
+          answered = () => undefined;
           end();
-          resolve(taskId);
+          resolve(answer);
         };
       });
     },
@@ -91,11 +98,11 @@ export function openRealtimeSession(url: string, speakers: boolean, listener: Se
       }
       if (phase === "ended") return;
       listener.onEvent(event);
-      if (event.type === "session.closed") closed(event.taskId);
+      if (event.type === "session.closed") answered({ answered: true, taskId: event.taskId });
     };
     socket.onclose = () => {
       if (phase === "opening") refuse("the live transcription is not available");
-      else if (phase === "finishing") closed(null);
+      else if (phase === "finishing") answered({ answered: false, why: "dropped" });
       else if (phase === "open") {
         phase = "ended";
         listener.onEnded();

@@ -11,7 +11,7 @@ type KeptActionsProps = {
 
 /**
  * What can be done with a recording that is not uploaded: complete it again when its bytes are all stored, else
- * upload it again; or discard it.
+ * upload it (again); or discard it.
  */
 export function KeptActions({ kept, recording, first }: KeptActionsProps) {
   const { stored, file } = kept;
@@ -22,8 +22,13 @@ export function KeptActions({ kept, recording, first }: KeptActionsProps) {
           Create the transcription again
         </button>
       ) : (
-        <button type="button" ref={first} class="primary" onClick={() => recording.upload(file, "Uploading the recording again…")}>
-          Upload the recording again
+        <button
+          type="button"
+          ref={first}
+          class="primary"
+          onClick={() => recording.upload(file, kept.again ? "Uploading the recording again…" : "Uploading the recording…")}
+        >
+          {kept.again ? "Upload the recording again" : "Upload the recording"}
         </button>
       )}
       <button type="button" onClick={recording.discard}>

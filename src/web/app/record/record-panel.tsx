@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { LiveCaptions } from "../live/live-captions.tsx";
 import { UploadProgress } from "../upload/upload-progress.tsx";
+import { EndedActions } from "./ended-actions.tsx";
 import { KeptActions } from "./kept-actions.tsx";
 import { problemOf, statusOf, type Phase } from "./phase.ts";
 import { RecordingView } from "./recording-view.tsx";
@@ -81,7 +82,7 @@ function Recorder() {
   // pressed is gone. In the same commit as the render, so that it never falls to the page in between.
   const shown = useRef(phase.kind);
   useLayoutEffect(() => {
-    if (shown.current !== phase.kind && (phase.kind === "idle" || phase.kind === "kept")) first.current?.focus();
+    if (shown.current !== phase.kind && (phase.kind === "idle" || phase.kind === "kept" || phase.kind === "ended")) first.current?.focus();
     shown.current = phase.kind;
   }, [phase.kind]);
 
@@ -104,7 +105,8 @@ function Recorder() {
           onDiscard={recording.discard}
         />
       )}
-      {phase.kind === "closing" && <LiveCaptions live={phase.live} />}
+      {(phase.kind === "closing" || phase.kind === "ended") && <LiveCaptions live={phase.live} stopped />}
+      {phase.kind === "ended" && <EndedActions ended={phase} record={recording.start} first={first} />}
       {phase.kind === "uploading" && <UploadProgress name={phase.file.name} rate={phase.rate} onCancel={recording.cancel} />}
       {phase.kind === "kept" && <KeptActions kept={phase} recording={recording} first={first} />}
       {/* Speakers are asked for as a live session opens: the switch is gone while one runs. */}

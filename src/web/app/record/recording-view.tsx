@@ -4,9 +4,7 @@ import type { LiveTranscription } from "../live/live-transcription.ts";
 import { duration } from "../ui/format.ts";
 import { clock, levelWords } from "./level.ts";
 import type { Microphone } from "./microphone.ts";
-
-/** Why a recording ended: Stop, or a limit reached (the balance's time, the largest upload). */
-export type StopReason = "stop" | "time" | "size";
+import type { StopReason } from "./said.ts";
 
 type RecordingViewProps = {
   microphone: Microphone;

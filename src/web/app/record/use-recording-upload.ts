@@ -42,9 +42,9 @@ export function useRecordingUpload(phase: Phase, setPhase: (next: Phase) => void
       route(`/tasks/${task.id}`);
     } catch (error) {
       if (controller.signal.aborted) return;
-      if (error instanceof UploadCancelled) setPhase({ kind: "kept", file, said: "The upload was cancelled.", failed: false, stored: null });
-      else if (error instanceof CompletionFailed) setPhase({ kind: "kept", file, said: error.message, failed: true, stored: error });
-      else setPhase({ kind: "kept", file, said: ApiError.of(error).message, failed: true, stored: null });
+      if (error instanceof UploadCancelled) setPhase({ kind: "kept", file, said: "The upload was cancelled.", failed: false, stored: null, again: true });
+      else if (error instanceof CompletionFailed) setPhase({ kind: "kept", file, said: error.message, failed: true, stored: error, again: true });
+      else setPhase({ kind: "kept", file, said: ApiError.of(error).message, failed: true, stored: null, again: true });
     } finally {
       if (running.current === controller) running.current = null;
     }
@@ -54,14 +54,21 @@ export function useRecordingUpload(phase: Phase, setPhase: (next: Phase) => void
     running.current?.abort();
     running.current = null;
     if (phase.kind === "uploading")
-      setPhase({ kind: "kept", file: phase.file, said: "The upload was cancelled, and the server keeps none of it.", failed: false, stored: null });
+      setPhase({
+        kind: "kept",
+        file: phase.file,
+        said: "The upload was cancelled, and the server keeps none of it.",
+        failed: false,
+        stored: null,
+        again: true,
+      });
   };
 
   const completeAgain = async (stored: CompletionFailed, file: FileToUpload) => {
     try {
       route(`/tasks/${(await apiTransport({ speakerDiarization: speakers.current }).complete(stored.session, file)).id}`);
     } catch (error) {
-      setPhase({ kind: "kept", file, said: ApiError.of(error).message, failed: true, stored });
+      setPhase({ kind: "kept", file, said: ApiError.of(error).message, failed: true, stored, again: true });
     }
   };
 

@@ -4,9 +4,9 @@ import type { LiveTranscription } from "../live/live-transcription.ts";
 import type { UploadFormats } from "../upload/file-check.ts";
 import type { Microphone } from "./microphone.ts";
 import { openRecording } from "./open-recording.ts";
-import { closingSaid, liveFallbackSaid, stopSaid, type Phase } from "./phase.ts";
-import { recordingFile } from "./recording-file.ts";
-import type { StopReason } from "./recording-view.tsx";
+import { afterStop } from "./after-stop.ts";
+import type { Phase } from "./phase.ts";
+import { closingSaid, liveEndedSaid, type StopReason } from "./said.ts";
 import { useRecordingUpload, type RecordingUpload } from "./use-recording-upload.ts";
 
 export type Recording = RecordingUpload & {
@@ -22,8 +22,11 @@ export type Recording = RecordingUpload & {
 /**
  * The record panel's flow, from Record to the task (or back, with the recording kept): the microphone is asked for
  * on Record, and its audio streams to a live transcription session (captions as it is spoken) whose task opens
- * once it stops. Where that session is not available, or does not become a task, what MediaRecorder recorded
- * all along is uploaded instead, so that nothing recorded is lost. Leaving the page lets the microphone go.
+ * once it stops. The task a session names is the recording's outcome, whenever it comes: a session the server
+ * ends before Stop stops the recording there, and its audio is never uploaded too. Where the session is not
+ * available, or says it kept nothing, what MediaRecorder recorded all along is uploaded instead, so that nothing
+ * recorded is lost; where it gives no answer (cut off, or slow), the recording is kept in the page for the person
+ * to upload or discard, since the server may have kept it already. Leaving the page lets the microphone go.
  */
 export function useRecording(diarization: boolean): Recording {
   const [phase, setPhase] = useState<Phase>({ kind: "idle", problem: null });
@@ -58,11 +61,15 @@ export function useRecording(diarization: boolean): Recording {
       live.current = opened.live;
       formats.current = opened.formats;
       maxSeconds.current = opened.maxSeconds;
+      opened.live?.subscribe(endedByServer);
       setPhase({ kind: "recording", microphone: opened.microphone, live: opened.live, maxSeconds: opened.maxSeconds, maxBytes: opened.formats.max_size });
     } finally {
       starting.current = false;
     }
   };
+
+  // The session may end before Stop (the service stopping, the idle timeout, the balance): see endedBeforeStop.
+  const endedByServer = () => gone.current || endedBeforeStop(microphone, live, setPhase);
 
   const finish = async (reason: StopReason | "interrupted") => {
     const current = microphone.current;
@@ -71,15 +78,15 @@ export function useRecording(diarization: boolean): Recording {
     microphone.current = null;
     const session = live.current;
     live.current = null;
-    const streaming = session !== null && (session.state() === "live" || session.state() === "connecting");
-    if (!streaming) session?.abandon();
+    const streaming = session !== null && session.outcome() === null;
     if (session && streaming) setPhase({ kind: "closing", live: session, said: closingSaid(reason, current.seconds(), maxSeconds.current) });
-    const [recorded, taskId] = await Promise.all([current.stop(), streaming ? session.finish() : null]);
+    const [recorded, outcome] = await Promise.all([current.stop(), session ? session.finish() : ({ kind: "nothing" } as const)]);
     if (gone.current) return;
-    if (taskId !== null) return route(`/tasks/${taskId}`);
-    const made = recordingFile(recorded, accepted);
-    if (!made.ok) return setPhase({ kind: "idle", problem: { message: made.reason } });
-    await uploads.upload(made.file, streaming ? liveFallbackSaid : stopSaid(reason, recorded.seconds, maxSeconds.current));
+    const next = afterStop(outcome, { recorded, accepted, reason, maxSeconds: maxSeconds.current, streaming });
+    if (next.kind === "open") route(`/tasks/${next.taskId}`);
+    else if (next.kind === "refused") setPhase({ kind: "idle", problem: { message: next.reason } });
+    else if (next.kind === "keep") setPhase({ kind: "kept", file: next.file, said: next.said, failed: false, stored: null, again: false });
+    else await uploads.upload(next.file, next.said);
   };
 
   const discard = () => {
@@ -92,4 +99,21 @@ export function useRecording(diarization: boolean): Recording {
   };
 
   return { ...uploads, phase, start, finish, discard };
+}
+
+/**
+ * The session ended before Stop and named its task: that task is the recording's transcription, so the recording
+ * stops here and its bytes are dropped (the server has the audio); going on would record into nothing.
+ */
+function endedBeforeStop(microphone: { current: Microphone | null }, live: { current: LiveTranscription | null }, setPhase: (next: Phase) => void): void {
+  const current = microphone.current;
+  const session = live.current;
+  const outcome = session?.outcome();
+  if (!current || !session || outcome?.kind !== "task") return;
+  microphone.current = null;
+  live.current = null;
+  const seconds = current.seconds();
+  current.discard();
+  session.abandon();
+  setPhase({ kind: "ended", taskId: outcome.taskId, live: session, said: liveEndedSaid(seconds) });
 }
