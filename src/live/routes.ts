@@ -106,6 +106,9 @@ export function realtimeRoutes(parts: { auth: UpgradeAuthentication; admission: 
       set.status = 101;
       return undefined;
     },
-    { query: t.Object({ intent: t.Optional(t.String()), model: t.Optional(t.String()) }, { additionalProperties: true }), detail: realtimeDetail },
+    {
+      query: t.Object({ intent: t.Optional(t.String({ maxLength: 64 })), model: t.Optional(t.String({ maxLength: 256 })) }, { additionalProperties: true }),
+      detail: realtimeDetail,
+    },
   );
 }

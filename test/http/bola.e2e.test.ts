@@ -40,6 +40,8 @@ const noObjectId: Record<string, string> = {
   "GET /api/uploads/formats": "a static list of supported formats, the same for every caller",
   "GET /v1/models": "a static list of the models served (OpenAI's names and the offered engines), the same for every caller",
   "GET /v1/models/{model}": "one entry of that static list, named by the model's public id, the same for every caller",
+  "GET /v1/realtime":
+    "a new live session of the caller's own: it names no object, and the task it becomes is the caller's (test/live/realtime-limits.int.test.ts)",
   "GET /api/transcription/engines": "the engines and languages this service offers, from its configuration, the same for every caller",
   "GET /api/session": "the caller's own session, named by its cookie alone (the session tests show a tampered or foreign cookie is 401)",
   "DELETE /api/session": "ends the caller's own session, named by its cookie alone; nothing of anyone else's can be named",

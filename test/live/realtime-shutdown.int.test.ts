@@ -85,6 +85,19 @@ describe.skipIf(!ready)("a live session when the service stops", () => {
       const taskId = await expectShutdownEnd(client);
       expect(exitCode).toBe(0);
       expect(exitedMs).toBeLessThan(4000);
+      // One log line per session, at its end: who, how long, how many turns, why it ended, and the task it became.
+      const logged = first
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"live session ended"'));
+      expect(logged).toHaveLength(1);
+      expect(JSON.parse(logged[0]!)).toMatchObject({
+        userId: expect.any(Number),
+        end: "server_shutdown",
+        taskId,
+        turns: expect.any(Number),
+        seconds: expect.any(Number),
+      });
 
       const second = await startServiceProcess({ ...scriptPace }, dataDir);
       try {

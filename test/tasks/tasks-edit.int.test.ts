@@ -47,7 +47,7 @@ describe("GET /api/tasks/{id} (spec 2.1)", () => {
       "segments",
       "export",
     ];
-    const beyond = ["speaker_diarization", "index", "failure_reason", "summary_outdated", "summary_failure", "engine", "language", "vocabulary"];
+    const beyond = ["speaker_diarization", "index", "failure_reason", "summary_outdated", "summary_failure", "engine", "language", "vocabulary", "origin"];
     expect(Object.keys(task).sort()).toEqual([...spec21, ...beyond].sort());
     expect(task).toMatchObject({
       id,
