@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServiceProcess, type RunningService } from "../support/service-process.ts";
+import { manyRequestsPerToken } from "../support/limits.ts";
 
 const ttlSeconds = 3;
 let service: RunningService;
@@ -37,7 +38,8 @@ const logLines = () =>
 
 describe("a paused process", () => {
   beforeAll(async () => {
-    service = await startServiceProcess({ LEASE_TTL_SECONDS: String(ttlSeconds) });
+    // Up to 19 requests on one token within a minute when the pause must be made three times: more than a newcomer's 10.
+    service = await startServiceProcess({ LEASE_TTL_SECONDS: String(ttlSeconds), ...manyRequestsPerToken });
   });
   afterAll(async () => {
     process.kill(service.process.pid, "SIGCONT");
