@@ -104,17 +104,7 @@ export class TaskSlots {
    * after this, the charge stands too, for the same reason; the slot is freed as an abandoned one.
    */
   async admitLive(userId: number, taskId: number, seconds: number, metadata: EventMetadata): Promise<void> {
-    const now = this.now().toISOString();
-    const live: AdmissionCommand = {
-      type: "AdmitTask",
-      taskId,
-      attempt: 1,
-      disk: "objstore",
-      limit: Number.POSITIVE_INFINITY,
-      abandoned: [],
-      now,
-      chargeSeconds: seconds,
-    };
+    const live = liveAdmission(taskId, seconds, this.now().toISOString());
     await this.accounts.decideOnAccount(userId, admissionDecider, (state) => admissionDecider.decide(live, state), { metadata });
   }
 
@@ -171,3 +161,15 @@ export class TaskSlots {
     return abandoned;
   }
 }
+
+/** The admission of a live session's task (`TaskSlots.admitLive`): attempt 1, no limit on tasks in progress, charged at once. */
+export const liveAdmission = (taskId: number, seconds: number, now: string): AdmissionCommand => ({
+  type: "AdmitTask",
+  taskId,
+  attempt: 1,
+  disk: "objstore",
+  limit: Number.POSITIVE_INFINITY,
+  abandoned: [],
+  now,
+  chargeSeconds: seconds,
+});

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { deciderSpec } from "../support/decider-spec.ts";
 import { admissionDecider, type AdmissionCommand, type AdmissionEvent } from "../../src/tasks/admission.ts";
 import { secondsCharged } from "../../src/tasks/transcripts.ts";
+import { liveAdmission } from "../../src/tasks/slots.ts";
 
 const now = "2026-11-27T03:00:00.000Z";
 const spec = deciderSpec(admissionDecider);
@@ -14,16 +15,7 @@ const toppedUp = (seconds: number) => ({ type: "SecondsToppedUp", data: { second
 const admitted: AdmissionEvent = { type: "TaskAdmitted", data: { taskId: 7, attempt: 1, admittedAt: now } };
 const charged = (seconds: number) =>
   ({ type: "SecondsCharged", data: { taskId: 7, seconds, fromAllowance: 0, fromTopUp: seconds, chargedAt: now } }) as unknown as AdmissionEvent;
-const admitLive = (seconds: number): AdmissionCommand => ({
-  type: "AdmitTask",
-  taskId: 7,
-  attempt: 1,
-  disk: "objstore",
-  limit: Number.POSITIVE_INFINITY,
-  abandoned: [],
-  now,
-  chargeSeconds: seconds,
-});
+const admitLive = (seconds: number): AdmissionCommand => liveAdmission(7, seconds, now);
 const release: AdmissionCommand = { type: "ReleaseTaskSlot", taskId: 7, attempt: 1, charge: { seconds: 40, now } };
 
 describe("a live task's charge", () => {
