@@ -4,6 +4,8 @@
  * thread per script, started on first use; it holds the process open only while it has work, and is
  * started again if it dies (what it held fails with the reason).
  */
+import { backgroundWorkNice, lowerThisThreadPriority } from "./thread-priority.ts";
+
 type Reply<R> = { id: number; result: R } | { id: number; error: string };
 type Waiting<R> = { resolve(result: R): void; reject(error: Error): void };
 
@@ -52,6 +54,8 @@ export class BackgroundThread<Job, Result> {
 
 /** The thread's side: answers each job with `work`'s result, handing over the buffers `transfer` names. */
 export function serveOnThread<Job, Result>(work: (job: Job) => Promise<Result> | Result, transfer: (result: Result) => ArrayBuffer[] = () => []): void {
+  // Requests in the same process come first: this work takes whatever CPU they leave.
+  lowerThisThreadPriority(backgroundWorkNice);
   addEventListener("message", async (event) => {
     // What BackgroundThread.run posts.
     const { id, job }: { id: number; job: Job } = event.data;

@@ -1,8 +1,10 @@
 /**
  * Partial text as it firms up. A hypothesis changes as audio arrives, and a delta cannot be taken back, so a word is
- * sent only once two successive hypotheses agree on it and on every word before it; the deltas of a turn, joined, are
- * always a prefix of words of some hypothesis. When a later hypothesis revises words already sent, nothing more is
- * sent until one agrees with them again: the turn's `completed` carries the final text either way.
+ * sent only once it looks settled: two successive hypotheses agree on it and on every word before it, or the decoder
+ * has begun another word after it (the last word of a hypothesis is the one still being heard; those before it rarely
+ * change, and waiting for a second hypothesis cost the first delta a whole partial's time). The deltas of a turn,
+ * joined, are always a prefix of words of some hypothesis. When a later hypothesis revises words already sent, nothing
+ * more is sent until one agrees with them again: the turn's `completed` carries the final text either way.
  */
 const wordsOf = (text: string): string[] => text.split(/\s+/u).filter((word) => word !== "");
 
@@ -15,6 +17,7 @@ export class FirmingText {
     const current = wordsOf(hypothesis);
     let agreed = 0;
     while (agreed < current.length && agreed < this.previous.length && current[agreed] === this.previous[agreed]) agreed++;
+    agreed = Math.max(agreed, current.length - 1);
     this.previous = current;
     if (agreed <= this.sent.length) return "";
     for (let i = 0; i < this.sent.length; i++) if (current[i] !== this.sent[i]) return "";

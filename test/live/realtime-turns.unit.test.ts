@@ -56,19 +56,42 @@ describe("FirmingText", () => {
   test("a word is sent once two hypotheses agree on it and on all before it; deltas only append", () => {
     const firming = new FirmingText();
     expect(firming.next("he")).toBe("");
+    expect(firming.next("he")).toBe("he");
+    expect(firming.next("he hoped")).toBe("");
+    expect(firming.next("he hoped")).toBe(" hoped");
+  });
+
+  test("a word is sent as soon as the decoder has begun another after it, from one hypothesis", () => {
+    const firming = new FirmingText();
     expect(firming.next("he hoped")).toBe("he");
     expect(firming.next("he hoped their")).toBe(" hoped");
-    expect(firming.next("he hoped there would")).toBe("");
+    expect(firming.next("he hoped there")).toBe("");
     expect(firming.next("he hoped there would be")).toBe(" there would");
+  });
+
+  test("the last word of a hypothesis waits while it keeps changing", () => {
+    const firming = new FirmingText();
+    expect(firming.next("a")).toBe("");
+    expect(firming.next("the")).toBe("");
+    expect(firming.next("then")).toBe("");
+    expect(firming.next("then")).toBe("then");
   });
 
   test("a revision of words already sent holds further deltas until a hypothesis agrees with them again", () => {
     const firming = new FirmingText();
+    expect(firming.next("a b c")).toBe("a b");
+    expect(firming.next("a b c d")).toBe(" c");
+    expect(firming.next("a x c d e")).toBe("");
+    expect(firming.next("a x c d e")).toBe("");
+    expect(firming.next("a b c d e")).toBe(" d");
+    expect(firming.next("a b c d e f")).toBe(" e");
+  });
+
+  test("after reset, a new turn firms from nothing", () => {
+    const firming = new FirmingText();
     firming.next("a b c");
-    expect(firming.next("a b c d")).toBe("a b c");
-    expect(firming.next("a x c d e")).toBe("");
-    expect(firming.next("a x c d e")).toBe("");
-    expect(firming.next("a b c d e")).toBe("");
-    expect(firming.next("a b c d e f")).toBe(" d e");
+    firming.reset();
+    expect(firming.next("x")).toBe("");
+    expect(firming.next("x y")).toBe("x");
   });
 });

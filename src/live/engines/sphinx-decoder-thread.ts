@@ -6,6 +6,7 @@
  * with, so the recognizer knows how much audio waits undecoded and the session can refuse more while it is behind.
  */
 import { NativeSphinxDecoder } from "./sphinx-native-decoder.ts";
+import { lowerThisThreadPriority, realTimeWorkNice } from "../../core/thread-priority.ts";
 import { SphinxTurnDecoding } from "./sphinx-turn.ts";
 import type { FromDecoderThread, ToDecoderThread } from "./sphinx-thread-messages.ts";
 
@@ -56,6 +57,8 @@ self.onmessage = (event: MessageEvent<ToDecoderThread>) => {
 };
 
 function open(args: string[], libraries: Parameters<typeof NativeSphinxDecoder.create>[1]): void {
+  // Behind the event loop's thread, so a dozen sessions decoding on a small machine do not hold up every request.
+  lowerThisThreadPriority(realTimeWorkNice);
   try {
     decoder = NativeSphinxDecoder.create(args, libraries);
     turn = new SphinxTurnDecoding(decoder);

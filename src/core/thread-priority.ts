@@ -1,0 +1,31 @@
+/**
+ * Lowers the CPU priority of the calling thread alone (Linux gives each thread its own nice value), for threads that
+ * do heavy work beside the event loop: a live session's decoder, its diarization. On a small machine they would
+ * otherwise take turns with the event loop's thread as equals, and every request would wait behind their slices
+ * (/api/health's p99 rose from about 1 ms to tens beside a dozen sessions on two cores). At nice 5 such a thread still
+ * gets about a quarter of a busy core beside the event loop, and all of an idle one.
+ */
+import { dlopen, FFIType } from "bun:ffi";
+import { setPriority } from "node:os";
+
+/** Nice of the live decoders, which must keep up with real time: behind requests, ahead of background work. */
+export const realTimeWorkNice = 5;
+
+/** Nice of background threads (rendering exports, summarising, diarization): behind requests and live decoding. */
+export const backgroundWorkNice = 10;
+
+/** Sets the calling thread's nice; false where it cannot (not Linux, no libc): the thread then runs as it was. */
+export function lowerThisThreadPriority(nice: number): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    const libc = dlopen("libc.so.6", { gettid: { args: [], returns: FFIType.i32 } });
+    try {
+      setPriority(libc.symbols.gettid(), nice);
+      return true;
+    } finally {
+      libc.close();
+    }
+  } catch {
+    return false;
+  }
+}
