@@ -74,14 +74,14 @@ export class ChunkRecognition {
           done(chunk);
           return kept;
         }
-        return this.recognisers.run(async () => {
+        return this.recognisers.run(async ({ bulk }) => {
           combined.throwIfAborted();
           const wav = join(dir, `chunk-${i}.wav`);
           tally.chunksRunning++;
           report();
           try {
             await writeWavSlice(pcm, chunk.start, chunk.end, wav);
-            const recognition = await engine.recognize(wav, { durationMs: chunk.end - chunk.start, signal: combined, ...asked });
+            const recognition = await engine.recognize(wav, { durationMs: chunk.end - chunk.start, signal: combined, bulk, ...asked });
             const result = { ...chunk, words: recognition.words, punctuated: recognition.punctuated };
             await results.save(job.taskId, job.attempt, result);
             tally.chunksRunning--;

@@ -27,6 +27,11 @@ export type RecognizeOptions = {
   language?: string | null;
   /** Words and phrases the task expects (names, terms): added to the engine's vocabulary or given as its prompt. */
   vocabulary?: readonly string[];
+  /**
+   * The chunk's account already has another being recognised: an engine that runs a process of its own here runs it
+   * behind other work (a lower CPU priority), so that other accounts' first chunks and requests come first.
+   */
+  bulk?: boolean;
 };
 
 export interface SpeechEngine {

@@ -1,36 +1,43 @@
 type Kind = "regular" | "express";
 
+/** What a job is granted: `bulk` when its account already had a job running (it has had its share of the machine). */
+export type Slot = { bulk: boolean };
+type Grant = { kind: Kind; slot: Slot };
+
 /**
  * At most `limit` jobs at once, shared between keys (accounts) so that one account's long recordings
  * (hundreds of chunks) cannot hold back another's short clip:
  * - waiting jobs are queued per key and served round-robin across keys;
  * - a key none of whose jobs is running starts at once, on one of up to `limit` extra "express" slots,
  *   instead of waiting for a running chunk to end (a chunk cannot be interrupted). At worst twice `limit`
- *   jobs run, and only while several accounts each start their first one.
+ *   jobs run, and only while several accounts each start their first one;
+ * - a job granted while its account already has one running is `bulk`: its process runs behind the others' (a lower
+ *   CPU priority), so an account's first job, express or not, gets a core of its own on a small machine instead of
+ *   sharing two cores with another account's many (bench/fairness.bench.ts measures it).
  */
 export class Limiter {
   private active = 0;
   private express = 0;
   private readonly running = new Map<string, number>();
-  private readonly queues = new Map<string, ((kind: Kind) => void)[]>();
+  private readonly queues = new Map<string, ((grant: Grant) => void)[]>();
   /** Keys with waiting jobs, in the order they are served next. */
   private readonly turns: string[] = [];
 
   constructor(readonly limit: number) {}
 
-  async run<T>(job: () => Promise<T>, key = ""): Promise<T> {
-    const kind = await this.acquire(key);
+  async run<T>(job: (slot: Slot) => Promise<T>, key = ""): Promise<T> {
+    const { kind, slot } = await this.acquire(key);
     try {
-      return await job();
+      return await job(slot);
     } finally {
       this.release(key, kind);
     }
   }
 
-  private acquire(key: string): Kind | Promise<Kind> {
+  private acquire(key: string): Grant | Promise<Grant> {
     if (this.active < this.limit) return this.grant(key, "regular");
     if (this.idle(key) && this.express < this.limit) return this.grant(key, "express");
-    return new Promise<Kind>((resolve) => {
+    return new Promise<Grant>((resolve) => {
       const queue = this.queues.get(key);
       if (queue) queue.push(resolve);
       else {
@@ -44,11 +51,12 @@ export class Limiter {
     return (this.running.get(key) ?? 0) === 0 && !this.queues.has(key);
   }
 
-  private grant(key: string, kind: Kind): Kind {
+  private grant(key: string, kind: Kind): Grant {
     if (kind === "regular") this.active++;
     else this.express++;
-    this.running.set(key, (this.running.get(key) ?? 0) + 1);
-    return kind;
+    const alreadyRunning = this.running.get(key) ?? 0;
+    this.running.set(key, alreadyRunning + 1);
+    return { kind, slot: { bulk: alreadyRunning > 0 } };
   }
 
   private release(key: string, kind: Kind): void {

@@ -48,6 +48,28 @@ describe("the recognisers are shared between accounts", () => {
     expect(order).toHaveLength(7);
   });
 
+  test("a job granted while its account has another running is bulk; an account's first, express or not, is not", async () => {
+    const limiter = new Limiter(2);
+    const slots = new Map<string, boolean>();
+    const gates: (() => void)[] = [];
+    const job = (name: string) => (slot: { bulk: boolean }) =>
+      new Promise<void>((resolve) => {
+        slots.set(name, slot.bulk);
+        gates.push(resolve);
+      });
+    const all = ["a1", "a2", "a3"].map((name) => limiter.run(job(name), "a"));
+    await Bun.sleep(0);
+    all.push(limiter.run(job("b1"), "b"));
+    await Bun.sleep(0);
+    expect(Object.fromEntries(slots)).toEqual({ a1: false, a2: true, b1: false });
+    gates.shift()!(); // a1 ends: a3 takes its slot beside a2, still running
+    await Bun.sleep(0);
+    await Bun.sleep(0);
+    expect(slots.get("a3")).toBe(true);
+    while (gates.length > 0) gates.shift()!();
+    await Promise.all(all);
+  });
+
   test("never more than twice the limit at once, and the limit alone for one account", async () => {
     let active = 0;
     let peak = 0;

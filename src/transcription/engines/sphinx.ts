@@ -1,4 +1,5 @@
 import { RecognitionError, type Recognition, type RecognizeOptions, type RecognizedWord, type SpeechEngine } from "../engine.ts";
+import { backgroundWorkNice, lowerProcessPriority } from "../../core/thread-priority.ts";
 import { diesWithParent } from "../../core/child-process.ts";
 import { SphinxVocabulary, type SphinxModelFiles } from "./sphinx-vocabulary.ts";
 import { tunedDecoderFlags } from "./sphinx-decoder.ts";
@@ -46,13 +47,13 @@ export class SphinxEngine implements SpeechEngine {
     this.vocabularies = new SphinxVocabulary({ lm: options.lm, dict: options.dict, cacheDir: options.vocabularyCacheDir });
   }
 
-  async recognize(wavPath: string, { signal, vocabulary }: RecognizeOptions): Promise<Recognition> {
+  async recognize(wavPath: string, { signal, vocabulary, bulk }: RecognizeOptions): Promise<Recognition> {
     // The task's vocabulary: the configured dictionary and model with its words added and boosted (cached per vocabulary),
     // held until the process has ended so that no eviction removes them before it has read them.
-    return this.vocabularies.withModelFiles(vocabulary, (files) => this.run(wavPath, files, signal));
+    return this.vocabularies.withModelFiles(vocabulary, (files) => this.run(wavPath, files, signal, bulk === true));
   }
 
-  private async run(wavPath: string, { lm, dict }: SphinxModelFiles, signal: AbortSignal | undefined): Promise<Recognition> {
+  private async run(wavPath: string, { lm, dict }: SphinxModelFiles, signal: AbortSignal | undefined, bulk: boolean): Promise<Recognition> {
     const { binary, hmm } = this.options;
     let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
@@ -85,6 +86,7 @@ export class SphinxEngine implements SpeechEngine {
     } catch (error) {
       throw new RecognitionError(`Speech recognition is not available: ${binary} could not be started (${(error as Error).message}).`);
     }
+    if (bulk) lowerProcessPriority(child.pid, backgroundWorkNice);
     const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     if (signal?.aborted) throw signal.reason ?? new Error("aborted");
     if (code !== 0) {
