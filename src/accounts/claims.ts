@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { assertNever, type Decider } from "../core/decider.ts";
 import { ValidationFailedError } from "../core/errors.ts";
+import type { EventStore } from "../core/event-store.ts";
 
 /**
  * A unique key (an email address, an external identity) belongs to at most one account. Each key is
@@ -43,6 +44,19 @@ export const claimDecider: Decider<ClaimState, ClaimCommand, ClaimEvent> = {
     }
   },
 };
+
+/**
+ * How old a claim must be before it may be taken over as abandoned when its owner has no account: younger, it may be a
+ * registration still between its claim and its account (hashing a password, appending), and taking it over let
+ * parallel registrations of one email each get an account.
+ */
+export const claimAbandonedAfterMs = 60_000;
+
+/** Whether the stream's current claim was made at least `claimAbandonedAfterMs` before `now` (its last event's time). */
+export async function claimOldEnoughToAbandon(store: Pick<EventStore, "readStream">, stream: string, now: Date): Promise<boolean> {
+  const last = (await store.readStream(stream)).at(-1);
+  return last !== undefined && now.getTime() - Date.parse(last.time) >= claimAbandonedAfterMs;
+}
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

@@ -10,7 +10,7 @@ import type { UserDocument } from "./users-projection.ts";
 import type { CredentialDocument } from "./credentials-projection.ts";
 import { plans, type BillingInterval, type PlanKey } from "./plans.ts";
 import type { NewCredential, UserCommand } from "./decider.ts";
-import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
+import { claimDecider, claimOldEnoughToAbandon, emailClaimStream, normalizeEmail } from "./claims.ts";
 import type { Identity } from "./events.ts";
 import { AccountCommands } from "./commands.ts";
 import { CredentialLookup, type Authentication, type Caller, type SecretSource } from "./credential-lookup.ts";
@@ -92,12 +92,18 @@ export class Accounts {
 
   /**
    * Claims an email for an account. A claim left by a registration that died before its account
-   * existed is taken over; one held by a live account is a 422 on `email`.
+   * existed is taken over once it is old enough (claims.ts); one held by a live account, or a registration
+   * still under way, is a 422 on `email`.
    */
   async claimEmail(email: string, userId: number, metadata: EventMetadata): Promise<void> {
     const stream = emailClaimStream(email);
     const { state: claim } = await loadState(this.store, stream, claimDecider);
-    const abandonedBy = claim.owner !== null && claim.owner !== userId && !(await this.commands.exists(claim.owner)) ? claim.owner : null;
+    const abandoned =
+      claim.owner !== null &&
+      claim.owner !== userId &&
+      (await claimOldEnoughToAbandon(this.store, stream, this.now())) &&
+      !(await this.commands.exists(claim.owner));
+    const abandonedBy = abandoned ? claim.owner : null;
     await handle(
       this.store,
       stream,

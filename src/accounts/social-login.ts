@@ -5,7 +5,7 @@ import type { EventMetadata } from "../core/event.ts";
 import { handle } from "../core/command-handler.ts";
 import { nextId } from "../core/sequence.ts";
 import { ConflictError, ValidationFailedError } from "../core/errors.ts";
-import { claimDecider, identityClaimStream } from "./claims.ts";
+import { claimDecider, claimOldEnoughToAbandon, identityClaimStream } from "./claims.ts";
 import { userStream, type Identity } from "./events.ts";
 import type { OidcClaims, OidcClient } from "./oidc-client.ts";
 import type { Accounts, CredentialKind, SignedIn } from "./service.ts";
@@ -87,7 +87,10 @@ export class OidcSocialLogin implements SocialLogin {
     const { owner } = (await loadState(this.store, identityClaimStream(identity.issuer, identity.subject), claimDecider)).state;
     if (owner === null) return { owner: null, abandonedBy: null };
     const live = (await this.store.readStream(userStream(owner))).length > 0;
-    return live ? { owner, abandonedBy: null } : { owner: null, abandonedBy: owner };
+    if (live) return { owner, abandonedBy: null };
+    // A first login still between its claim and its account holds it too, until the claim is old enough (claims.ts).
+    const abandoned = await claimOldEnoughToAbandon(this.store, identityClaimStream(identity.issuer, identity.subject), new Date());
+    return abandoned ? { owner: null, abandonedBy: owner } : { owner, abandonedBy: null };
   }
 
   private async claimIdentity(identity: Identity, userId: number, abandonedBy: number | null, correlationId: string): Promise<void> {

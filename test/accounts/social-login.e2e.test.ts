@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { scriptPace } from "../support/limits.ts";
 import { startOidcProvider, type IdpClient, type TestIdp } from "../support/oidc-provider.ts";
-import { identityClaimStream } from "../../src/accounts/claims.ts";
+import { claimAbandonedAfterMs, identityClaimStream } from "../../src/accounts/claims.ts";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 
 type TokenBody = { token: string; user: { id: number; name: string; email: string } };
 type ErrorBody = { message: string; errors?: Record<string, string[]> };
@@ -172,7 +174,7 @@ describe("POST /api/auth/social-login against a real OpenID Connect provider", (
     expect(await userCount()).toBe(count);
   });
 
-  test("an identity claimed by a first login that died before creating its account is taken over", async () => {
+  test("an identity claimed by a first login that died before creating its account is taken over, once the claim is old", async () => {
     const { sub, code } = await codeFor({ email: `${unique("retry")}@example.com`, email_verified: true });
     // What a crash between the identity claim and the account leaves: a claim by an id with no account.
     await app.adapters.eventStore.append(
@@ -187,7 +189,17 @@ describe("POST /api/auth/social-login against a real OpenID Connect provider", (
       ],
       { expectedRevision: "no_stream" },
     );
-    const response = await socialLogin(code);
+    // Just made, it may be a parallel first login still creating its account: that one is waited for.
+    const early = await socialLogin(code);
+    expect(early.status).toBe(409);
+    // A minute later it is a crash's leftover (the claim's time moved back, as if it had been made then).
+    const events = new Database(join(app.config.dataDir, "events.sqlite"));
+    events.run("UPDATE events SET time = ? WHERE stream_name = ?", [
+      new Date(Date.now() - claimAbandonedAfterMs).toISOString(),
+      identityClaimStream(idp.issuer, sub),
+    ]);
+    events.close();
+    const response = await socialLogin(await idp.authorize(sub));
     expect(response.status).toBe(200);
     expect(((await response.json()) as TokenBody).user.id).not.toBe(999_999);
   });
