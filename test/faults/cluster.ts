@@ -40,7 +40,7 @@ export class FaultCluster {
 
   static async start(): Promise<FaultCluster> {
     const s3Port = freePort();
-    // Ceph takes 10-15 s to start: the members start meanwhile, on the endpoint it will have.
+    // Ceph takes a second or two to start (s3-server.ts): the members start meanwhile, on the endpoint it will have.
     const s3 = startS3Server({ port: s3Port });
     s3.catch(() => undefined);
     const cluster = new FaultCluster(await startNatsServer(), s3Port, mkdtempSync(join(tmpdir(), "scribe-faults-")));

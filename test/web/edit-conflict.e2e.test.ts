@@ -34,8 +34,12 @@ describe.skipIf(!haveChromium)("two tabs on one transcript", () => {
     await page.getByRole("button", { name: "Edit segment at 0:00" }).waitFor({ timeout: 30_000 });
   };
 
-  /** Opens the editor of the segment at `at` (0:00, 0:04, 0:08) and types `text` into it, as a person does. */
+  /**
+   * Opens the editor of the segment at `at` (0:00, 0:04, 0:08) and types `text` into it, as a person does: in the tab
+   * in front. Chromium throttles the tab behind, where each click and keystroke of playwright's took about 2 s.
+   */
   const type = async (page: Page, at: string, text: string) => {
+    await page.bringToFront();
     await page.getByRole("button", { name: `Edit segment at ${at}` }).click();
     const box = page.getByLabel(`Text at ${at}`);
     await box.fill("");
@@ -45,7 +49,11 @@ describe.skipIf(!haveChromium)("two tabs on one transcript", () => {
   /** A segment's text in the transcript (plain text here: the made-up media has no player, so no seek buttons). */
   const inTranscript = (page: Page, text: string) => page.locator("ol.segments").getByText(text, { exact: true });
 
-  const save = (page: Page) => page.getByRole("button", { name: "Save", exact: true }).click();
+  /** Saves the open editor, in the tab brought to the front as `type` does. */
+  const save = async (page: Page) => {
+    await page.bringToFront();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+  };
 
   beforeAll(async () => {
     web = await startBrowserHarness();
