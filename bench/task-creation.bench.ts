@@ -1,12 +1,17 @@
 // Task creation as one user's history grows, embedded profile:
 //   bun bench/task-creation.bench.ts [history sizes, comma-separated] [creates per size] [throughput seconds]
-// Defaults: 100,1000,10000,100000 tasks; 200 creates; 10 s (quick mode: 100,2000 tasks; 50 creates; 2 s).
-// For each size: a fresh DATA_DIR, the account registered through the API, then its history seeded straight
-// into the event store as the service writes it (an id reserved, the slot taken and released on user-<id>,
-// TaskCreated and TaskFinished on task-<id>; no transcript blobs, which creation never reads), the read models rebuilt, and the real service
-// started. Then `creates` sequential POST /api/tasks with segments (p50, p99 of the 201s; a 429 waits 2 ms
-// and is not timed) and, with no history and at 10,000 tasks (or the largest history under it), tasks created
-// per second in a loop of 3 clients for `seconds`.
+// Defaults: 100,1000,10000,100000 tasks; 200 creates; 10 s (quick mode: 100,2000 tasks; 50 creates; 3 s).
+// For each size, and for none: a fresh DATA_DIR, the account registered through the API, then its history seeded
+// straight into the event store as the service writes it (an id reserved, the slot taken and released on user-<id>,
+// TaskCreated and TaskFinished on task-<id>; no transcript blobs, which creation never reads) and the read models
+// rebuilt. Then the real service is started on every DATA_DIR at once, and each ratio's sides are measured in turns,
+// so that a loaded machine (whose speed drifts by tens of percent over a minute) slows them alike:
+// - `creates` sequential POST /api/tasks with segments per size, in turns one request at a time to each size,
+//   forwards then backwards (a 429 waits 2 ms and is not timed): p50 and p99 of each size's 201s, and the ratio of
+//   the p50s, whose samples were taken side by side;
+// - tasks created per second by a loop of 3 clients with no history and at 10,000 tasks (or the largest history
+//   under it), in rounds of slices (that size then none; none then that size; ...; 5 rounds, 3 in quick mode),
+//   `seconds` per side in all: the ratio is the median of the rounds'.
 // Goals (issue 12): p50 at 100,000 (the largest history) <= 1.5x p50 at 100; throughput at 10,000 within 20% of none.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,13 +25,14 @@ import { userStream } from "../src/accounts/events.ts";
 import type { AdmissionEvent } from "../src/tasks/admission.ts";
 import type { NewEvent } from "../src/core/event.ts";
 import { startServiceProcess, type RunningService } from "../test/support/service-process.ts";
-import { percentile } from "./support/stats.ts";
+import { median, percentile } from "./support/stats.ts";
+import { inTurns, medianRatio } from "./support/in-turns.ts";
 import { figure } from "./support/figures.ts";
-import { argument, numberArgument } from "./support/quick.ts";
+import { argument, numberArgument, quick } from "./support/quick.ts";
 
 const sizes = argument(0, "100,1000,10000,100000", "100,2000").split(",").map(Number);
 const creates = numberArgument(1, 200, 50);
-const throughputSeconds = numberArgument(2, 10, 2);
+const throughputSeconds = numberArgument(2, 10, 3);
 const env = { RATE_LIMIT_PER_MINUTE: "1000000000", LOGIN_ATTEMPTS_PER_MINUTE: "1000000000" };
 const segments = [
   { start: 0, end: 2500, text: "Good morning and welcome to the weekly meeting." },
@@ -125,8 +131,10 @@ async function createOne(service: RunningService, token: string, index: number):
   }
 }
 
-async function throughput(service: RunningService, token: string): Promise<number> {
-  const deadline = performance.now() + throughputSeconds * 1000;
+/** Tasks per second that 3 clients create in `seconds` (until the last one's answer). */
+async function throughput(service: RunningService, token: string, seconds: number): Promise<number> {
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
   let made = 0;
   await Promise.all(
     [0, 1, 2].map(async (client) => {
@@ -136,44 +144,80 @@ async function throughput(service: RunningService, token: string): Promise<numbe
       }
     }),
   );
-  return made / throughputSeconds;
+  return made / ((performance.now() - started) / 1000);
 }
 
-const results: { size: number; p50: number; p99: number; perSecond: number | null }[] = [];
+/** A history size's account and its service, started with the others once every history is seeded. */
+type Subject = { size: number; dataDir: string; token: string; service: RunningService | null; samples: number[] };
+
 const throughputAt = Math.max(0, ...sizes.filter((size) => size <= 10_000));
-const withThroughput = new Set([0, throughputAt]);
-for (const size of [0, ...sizes]) {
-  const dataDir = mkdtempSync(`${tmpdir()}/scribe-creation-bench-`);
-  try {
+const subjects: Subject[] = [];
+try {
+  for (const size of [0, ...sizes]) {
+    const dataDir = mkdtempSync(`${tmpdir()}/scribe-creation-bench-`);
+    const subject: Subject = { size, dataDir, token: "", service: null, samples: [] };
+    subjects.push(subject);
     const { token, userId } = await register(dataDir);
+    subject.token = token;
     const seedSeconds = size > 0 ? await seedHistory(dataDir, userId, size) : 0;
-    const service = await startServiceProcess(env, dataDir);
-    try {
-      const samples: number[] = [];
-      for (let i = 0; i < 20; i++) await createOne(service, token, i); // warm-up
-      for (let i = 0; i < creates; i++) samples.push(await createOne(service, token, 100 + i));
-      const perSecond = withThroughput.has(size) ? await throughput(service, token) : null;
-      const row = { size, p50: percentile(samples, 50), p99: percentile(samples, 99), perSecond };
-      results.push(row);
-      console.log(
-        `history ${String(size).padStart(7)} tasks (seeded in ${seedSeconds.toFixed(1)} s): POST /api/tasks p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms` +
-          (perSecond !== null ? `; ${perSecond.toFixed(1)} tasks/s sustained (3 clients)` : ""),
-      );
-    } finally {
-      await service.stop();
-    }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    console.log(`history ${String(size).padStart(7)} tasks: seeded in ${seedSeconds.toFixed(1)} s`);
   }
-}
+  // Every size's service runs from here to the end, so that each size can be measured next to the others.
+  await Promise.all(
+    subjects.map(async (subject) => {
+      subject.service = await startServiceProcess(env, subject.dataDir);
+    }),
+  );
+  const serviceOf = (subject: Subject) => subject.service!;
+  for (let i = 0; i < 20; i++) for (const subject of subjects) await createOne(serviceOf(subject), subject.token, i); // warm-up
 
-const at = (size: number) => results.find((r) => r.size === size);
-const base = at(100);
-const largest = Math.max(...sizes);
-for (const { size, p50 } of results) figure(`POST /api/tasks p50, history of ${size}`, p50, "ms");
-for (const size of sizes)
-  if (base && at(size) && size !== 100)
-    figure(`p50 at ${size} ÷ p50 at 100`, at(size)!.p50 / base.p50, "×", size === largest ? { op: "<=", value: 1.5 } : null);
-if (at(0)?.perSecond) figure("sustained creation, no history", at(0)!.perSecond!, "tasks/s");
-if (at(0)?.perSecond && throughputAt > 0 && at(throughputAt)?.perSecond)
-  figure(`sustained creation at ${throughputAt} ÷ none`, (at(throughputAt)!.perSecond! / at(0)!.perSecond!) * 100, "%", { op: ">=", value: 80 });
+  // Sequential creates in turns, one request at a time to each size, forwards then backwards (0, 100, 2000;
+  // 2000, 100, 0; ...), so that whatever a loaded machine does weighs on every size alike: each p50 is of samples
+  // taken side by side with the others'. (A p50 per round of ten and the median of the rounds' ratios would be
+  // adjacent too, but on a busy machine ten samples are too few: rounds' ratios ranged from 0.46 to 5.89.)
+  for (let i = 0; i < creates; i++)
+    for (const subject of i % 2 === 0 ? subjects : [...subjects].reverse()) subject.samples.push(await createOne(serviceOf(subject), subject.token, 100 + i));
+  const p50 = (subject: Subject, from = 0, to = creates) => percentile(subject.samples.slice(from, to), 50);
+  const base = subjects.find((s) => s.size === 100);
+  for (const subject of subjects) {
+    const { size, samples } = subject;
+    // The ratio in each half of the run too: how far it moves is how far to trust it.
+    const halves =
+      base && size > 0 && size !== 100
+        ? `; ÷ p50 at 100 ${(p50(subject) / p50(base)).toFixed(2)} (first half ${(p50(subject, 0, creates >> 1) / p50(base, 0, creates >> 1)).toFixed(2)}, second ${(p50(subject, creates >> 1) / p50(base, creates >> 1)).toFixed(2)})`
+        : "";
+    console.log(
+      `history ${String(size).padStart(7)} tasks: POST /api/tasks p50 ${p50(subject).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms${halves}`,
+    );
+  }
+
+  // Sustained creation with no history and at `throughputAt`, in slices taken in turns (that size, then none;
+  // none, then that size; ...): that size ÷ none per round, and the median of the rounds.
+  const none = subjects.find((s) => s.size === 0)!;
+  const busiest = subjects.find((s) => s.size === throughputAt);
+  let sustained: { none: number; at: number; ratio: number } | null = null;
+  if (busiest && throughputAt > 0) {
+    const slices = quick ? 3 : 5; // odd, so that the median ratio is one round's
+    const pairs = await inTurns(slices, (side) => {
+      const subject = side === "a" ? busiest : none;
+      return throughput(serviceOf(subject), subject.token, throughputSeconds / slices);
+    });
+    console.log(
+      `sustained creation (3 clients), ${throughputAt} ÷ none by round: ${pairs.map((p) => `${p.a.toFixed(1)} ÷ ${p.b.toFixed(1)} tasks/s`).join(", ")}`,
+    );
+    sustained = { none: median(pairs.map((p) => p.b)), at: median(pairs.map((p) => p.a)), ratio: medianRatio(pairs) };
+  }
+
+  for (const subject of subjects) figure(`POST /api/tasks p50, history of ${subject.size}`, p50(subject), "ms");
+  const largest = Math.max(...sizes);
+  for (const size of sizes)
+    if (size !== 100 && base)
+      figure(`p50 at ${size} ÷ p50 at 100`, p50(subjects.find((s) => s.size === size)!) / p50(base!), "×", size === largest ? { op: "<=", value: 1.5 } : null);
+  if (sustained) {
+    figure("sustained creation, no history", sustained.none, "tasks/s");
+    figure(`sustained creation at ${throughputAt} ÷ none`, sustained.ratio * 100, "%", { op: ">=", value: 80 });
+  }
+} finally {
+  await Promise.all(subjects.map((subject) => subject.service?.stop()));
+  for (const { dataDir } of subjects) rmSync(dataDir, { recursive: true, force: true });
+}

@@ -3,8 +3,9 @@
 // Embedded profile on loopback. The browser: a signed-in user picks the file on the New transcription page and
 // presses "Upload and transcribe"; timed from the click to the task's page (sign, 8 parts PUT by XHR 4 at a
 // time, complete). The API alone: the same sign → parts (4 at a time, fetch from Bun, read from disk) →
-// complete (test/support/upload-client.ts). Rounds alternate the two; the figures are medians, in MB/s end to
-// end, and the browser's share of the API's speed.
+// complete (test/support/upload-client.ts). Each round runs the two one after the other, in turns (browser then
+// API; API then browser; ...), so that a loaded machine slows both alike: the speeds are medians over the rounds, in
+// MB/s end to end, and the browser's share of the API's speed the median of the rounds' ratios.
 import { mkdtempSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,6 +17,7 @@ import { UploadClient } from "../test/support/upload-client.ts";
 import { figure, skip } from "./support/figures.ts";
 import { quick } from "./support/quick.ts";
 import { median } from "./support/stats.ts";
+import { inTurns, medianRatio } from "./support/in-turns.ts";
 
 const MiB = 1024 * 1024;
 const quickRun = quick || process.argv.includes("--quick");
@@ -76,19 +78,15 @@ try {
     return size / 1e6 / seconds;
   };
 
-  const browserRates: number[] = [];
-  const apiRates: number[] = [];
-  for (let round = 1; round <= rounds; round++) {
-    browserRates.push(await throughBrowser());
-    apiRates.push(await throughApi());
-    console.log(`round ${round}: browser ${browserRates.at(-1)!.toFixed(0)} MB/s, API alone ${apiRates.at(-1)!.toFixed(0)} MB/s`);
-  }
-  const inBrowser = median(browserRates);
-  const alone = median(apiRates);
+  const pairs = await inTurns(rounds, (side) => (side === "a" ? throughBrowser() : throughApi()));
+  for (const [round, pair] of pairs.entries())
+    console.log(`round ${round + 1}: browser ${pair.a.toFixed(0)} MB/s, API alone ${pair.b.toFixed(0)} MB/s, ${(pair.a / pair.b).toFixed(2)}`);
+  const inBrowser = median(pairs.map((pair) => pair.a));
+  const alone = median(pairs.map((pair) => pair.b));
   console.log(`${(size / MiB).toFixed(0)} MiB, ${rounds} round(s), medians:`);
   figure("upload through the web app in Chromium", inBrowser, "MB/s");
   figure("the same upload with the HTTP API alone", alone, "MB/s");
-  figure("web app ÷ API alone", inBrowser / alone, "");
+  figure("web app ÷ API alone", medianRatio(pairs), "");
 } finally {
   await browser.close();
   await service.stop();
