@@ -10,12 +10,13 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import pino, { type LevelWithSilent, type Logger } from "pino";
 import { prettyFactory } from "pino-pretty";
 import { redactSecretFields, scrubber } from "./scrubbing.ts";
+import { BatchedOutput } from "./batched-output.ts";
 
 export type { Logger } from "pino";
 export type LogLevel = LevelWithSilent;
 
-/** Where finished lines go: stdout, or a collector in tests. */
-export type LogSink = { write(line: string): unknown };
+/** Where finished lines go: stdout, or a collector in tests. `flush`: what the sink holds back, written now. */
+export type LogSink = { write(line: string): unknown; flush?(): void };
 
 export type LogOutputOptions = {
   /** Readable lines with colours (a terminal) instead of JSON (a log collector). */
@@ -38,6 +39,9 @@ export function withLogContext<T>(fields: LogContext, work: () => T): T {
   return context.run({ ...context.getStore(), ...fields }, work);
 }
 
+/** pino's JSON line at error or fatal level (its level formatter below writes the label). */
+const urgentLevel = /^\{"level":"(error|fatal)"/;
+
 /** The stream pino writes to: scrubs, then prettifies or not. Reconfigurable, so loggers made before start-up follow the configuration. */
 class LogOutput {
   private scrub = scrubber();
@@ -45,8 +49,8 @@ class LogOutput {
   private sink: LogSink;
 
   constructor(options: LogOutputOptions) {
-    // Synchronous writes: a line logged just before the process ends is not lost in a buffer.
-    this.sink = options.sink ?? pino.destination({ dest: 1, sync: true });
+    // Written in batches, and at once from error level up and at exit (batched-output.ts).
+    this.sink = options.sink ?? BatchedOutput.of(1);
     this.configure(options);
   }
 
@@ -60,6 +64,8 @@ class LogOutput {
   write(line: string): void {
     const clean = this.scrub(line);
     this.sink.write(this.prettify ? this.prettify(clean) : clean);
+    // An error may be the last thing the process says: it and every line before it go out now.
+    if (urgentLevel.test(clean)) this.sink.flush?.();
   }
 }
 
@@ -109,7 +115,7 @@ export function configureLogging(options: { level: LogLevel; pretty?: boolean; s
 
 /** For the command-line tools, whose stdout is their product (NDJSON, a new key, a report): the log goes to stderr. */
 export function logToStderr(level: LogLevel = "info"): void {
-  rootOutput.configure({ pretty: Boolean(process.stderr.isTTY), sink: pino.destination({ dest: 2, sync: true }) });
+  rootOutput.configure({ pretty: Boolean(process.stderr.isTTY), sink: BatchedOutput.of(2) });
   setLevel(level);
 }
 
