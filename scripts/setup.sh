@@ -29,6 +29,8 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(prometheus)
   # The docs' log recipe is run as written, with jq.
   packages+=(jq)
+  # The data export's tests open its zip with Info-ZIP's unzip, as a person would.
+  packages+=(unzip)
   # The web app's browser tests drive Debian's Chromium (through playwright-core: no browser is downloaded).
   packages+=(chromium)
   # compose.yaml is resolved with Compose v1's `docker-compose config`, and its load balancer's Caddyfile is run by Caddy.

@@ -20,6 +20,9 @@ import { stateCacheOf } from "./core/state-cache.ts";
 import { DocumentSnapshots } from "./core/document-snapshots.ts";
 import { TranscriptStore } from "./tasks/transcripts.ts";
 import { observingAppends, type AppendObserver } from "./core/append-observers.ts";
+import type { DataKeyStore } from "./erasure/data-keys.ts";
+import { openDataKeyStore } from "./erasure/open-data-keys.ts";
+import { protectEvents, type ErasedFieldsObserver } from "./erasure/protected-event-store.ts";
 
 /** One adapter per port, chosen by configuration: a URL set means the cluster adapter, none the embedded one. */
 export type Adapters = {
@@ -29,6 +32,8 @@ export type Adapters = {
   blobs: BlobStore;
   /** Transcripts as immutable blobs (events carry references); one per process, for its cache. */
   transcripts: TranscriptStore;
+  /** The data keys that encrypt events' personal fields (src/erasure): destroying one erases what it encrypted. */
+  dataKeys: DataKeyStore;
   /** Told of every batch this process appends (the events-appended metric). */
   appendObservers: Set<AppendObserver>;
   secret: string;
@@ -49,14 +54,19 @@ export function signingSecret(config: Pick<Config, "dataDir" | "signingSecret">)
   return secret;
 }
 
-/** The event store, read through the upcasters: events stored in older shapes come out in the current ones. */
-export async function openEventStore(config: Config): Promise<EventStore> {
+/**
+ * The event store, read through the upcasters: events stored in older shapes come out in the current ones. Under them,
+ * personal fields are encrypted on append and decrypted on read (src/erasure/protected-event-store.ts) with `dataKeys`,
+ * or with a key store of its own, closed with it (a command-line tool's). `onErased` is told of fields whose key is gone.
+ */
+export async function openEventStore(config: Config, dataKeys?: DataKeyStore, onErased?: ErasedFieldsObserver): Promise<EventStore> {
   mkdirSync(config.dataDir, { recursive: true });
   // In a shared EventStoreDB the relay and projections read only this application's streams.
   const stored = config.eventStoreUrl
     ? new EventStoreDbEventStore(config.eventStoreUrl, { streamPrefixes: applicationStreamPrefixes })
     : new SqliteEventStore(join(config.dataDir, "events.sqlite"));
-  return withUpcasting(stored, [namedActor, ...taskUpcasters]);
+  const keys = dataKeys ?? (await openDataKeyStore(config));
+  return withUpcasting(protectEvents(stored, keys, { closesKeys: dataKeys === undefined, onErased }), [namedActor, ...taskUpcasters]);
 }
 
 export async function openDocumentStore(config: Config): Promise<DocumentStore> {
@@ -76,7 +86,8 @@ export async function openAdapters(config: Config): Promise<Adapters> {
   mkdirSync(config.dataDir, { recursive: true });
   const secret = signingSecret(config);
   const appendObservers = new Set<AppendObserver>();
-  const eventStore = observingAppends(await openEventStore(config), appendObservers);
+  const dataKeys = await openDataKeyStore(config);
+  const eventStore = observingAppends(await openEventStore(config, dataKeys), appendObservers);
   const documents = await openDocumentStore(config);
   // Commands on long streams (an account's) start from a snapshot kept beside the read models.
   stateCacheOf(eventStore).useSnapshots(new DocumentSnapshots(documents));
@@ -88,6 +99,7 @@ export async function openAdapters(config: Config): Promise<Adapters> {
     bus,
     blobs,
     transcripts: new TranscriptStore(blobs),
+    dataKeys,
     appendObservers,
     secret,
     describe: () =>
@@ -102,6 +114,7 @@ export async function openAdapters(config: Config): Promise<Adapters> {
       await blobs.close();
       await documents.close();
       await eventStore.close();
+      await dataKeys.close();
     },
   };
 }

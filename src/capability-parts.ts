@@ -6,7 +6,7 @@ import type { Semaphore } from "./core/semaphore.ts";
 import type { Idempotency } from "./http/idempotency.ts";
 import type { OriginOf } from "./http/request-origin.ts";
 import type { OwnSite } from "./http/cross-site.ts";
-import type { Accounts, Authenticated, QueueOf, SignInLimits, SocialLogin } from "./accounts/index.ts";
+import type { Accounts, Authenticated, QueueOf, RetentionSetting, SignInLimits, SocialLogin } from "./accounts/index.ts";
 import type { FolderTaskCounts } from "./folders/service.ts";
 import { deriveKey } from "./billing/index.ts";
 import { recognitionOfferOf } from "./transcription/recognition-offer.ts";
@@ -54,6 +54,8 @@ export type ApiParts = ServiceParts &
     appPage?: AppPage;
     queueOf: QueueOf;
     folderTaskCounts: FolderTaskCounts;
+    /** The account's retention, which GET and PUT /api/user show and set (the retention capability's, above accounts). */
+    retention: RetentionSetting;
   };
 
 /** The list of capabilities as the composition root wires it: this fails to compile when a capability needs a part the root does not build. */

@@ -62,6 +62,8 @@ export type Config = {
   sessionLifetimeMs: number;
   /** How long an access token lasts after its last recorded use (TOKEN_TTL_DAYS); API keys do not expire. */
   tokenLifetimeMs: number;
+  /** The longest retention an account may set (RETENTION_MAX_DAYS; src/retention). */
+  retentionMaxDays: number;
   /** How long `POST /v1/audio/transcriptions` waits for its task before answering with the task's id (OPENAI_COMPAT_WAIT_SECONDS). */
   openAiCompatWaitMs: number;
   /** Live transcription's limits (LIVE_*; src/live/settings.ts). */
@@ -81,6 +83,8 @@ export type Config = {
   transcription: TranscriptionConfig;
   /** The lowest level logged (LOG_LEVEL: trace, debug, info, warn, error, fatal, silent). */
   logLevel: LogLevel;
+  /** The API's JSON and text answers compressed as the client accepts (COMPRESSION=on|off, default on). */
+  compression: boolean;
   /** Prometheus metrics (METRICS=on|off, default on): with them off, `GET /metrics` is 404 and requests pay nothing for them. */
   metricsEnabled: boolean;
   /** When set (METRICS_TOKEN), `GET /metrics` needs `Authorization: Bearer <token>`. */
@@ -155,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionRateLimitPerMinute: s.SESSION_RATE_LIMIT_PER_MINUTE,
     sessionLifetimeMs: s.SESSION_DAYS * 24 * 60 * 60 * 1000,
     tokenLifetimeMs: s.TOKEN_TTL_DAYS * 24 * 60 * 60 * 1000,
+    retentionMaxDays: s.RETENTION_MAX_DAYS,
     openAiCompatWaitMs: s.OPENAI_COMPAT_WAIT_SECONDS * 1000,
     live: liveConfigOf(s),
     loginAttemptsPerMinute: s.LOGIN_ATTEMPTS_PER_MINUTE,
@@ -162,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     idp: identityProvider(s, publicUrl, problems),
     paymentWebhookSecret: s.PAYMENT_WEBHOOK_SECRET,
     logLevel: s.LOG_LEVEL,
+    compression: s.COMPRESSION,
     metricsEnabled: s.METRICS,
     metricsToken: s.METRICS_TOKEN,
     transcription: transcriptionConfigOf(s, problems),

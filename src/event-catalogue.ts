@@ -8,6 +8,7 @@ import type { SequenceEvent } from "./core/sequence.ts";
 import type { TokenLifetimeEvent } from "./accounts/token-lifetimes.ts";
 import { webhookEndpointEventTypes, webhookMessageEventTypes, type WebhookEndpointEvent, type WebhookMessageEvent } from "./webhooks/events.ts";
 import { deadLetterEventTypes, type DeadLetterEvent } from "./dead-letters/events.ts";
+import { retentionEventTypes, type RetentionEvent } from "./retention/events.ts";
 import type { EventMetadata } from "./core/event.ts";
 
 /**
@@ -26,7 +27,8 @@ export type StoredEvent =
   | TokenLifetimeEvent
   | WebhookEndpointEvent
   | WebhookMessageEvent
-  | DeadLetterEvent;
+  | DeadLetterEvent
+  | RetentionEvent;
 
 /** Who and what caused an event, on every event. */
 export type StoredEventMetadata = EventMetadata;
@@ -35,8 +37,8 @@ export type StoredEventMetadata = EventMetadata;
 export const eventStreams: Record<string, { stream: string; description: string; types: readonly StoredEvent["type"][] }> = {
   user: {
     stream: "user-<user id>",
-    description: "An account: profile, credentials, plan and balance, its folders and its concurrent-task slots.",
-    types: [...userEventTypes, ...folderEventTypes, ...admissionEventTypes],
+    description: "An account: profile, credentials, plan and balance, its folders, its concurrent-task slots and its retention.",
+    types: [...userEventTypes, ...folderEventTypes, ...admissionEventTypes, ...retentionEventTypes],
   },
   task: {
     stream: "task-<task id>",

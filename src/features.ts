@@ -6,6 +6,7 @@ import { accountsServices, type OidcClient } from "./accounts/index.ts";
 import { ownSite } from "./http/cross-site.ts";
 import { folderTaskCounts, queueCounts } from "./tasks/index.ts";
 import { idempotency } from "./http/idempotency.ts";
+import { Retention } from "./retention/index.ts";
 import type { IdempotencyKeys } from "./http/idempotency-store.ts";
 import { webApp, type WebApp } from "./web/index.ts";
 import { clientAddresses, requestOrigins, type RequestContext } from "./http/request-origin.ts";
@@ -79,6 +80,7 @@ export function apiParts(service: ServiceParts, accounts: AccountsParts, idempot
     appPage,
     queueOf: (userId) => queueCounts(documents, userId),
     folderTaskCounts: (userId) => folderTaskCounts(documents, userId),
+    retention: new Retention(service.adapters.eventStore, documents, service.waitForProjections, service.config.retentionMaxDays),
   };
 }
 

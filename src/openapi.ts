@@ -110,6 +110,8 @@ const operationErrors: OpenApiOptions["errors"] = {
   "DELETE /api/session": [403],
   "GET /api/user": [],
   "PUT /api/user": [],
+  "DELETE /api/user": [403],
+  "GET /api/user/export": [403],
   "GET /avatars/{userId}/{file}": [404],
   "GET /api/api-keys": [403],
   "POST /api/api-keys": [403],

@@ -92,6 +92,7 @@ export async function startApiRole(context: ServiceContext, parts: ServiceParts,
     openApi: openApiOptions(config),
     observers: context.requestObservers,
     beforeSizeRefusal: accounts.countRefusedBySize,
+    compression: config.compression,
   });
   context.jobs.push(startIdempotencyCleanupJob(idempotencyKeys, adapters.documents));
   return app;

@@ -68,7 +68,9 @@ export async function startService(config: Config, adapters: Adapters, options: 
     : undefined;
   const operations: AnyElysia[] = [readyRoutes(dependenciesOf(config, adapters, roles, projectionsState))];
   if (metrics) operations.push(metrics.routes);
-  const app = roles.has("api") ? await startApiRole(context, parts, operations, options.now) : createOperationsApp(operations, context.requestObservers);
+  const app = roles.has("api")
+    ? await startApiRole(context, parts, operations, options.now)
+    : createOperationsApp(operations, context.requestObservers, { compression: config.compression });
 
   let connectionsClosed: Promise<void> | null = null;
   const closeConnections = () => (connectionsClosed ??= closeAll(connectionClosers));

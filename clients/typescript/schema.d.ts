@@ -202,12 +202,16 @@ export interface paths {
          */
         get: operations["getUser"];
         /**
-         * Update name, email and avatar
-         * @description JSON or multipart/form-data (for the avatar). All fields optional. 422 for a taken email, a non-image or an image over 5 MB.
+         * Update name, email, avatar and retention
+         * @description JSON or multipart/form-data (for the avatar). All fields optional. 422 for a taken email, a non-image or an image over 5 MB, or a retention_days that is not a whole number from 1 to RETENTION_MAX_DAYS or null.
          */
         put: operations["putUser"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete the account and everything in it
+         * @description Erases the account for good: its tasks (with their media, transcripts, exports and search entries), profile, avatar, API keys, access tokens, web app sessions, webhooks, notifications and folders; its email address is free to register again; its personal data in the event log becomes unreadable (its data keys are destroyed). The balance and payments keep their amounts in the log, without a name. 204 once done: every credential of the account is refused (401) from then on, and the files of its tasks are gone. Should the erasure stop half way (the service failing), the service's workers finish it. Confirm with `password` (403 when it is wrong, 422 when it is missing). Each password checked counts as a login attempt on the account's email: past LOGIN_ATTEMPTS_PER_MINUTE a minute (counted with POST /api/login and /api/session), 429 with Retry-After, the password unchecked. An account without a password (social login) must have signed in within the last 5 minutes with the token or session making the request (403 otherwise). API keys can never do it (403). With the web app's session, the answer clears its cookies.
+         */
+        delete: operations["deleteUser"];
         options?: never;
         head?: never;
         patch?: never;
@@ -286,7 +290,7 @@ export interface paths {
         };
         /**
          * The 10 most recent notifications, newest first
-         * @description Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready, task problem, webhook disabled.
+         * @description Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, export ready, task problem, webhook disabled, tasks to be deleted (a day before the account's retention deletes them).
          */
         get: operations["getNotifications"];
         put?: never;
@@ -1089,6 +1093,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a copy of all the account's data (zip)
+         * @description A zip of the profile (as `GET /api/user`), the folders, and every task: its detail (as `GET /api/tasks/{id}`), transcript as JSON with the recognised words (as the `json` export) and as SRT (as the `srt` export), summary, mind map, and its media files; README.txt inside says where each is. Streamed as it is made, so an account of any size downloads in constant server memory. The web app's session and API keys of the account may both ask for it (a key reads all of this through the API anyway). One export at a time per account: a second one while the first is still being downloaded is 429.
+         */
+        get: operations["getUserExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1309,6 +1333,10 @@ export interface components {
                 /** @description Failed tasks. */
                 failed_count: number;
             };
+            /** @description Days the account's tasks are kept after their creation; null: until deleted (PUT /api/user sets it). */
+            retention_days: number | null;
+            /** @description The longest retention_days this service allows (RETENTION_MAX_DAYS). */
+            retention_max_days: number;
         };
         Profile: {
             id: number;
@@ -1348,7 +1376,7 @@ export interface components {
         Notification: {
             /** @description Stable id (the id of the event that caused the notification). */
             id: string;
-            /** @description Plan changed | Balance low | Task finished | Task failed | Export ready | Task problem | Webhook disabled */
+            /** @description Plan changed | Balance low | Task finished | Task failed | Export ready | Task problem | Webhook disabled | Tasks to be deleted */
             title: string;
             message: string;
             /** @description The task it is about (Task finished, Task failed, Export ready); null for the account's own. A deleted task's notifications are no longer listed. */
@@ -2410,6 +2438,8 @@ export interface operations {
                     email?: string;
                     /** @description PNG, JPEG, GIF or WebP image, at most 5 MB (multipart/form-data). */
                     avatar?: string;
+                    /** @description Tasks are deleted this many days after they were created (about a day later at most: they go in daily batches, each announced by a notification a day before). null (the default): kept until deleted. At most 3650 (RETENTION_MAX_DAYS). A JSON number: not in a form, whose fields are text. */
+                    retention_days?: number | null;
                 };
                 "multipart/form-data": {
                     name?: string;
@@ -2417,6 +2447,8 @@ export interface operations {
                     email?: string;
                     /** @description PNG, JPEG, GIF or WebP image, at most 5 MB (multipart/form-data). */
                     avatar?: string;
+                    /** @description Tasks are deleted this many days after they were created (about a day later at most: they go in daily batches, each announced by a notification a day before). null (the default): kept until deleted. At most 3650 (RETENTION_MAX_DAYS). A JSON number: not in a form, whose fields are text. */
+                    retention_days?: number | null;
                 };
             };
         };
@@ -2431,6 +2463,98 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Profile"];
                 };
+            };
+            /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: the token, key or session cookie is missing, unknown, expired (a token unused for TOKEN_TTL_DAYS, a session past SESSION_DAYS) or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: the rate limit, the login throttle or 3 tasks in progress. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again (rate limits and the login throttle; not the 3-task limit). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The account's password. Required when the account has one; an account made through the identity provider has none. */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The body could not be read: not JSON (or the form encoding the endpoint takes), or not UTF-8. */
             400: {
@@ -6676,6 +6800,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    getUserExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip, streamed as it is made (no Content-Length). README.txt inside it says what each file is. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="scribe-data-<YYYY-MM-DD>.zip"` (the UTC date). */
+                    "Content-Disposition"?: string;
+                    /** @description Requests left to this credential in the current minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Not authenticated: the token, API key or session cookie is missing, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden, or a plan limit is exceeded (or, with the web app's session cookie, a change sent from another site's page). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The rate limit, or another export of the account still running: "A copy of this account's data is already being downloaded. One download at a time: try again once it has finished (or was cancelled)." */
+            429: {
+                headers: {
+                    /** @description Seconds until it is worth asking again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

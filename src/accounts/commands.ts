@@ -1,6 +1,7 @@
 import { handle, type CommandContext, type CommandResult } from "../core/command-handler.ts";
 import type { DomainEvent, StreamModel } from "../core/decider.ts";
 import type { EventStore } from "../core/event-store.ts";
+import type { RecordedEvent } from "../core/event.ts";
 import { loadState, type LoadedState } from "../core/state-cache.ts";
 import { userDecider, type UserCommand, type UserState } from "./decider.ts";
 import { userStream, type UserEvent } from "./events.ts";
@@ -20,6 +21,11 @@ export class AccountCommands {
 
   run(userId: number, command: UserCommand, context: CommandContext): Promise<AccountCommandResult> {
     return handle(this.store, userStream(userId), userDecider, (state) => userDecider.decide(command, state), context);
+  }
+
+  /** Decides on the account's own state with a decision another capability makes (src/erasure's): the accounts' decider still folds it. */
+  decide(userId: number, decision: (state: UserState) => UserEvent[], context: CommandContext): Promise<AccountCommandResult> {
+    return handle(this.store, userStream(userId), userDecider, decision, context);
   }
 
   /**
@@ -43,6 +49,11 @@ export class AccountCommands {
   /** The account's current state (its plan and balance ledger among it), folded to the revision given. */
   state(userId: number): Promise<LoadedState<UserState>> {
     return loadState(this.store, userStream(userId), userDecider);
+  }
+
+  /** Every event of the account's own stream, in order (what an erasure finds the account's holdings in). */
+  history(userId: number): Promise<RecordedEvent[]> {
+    return this.store.readStream(userStream(userId));
   }
 
   /** Whether anything was ever appended to the account: a claim left by a registration that died before it is not. */

@@ -59,7 +59,8 @@ export type UserState =
       identities: readonly Identity[];
       /** Checkout references already turned into a plan change: a repeated payment webhook changes nothing. */
       checkoutReferences: ReadonlySet<string>;
-    };
+    }
+  | { status: "erased" }; // src/erasure: refused as an unknown account is, and never registered again
 
 type Registered = Extract<UserState, { status: "registered" }>;
 
@@ -182,6 +183,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return { ...state, apiKeys: withoutItem(state.apiKeys, event.data.keyId) };
       case "NotificationsRead":
         return state;
+      case "AccountErased":
+        return { status: "erased" };
       default:
         return assertNever(event);
     }
@@ -191,7 +194,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
     if (isCredentialCommand(command)) return decideCredential(command, state);
     switch (command.type) {
       case "RegisterUser": {
-        if (state.status === "registered") return [];
+        if (state.status !== "none") return [];
         const { userId, name, email, passwordHash, identity, credential, method, now } = command;
         return [
           { type: "UserRegistered", data: { userId, name, email, passwordHash, identity, registeredAt: now } },

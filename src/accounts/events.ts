@@ -41,7 +41,12 @@ export type UserEvent =
   | { type: "ApiKeyCreated"; data: { keyId: string; name: string; keyHash: string; prefix: string; createdAt: string } }
   | { type: "ApiKeyRevoked"; data: { keyId: string; revokedAt: string } }
   /** The user marked every notification created at or before `upTo` as read (the notifications read model applies it). */
-  | { type: "NotificationsRead"; data: { upTo: string } };
+  | { type: "NotificationsRead"; data: { upTo: string } }
+  /**
+   * The account was erased (DELETE /api/user, or `bun run admin erase`): nobody signs in to it again and its read
+   * models forget it; src/erasure carries out the rest. No personal data: who asked (the user or the operator) and when.
+   */
+  | { type: "AccountErased"; data: { by: "user" | "operator"; erasedAt: string } };
 
 export type UserEventType = UserEvent["type"];
 
@@ -62,6 +67,7 @@ export const userEventTypes: readonly UserEventType[] = [
   "ApiKeyCreated",
   "ApiKeyRevoked",
   "NotificationsRead",
+  "AccountErased",
 ];
 
 export const userStream = (userId: number | string) => `user-${userId}`;

@@ -7,7 +7,7 @@ import type { Accounts } from "./service.ts";
 import type { Authenticated } from "./authentication.ts";
 import type { SignInLimits } from "./sign-in-rules.ts";
 import type { SocialLogin } from "./social-login.ts";
-import type { QueueOf } from "./user-view.ts";
+import type { QueueOf, RetentionSetting } from "./user-view.ts";
 import { usersProjection } from "./users-projection.ts";
 import { credentialsProjection } from "./credentials-projection.ts";
 import { accountSettings } from "./settings.ts";
@@ -17,7 +17,7 @@ export type { Authenticated } from "./authentication.ts";
 export type { SignInLimits } from "./sign-in-rules.ts";
 export type { SocialLogin } from "./social-login.ts";
 export type { OidcClient } from "./oidc-client.ts";
-export type { QueueOf } from "./user-view.ts";
+export type { QueueOf, RetentionSetting } from "./user-view.ts";
 export { AccountCommands, userIdOf } from "./commands.ts";
 
 /**
@@ -47,13 +47,15 @@ export type AccountsApiParts = {
   site: OwnSite;
   /** The user's tasks in the queue, which the user's view shows (the tasks capability's read model, which accounts may not import). */
   queueOf: QueueOf;
+  /** The account's retention (the retention capability's, which accounts may not import). */
+  retention: RetentionSetting;
 };
 
 export const capability: Capability<AccountsApiParts, { adapters: { eventStore: EventStore } }, typeof accountSettings> = {
   name: "accounts",
   settings: accountSettings,
   projections: [usersProjection, credentialsProjection],
-  routes: async ({ adapters, config, accounts, authenticated, signInLimits, socialLogin, site, queueOf }) => {
+  routes: async ({ adapters, config, accounts, authenticated, signInLimits, socialLogin, site, queueOf, retention }) => {
     const [{ authRoutes }, { sessionRoutes }, { userRoutes }, { apiKeyRoutes }, { Profiles }] = await Promise.all([
       import("./routes.ts"),
       import("./session-routes.ts"),
@@ -61,11 +63,11 @@ export const capability: Capability<AccountsApiParts, { adapters: { eventStore: 
       import("./api-key-routes.ts"),
       import("./profiles.ts"),
     ]);
-    const profiles = new Profiles(accounts, adapters.eventStore, adapters.blobs);
+    const profiles = new Profiles(accounts, adapters.eventStore, adapters.blobs, retention);
     return [
       authRoutes({ accounts, signInLimits, socialLogin, authenticated }),
       sessionRoutes({ accounts, signInLimits, socialLogin, authenticated, site }),
-      userRoutes({ accounts, profiles, blobs: adapters.blobs, publicUrl: config.publicUrl, queueOf, authenticated }),
+      userRoutes({ accounts, profiles, blobs: adapters.blobs, publicUrl: config.publicUrl, queueOf, retention, authenticated }),
       apiKeyRoutes({ accounts, authenticated }),
     ];
   },

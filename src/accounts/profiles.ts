@@ -8,6 +8,7 @@ import type { UserDocument } from "./users-projection.ts";
 import type { updateUserBody } from "./schemas.ts";
 import { checkAvatar } from "./avatars.ts";
 import { claimDecider, emailClaimStream, normalizeEmail } from "./claims.ts";
+import type { RetentionSetting } from "./user-view.ts";
 
 /** What `PUT /api/user` takes: its schema, validated before it gets here. */
 export type ProfileInput = typeof updateUserBody.static;
@@ -26,6 +27,7 @@ export class Profiles {
     private readonly accounts: Accounts,
     private readonly store: EventStore,
     private readonly blobs: BlobStore,
+    private readonly retention: RetentionSetting,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -45,6 +47,7 @@ export class Profiles {
       { type: "UpdateProfile", name: input.name?.trim(), email: email === current.email ? undefined : email, now: this.now().toISOString() },
       metadata,
     );
+    if (input.retention_days !== undefined) await this.retention.set(userId, input.retention_days, metadata);
     if (givesUp !== null)
       await pollUntil(async () => (await loadState(this.store, emailClaimStream(givesUp), claimDecider)).state.owner !== userId, releaseWaitMs);
     return (await this.accounts.findById(userId))!;

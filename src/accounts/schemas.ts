@@ -1,6 +1,7 @@
 import { nameText } from "../http/names.ts";
 import { longestEmail } from "../http/formats.ts";
 import { t } from "elysia";
+import { Type } from "@sinclair/typebox";
 import { everyOf, stringEnum } from "../http/openapi/string-enum.ts";
 import { planKeys, type BillingInterval, type Plan } from "./plans.ts";
 
@@ -38,11 +39,32 @@ export const sessionResponse = t.Object({
   expires_at: t.String({ format: "date-time", description: "When the session ends (the cookie's Max-Age says the same); then sign in again." }),
 });
 
-export const updateUserBody = t.Object({
-  name: t.Optional(name),
-  email: t.Optional(email),
-  avatar: t.Optional(t.File({ description: "PNG, JPEG, GIF or WebP image, at most 5 MB (multipart/form-data)." })),
-});
+/** RETENTION_MAX_DAYS's default, for the body's type (the routes build theirs with the configured cap). */
+const defaultRetentionMaxDays = 3650;
+
+/** `retention_days`: a whole number of days up to the cap, or null; one message for every way to miss it, naming the cap. */
+export const retentionDays = (maxDays: number) => {
+  const error =
+    `The retention days field must be a whole number of days from 1 to ${maxDays} (the longest this service allows), ` + "or null to keep tasks until deleted.";
+  // TypeBox's own integer, not Elysia's `t.Integer`, which would take the string "7" for 7: a JSON number or null only.
+  return t.Union([Type.Integer({ minimum: 1, maximum: maxDays, error }), t.Null()], {
+    error,
+    description:
+      `Tasks are deleted this many days after they were created (about a day later at most: they go in daily batches, each announced by a ` +
+      `notification a day before). null (the default): kept until deleted. At most ${maxDays} (RETENTION_MAX_DAYS). A JSON number: ` +
+      "not in a form, whose fields are text.",
+  });
+};
+
+export const updateUserBodyOf = (retentionMaxDays: number) =>
+  t.Object({
+    name: t.Optional(name),
+    email: t.Optional(email),
+    avatar: t.Optional(t.File({ description: "PNG, JPEG, GIF or WebP image, at most 5 MB (multipart/form-data)." })),
+    retention_days: t.Optional(retentionDays(retentionMaxDays)),
+  });
+
+export const updateUserBody = updateUserBodyOf(defaultRetentionMaxDays);
 
 // The subscription's closed sets (src/accounts/plans.ts).
 const billingIntervals = everyOf<BillingInterval>()(["none", "month", "year"]);
@@ -74,6 +96,10 @@ export const userResponse = t.Object({
     running_count: t.Integer({ description: "Tasks scribing." }),
     failed_count: t.Integer({ description: "Failed tasks." }),
   }),
+  retention_days: t.Nullable(
+    t.Integer({ description: "Days the account's tasks are kept after their creation; null: until deleted (PUT /api/user sets it)." }),
+  ),
+  retention_max_days: t.Integer({ description: "The longest retention_days this service allows (RETENTION_MAX_DAYS)." }),
 });
 
 export const profileResponse = t.Object({ id: t.Integer(), name: t.String(), email: t.String(), avatar: t.String() });

@@ -8,8 +8,8 @@ import type { UserDocument } from "./users-projection.ts";
 import type { Accounts } from "./service.ts";
 import { initialsAvatar } from "./avatars.ts";
 import type { Profiles } from "./profiles.ts";
-import { profileResponse, updateUserBody, userResponse } from "./schemas.ts";
-import { profileView, userView, type QueueOf } from "./user-view.ts";
+import { profileResponse, updateUserBodyOf, userResponse } from "./schemas.ts";
+import { profileView, userView, type QueueOf, type RetentionSetting } from "./user-view.ts";
 
 export type UserRoutesDependencies = {
   accounts: Accounts;
@@ -17,6 +17,7 @@ export type UserRoutesDependencies = {
   blobs: BlobStore;
   publicUrl: string;
   queueOf: QueueOf;
+  retention: RetentionSetting;
   authenticated: Authenticated;
 };
 
@@ -32,26 +33,28 @@ const attachmentHeaders = { ...imageHeaders, "content-disposition": "attachment"
 const rasterTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 /** GET and PUT /api/user (spec 4.5), and the public avatar images their URLs point at. */
-export function userRoutes({ accounts, profiles, blobs, publicUrl, queueOf, authenticated }: UserRoutesDependencies) {
+export function userRoutes({ accounts, profiles, blobs, publicUrl, queueOf, retention, authenticated }: UserRoutesDependencies) {
   const tags = ["User"];
   const security = [{ bearer: [] }];
 
   const account = new Elysia({ name: "user-routes" })
     .use(authenticated)
-    .get("/api/user", ({ user }) => userView(queueOf, publicUrl, user as UserDocument), {
+    .get("/api/user", ({ user }) => userView(queueOf, retention, publicUrl, user as UserDocument), {
       response: { 200: userResponse },
       detail: { tags, security, summary: "The account: profile, balance, subscription and queue" },
     })
     .put("/api/user", async ({ body, caller, metadata }) => profileView(publicUrl, await profiles.update(caller.userId, body, metadata)), {
       // An avatar of up to 5 MB: its heavy-work slot is given back once the work is done.
       afterHandle: ({ request }) => releaseHeavyWork(request),
-      body: updateUserBody,
+      body: updateUserBodyOf(retention.maxDays),
       response: { 200: profileResponse },
       detail: {
         tags,
         security,
-        summary: "Update name, email and avatar",
-        description: "JSON or multipart/form-data (for the avatar). All fields optional. 422 for a taken email, a non-image or an image over 5 MB.",
+        summary: "Update name, email, avatar and retention",
+        description:
+          "JSON or multipart/form-data (for the avatar). All fields optional. 422 for a taken email, a non-image or an image over 5 MB, " +
+          "or a retention_days that is not a whole number from 1 to RETENTION_MAX_DAYS or null.",
       },
     });
 

@@ -1,3 +1,4 @@
+import type { EventMetadata } from "../core/event.ts";
 import type { UserDocument } from "./users-projection.ts";
 import { balanceView } from "./balance.ts";
 import { plans } from "./plans.ts";
@@ -23,15 +24,27 @@ export function subscriptionView(user: Pick<UserDocument, "plan" | "interval">) 
 export type QueueCounts = { pending_count: number; running_count: number; failed_count: number };
 export type QueueOf = (userId: number) => Promise<QueueCounts>;
 
+/**
+ * The account's retention (src/retention, which accounts may not import): how many days its tasks are kept (null:
+ * until deleted), at most `maxDays` (RETENTION_MAX_DAYS). GET /api/user shows it and PUT /api/user sets it.
+ */
+export type RetentionSetting = {
+  maxDays: number;
+  daysOf(userId: number): Promise<number | null>;
+  set(userId: number, days: number | null, metadata: EventMetadata): Promise<void>;
+};
+
 export function profileView(publicUrl: string, user: UserDocument) {
   return { id: user.id, name: user.name, email: user.email, avatar: avatarUrl(publicUrl, user) };
 }
 
-export async function userView(queueOf: QueueOf, publicUrl: string, user: UserDocument) {
+export async function userView(queueOf: QueueOf, retention: RetentionSetting, publicUrl: string, user: UserDocument) {
   return {
     ...profileView(publicUrl, user),
     balance: balanceView(user.ledger),
     subscription: subscriptionView(user),
     queue: await queueOf(user.id),
+    retention_days: await retention.daysOf(user.id),
+    retention_max_days: retention.maxDays,
   };
 }

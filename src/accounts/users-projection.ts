@@ -60,6 +60,9 @@ function evolveUser(doc: Fields | null, event: Recorded<UserEvent>): Fields | nu
     case "SecondsToppedUp":
     case "SecondsCharged":
       return { ...touched, ledger: evolveLedger(doc.ledger, event) };
+    // Forgotten: its ledger's amounts stay in the log, without a profile to name them.
+    case "AccountErased":
+      return null;
     default:
       return doc;
   }

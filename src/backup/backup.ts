@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { chmod, copyFile, mkdir, rename, rmdir } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { addHeldFiles, copyBlobFiles } from "./blob-files.ts";
 import { holdDeletes } from "../blobs/filesystem-hold.ts";
 import { dataFiles, isEmptyDirectory } from "./data-dir.ts";
-import { sealLogCopy, sealReadModelsCopy } from "./database-copy.ts";
+import { sealDataKeysCopy, sealLogCopy, sealReadModelsCopy } from "./database-copy.ts";
 import { BackupRefused, describeFile, writeManifest, type BackupManifest } from "./manifest.ts";
 import { backupDatabase, onlineBackupLibraryVersion } from "./sqlite-online-backup.ts";
 
@@ -17,7 +17,8 @@ const partialName = ".backup-partial";
  *  1. the read models (with their checkpoints), so they are at or behind the log copied next, and the
  *     restored service's projections just catch up;
  *  2. the log, the source of truth;
- *  3. the blobs: every object an event of the copied log names was written before that event, so it is in;
+ *  3. the data keys (src/erasure/): every key an event of the copied log was encrypted with was made before it;
+ *  4. the blobs: every object an event of the copied log names was written before that event, so it is in;
  *     one deleted since (its task deleted after the log was copied) the store kept aside for the backup from
  *     before the log was copied (src/blobs/filesystem-hold.ts), and it is added from there.
  * Each database is one snapshot of one commit (SQLite's online backup API).
@@ -49,6 +50,13 @@ export async function takeBackup(dataDir: string, target: string): Promise<Backu
     await backupDatabase(source(dataFiles.events), copy(dataFiles.events));
     events = sealLogCopy(copy(dataFiles.events));
     names.push(dataFiles.events);
+    if (existsSync(source(dataFiles.dataKeys))) {
+      await mkdir(dirname(copy(dataFiles.dataKeys)), { mode: 0o700 });
+      await backupDatabase(source(dataFiles.dataKeys), copy(dataFiles.dataKeys));
+      sealDataKeysCopy(copy(dataFiles.dataKeys));
+      await chmod(copy(dataFiles.dataKeys), 0o600);
+      names.push(dataFiles.dataKeys);
+    }
     blobs = await copyBlobFiles(source(dataFiles.blobs), copy(dataFiles.blobs), { mayLink: true });
     await addHeldFiles(await hold.end(), copy(dataFiles.blobs), blobs);
   } finally {
@@ -62,7 +70,11 @@ export async function takeBackup(dataDir: string, target: string): Promise<Backu
 
   const files: BackupManifest["files"] = {};
   for (const name of names) files[name] = await describeFile(copy(name));
-  for (const name of [...names, dataFiles.blobs]) await rename(copy(name), join(target, name));
+  for (const name of [...names, dataFiles.blobs]) {
+    await mkdir(dirname(join(target, name)), { recursive: true, mode: 0o700 });
+    await rename(copy(name), join(target, name));
+  }
+  if (names.includes(dataFiles.dataKeys)) await rmdir(dirname(copy(dataFiles.dataKeys)));
   await rmdir(partial);
   const manifest: BackupManifest = {
     format: "scribe-backup",

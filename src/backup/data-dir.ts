@@ -1,5 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { BackupRefused } from "./manifest.ts";
+import { dataKeysFile } from "../erasure/sqlite-data-keys.ts";
 
 /** What the embedded profile keeps under DATA_DIR (src/adapters.ts), by name; a backup holds these. */
 export const dataFiles = {
@@ -7,6 +8,8 @@ export const dataFiles = {
   readModels: "readmodels.sqlite",
   blobs: "blobs",
   signingSecret: "signing-secret",
+  /** The data keys (src/erasure/sqlite-data-keys.ts), in a folder of their own: a restore keeps its ledger of erasures. */
+  dataKeys: dataKeysFile,
 } as const;
 
 /** The settings that put a port on a server of its own (src/config.ts), whose data these commands cannot reach. */
@@ -28,11 +31,11 @@ export function refuseClusterProfile(profile: Profile, action: "back up" | "rest
 
 /**
  * Whether `dir` is missing or holds nothing. `lost+found`, which the root of an ext filesystem always
- * holds, does not count: a disk mounted for the data or the backups is empty with it.
+ * holds, does not count: a disk mounted for the data or the backups is empty with it; nor do the names in `allowed`.
  */
-export async function isEmptyDirectory(dir: string): Promise<boolean> {
+export async function isEmptyDirectory(dir: string, allowed: readonly string[] = []): Promise<boolean> {
   try {
-    return (await readdir(dir)).every((name) => name === "lost+found");
+    return (await readdir(dir)).every((name) => name === "lost+found" || allowed.includes(name));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return true;

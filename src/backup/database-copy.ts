@@ -72,7 +72,12 @@ export function sealReadModelsCopy(path: string): void {
   });
 }
 
+/** The copied data keys, sealed (one file, as the others). */
+export function sealDataKeysCopy(path: string): void {
+  seal(path);
+}
+
 /** Checks a backed-up database (read only) and, for the log, what it holds. */
-export function checkDatabaseCopy(path: string, kind: "log" | "read models"): LogSummary | null {
+export function checkDatabaseCopy(path: string, kind: "log" | "read models" | "data keys"): LogSummary | null {
   return withCopy(path, true, (db) => (kind === "log" ? logSummary(db) : null));
 }

@@ -21,4 +21,7 @@ export const capabilities = [
   (await import("../openai-compat/index.ts")).capability,
   (await import("../live/index.ts")).capability,
   (await import("../dead-letters/index.ts")).capability,
+  (await import("../data-export/index.ts")).capability,
+  (await import("../erasure/index.ts")).capability,
+  (await import("../retention/index.ts")).capability,
 ] as const;

@@ -3,6 +3,7 @@ import { parseArgs } from "./args.ts";
 import type { BackupCommand } from "./backup-commands.ts";
 import type { ConfigCommand } from "./config-command.ts";
 import type { ModelCommand } from "./model-commands.ts";
+import type { EraseCommand } from "./erase-command.ts";
 import { whisperModelNamed, whisperModels } from "../transcription/whisper-models.ts";
 
 export const adminUsage = `usage: bun run admin <command> [options]
@@ -18,6 +19,9 @@ a second.
                               create an API key (plans with API access only); prints the key alone
                               on the last line, and its id on the line before as "id: <key-id>"
   apikey revoke <key-id>      revoke an API key
+  erase <email>|<user-id>     erase the account and everything in it, as DELETE /api/user does, without
+                              asking; prints what it erased (an interrupted erasure: run it again
+                              with the user id it printed)
   users [--json]              list accounts: id, email, name, plan, remaining seconds
                               (a table, or NDJSON with --json)
   dead-letters list [--json]  messages a worker could not handle in all its deliveries, set aside:
@@ -29,7 +33,11 @@ a second.
   dead-letters drop <id>      set it aside for good: no longer listed, never run again
   backup <dir>                a consistent backup of the embedded profile's DATA_DIR, taken while
                               the server runs, into <dir> (missing or empty)
-  restore <dir>               restore a backup into DATA_DIR (missing or empty)
+  restore <dir>               restore a backup into DATA_DIR (missing or empty but for its keys/),
+                              re-applying the erasures its key store records, and with
+                              --erasures-from <path> those of a newer backup or key store
+  encrypt-events              encrypt, in place, the personal fields of events stored in the clear
+                              before the log encrypted them (embedded profile only; idempotent)
   model pull <name>           download a whisper.cpp model into DATA_DIR/models/whisper, verified
                               against its pinned SHA-256 (a cut download resumes; progress on
                               stderr; WHISPER_MODEL_BASE_URL names a mirror); then
@@ -53,6 +61,8 @@ export type AdminCommand =
   | { type: "apikey-create"; email: string; name: string }
   | { type: "apikey-revoke"; keyId: string }
   | { type: "users"; json: boolean }
+  | EraseCommand
+  | { type: "encrypt-events" }
   | DeadLettersCommand
   | BackupCommand
   | ConfigCommand
@@ -128,6 +138,10 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       }
       throw new UsageError(action === undefined ? "apikey needs create or revoke" : `unknown apikey command "${action}"`);
     }
+    case "erase":
+      expectOptions(options, []);
+      expectWords(rest, 1, "erase <email>|<user-id>");
+      return { type: "erase", account: rest[0]! };
     case "users":
       expectOptions(options, ["json"]);
       expectWords(rest, 0, "users [--json]");
@@ -135,10 +149,19 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
     case "dead-letters":
       return deadLettersCommand(rest, options);
     case "backup":
-    case "restore":
       expectOptions(options, []);
-      expectWords(rest, 1, `${name} <dir>`);
+      expectWords(rest, 1, "backup <dir>");
       return { type: name, dir: rest[0]! };
+    case "restore": {
+      expectOptions(options, ["erasures-from"]);
+      expectWords(rest, 1, "restore <dir> [--erasures-from <path>]");
+      const erasuresFrom = lastOption(options, "erasures-from");
+      return { type: name, dir: rest[0]!, ...(erasuresFrom !== undefined && { erasuresFrom }) };
+    }
+    case "encrypt-events":
+      expectOptions(options, []);
+      expectWords(rest, 0, "encrypt-events");
+      return { type: "encrypt-events" };
     case "model":
       expectOptions(options, []);
       return modelCommand(rest);

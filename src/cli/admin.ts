@@ -1,5 +1,6 @@
 import { bySystem } from "../core/event.ts";
 import { ConfigError, loadConfig } from "../config.ts";
+import { runEncryptEvents } from "./encrypt-events-command.ts";
 import { openBlobStore, openDocumentStore, openEventStore } from "../adapters.ts";
 import { Accounts } from "../accounts/service.ts";
 import { newApiKey } from "../accounts/secrets.ts";
@@ -17,6 +18,7 @@ import { adminUsage, parseAdminCommand, UsageError, type AdminCommand } from "./
 import { runBackupCommand, type BackupCommand } from "./backup-commands.ts";
 import { runConfigCommand, type ConfigCommand } from "./config-command.ts";
 import { runModelCommand, type ModelCommand } from "./model-commands.ts";
+import { runEraseCommand } from "./erase-command.ts";
 import { BackupRefused } from "../backup/manifest.ts";
 import { logToStderr } from "../logging/logger.ts";
 import { DeadLetters } from "../dead-letters/service.ts";
@@ -75,7 +77,7 @@ const described = (d: Pick<DeadLetterDocument, "id" | "worker" | "eventType" | "
 
 /** Every change goes through the account's decider as a command, like the HTTP routes' own. */
 async function run(
-  command: Exclude<AdminCommand, { type: "help" } | BackupCommand | ConfigCommand | ModelCommand>,
+  command: Exclude<AdminCommand, { type: "help" | "encrypt-events" | "erase" } | BackupCommand | ConfigCommand | ModelCommand>,
   { accounts, deadLetters, db, metadata }: Context,
 ): Promise<string[]> {
   switch (command.type) {
@@ -164,6 +166,8 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  if (command.type === "encrypt-events") return runEncryptEvents(config);
+  if (command.type === "erase") return runEraseCommand(command, config);
   if (command.type === "backup" || command.type === "restore") {
     try {
       for (const line of await runBackupCommand(command, config)) console.log(line);

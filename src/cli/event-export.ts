@@ -41,10 +41,13 @@ export function exportedEvent(event: RecordedEvent, options: ExportOptions): Rec
   return options.includeSecrets ? event : { ...event, data: scrub(event.data, options) as RecordedEvent["data"] };
 }
 
-/** One line of the NDJSON export: `{position, streamName, revision, id, type, time, data, metadata}`. */
-export function eventLine(event: RecordedEvent): string {
+/**
+ * One line of the NDJSON export: `{position, streamName, revision, id, type, time, data, metadata}`, and `erased`: the
+ * paths of the personal fields in `data` whose key was destroyed (they read "[erased]", [] or null), when there are any.
+ */
+export function eventLine(event: RecordedEvent, erased: readonly string[] = []): string {
   const { position, streamName, revision, id, type, time, data, metadata } = event;
-  return JSON.stringify({ position, streamName, revision, id, type, time, data, metadata });
+  return JSON.stringify({ position, streamName, revision, id, type, time, data, metadata, ...(erased.length > 0 ? { erased } : {}) });
 }
 
 /** The status a task is in after this event, for `task_status` in the flat form; null for events that do not move it. */
@@ -78,9 +81,9 @@ const text = (value: unknown) => (typeof value === "string" ? value : null);
 /**
  * The `--flat` form: every line has the same columns with one type each (null when an event has no
  * such fact), so DuckDB's `read_ndjson` loads it into typed columns. `data` keeps the whole (scrubbed)
- * data as JSON text for anything the columns leave out.
+ * data as JSON text for anything the columns leave out; `erased` lists its erased fields ([] when none).
  */
-export function flatLine(event: RecordedEvent): string {
+export function flatLine(event: RecordedEvent, erased: readonly string[] = []): string {
   const data = (event.data ?? {}) as Record<string, unknown>;
   return JSON.stringify({
     position: event.position,
@@ -105,5 +108,6 @@ export function flatLine(event: RecordedEvent): string {
     correlation_id: event.metadata.correlationId,
     causation_id: event.metadata.causationId,
     data: JSON.stringify(data),
+    erased,
   });
 }

@@ -15,7 +15,8 @@ const usage = `${synopsis}
 Prints the event log as NDJSON, one event a line, oldest first:
 {"position","streamName","revision","id","type","time","data","metadata"}
 (each line described by clients/events/scribe-events.schema.json). Secrets (password, token and key
-hashes) read "[redacted]" and e-mail addresses and social-login subjects are pseudonymised.
+hashes) read "[redacted]" and e-mail addresses and social-login subjects are pseudonymised. Personal fields
+whose key was destroyed (an erased task or account) read "[erased]" ([] or null), listed in the line's "erased".
   --stream           only this stream, e.g. task-42 or user-7
   --type             only these event types (repeat or comma-separate)
   --since            events recorded at or after this ISO 8601 time
@@ -44,13 +45,18 @@ async function main(): Promise<number> {
   if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new FilterError("--limit must be a positive whole number");
 
   const config = loadConfig();
-  const store = await openEventStore(config);
+  // Which personal fields of each event read as erased (their key destroyed): the export marks them.
+  const erasedFields = new Map<string, readonly string[]>();
+  const store = await openEventStore(config, undefined, (event, paths) => void erasedFields.set(event.id, paths));
   const exportOptions = { includeSecrets: options.has("include-secrets"), pseudonymKey: signingSecret(config) };
   const format = options.has("flat") ? flatLine : eventLine;
   let printed = 0;
   const print = (event: RecordedEvent) => {
+    // Read, then printed at once (or skipped): what the store said of it is needed no longer after this.
+    const erased = erasedFields.get(event.id);
+    erasedFields.delete(event.id);
     if (printed >= limit || event.position <= after || !matchesFilter(filter, event)) return;
-    process.stdout.write(`${format(exportedEvent(event, exportOptions))}\n`);
+    process.stdout.write(`${format(exportedEvent(event, exportOptions), erased)}\n`);
     printed++;
   };
   try {

@@ -1,10 +1,11 @@
 /**
- * CPU priorities of work done beside the event loop. Lowers the CPU priority of the calling thread alone (Linux gives each thread its own nice value), for threads that
- * do heavy work beside the event loop: a live session's decoder, its diarization. On a small machine they would
- * otherwise take turns with the event loop's thread as equals, and every request would wait behind their slices
- * (/api/health's p99 rose from about 1 ms to tens beside a dozen sessions on two cores). At nice 5 such a thread still
- * gets about a quarter of a busy core beside the event loop, and all of an idle one. Recognisers of an account that
- * already has one running run behind everything else the same way (transcription/limiter.ts).
+ * CPU priorities of work done beside the event loop. Lowers the CPU priority of the calling thread alone (Linux
+ * gives each thread its own nice value), for threads that do heavy work beside the event loop: a live session's
+ * decoder, its diarization. On a small machine they would otherwise take turns with the event loop's thread as
+ * equals, and every request would wait behind their slices (/api/health's p99 rose from about 1 ms to tens beside a
+ * dozen sessions on two cores). At nice 5 such a thread still gets about a quarter of a busy core beside the event
+ * loop, and all of an idle one. Recognisers of an account that already has one running run behind everything else
+ * the same way (transcription/limiter.ts).
  */
 import { dlopen, FFIType } from "bun:ffi";
 import { setPriority } from "node:os";

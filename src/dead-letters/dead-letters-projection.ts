@@ -8,6 +8,8 @@ import { positionGuarded, type ProjectedDocument, type Projection } from "../cor
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { DeadLetterStatus } from "./decider.ts";
 import { deadLetterEventTypes, type DeadLetterEvent } from "./events.ts";
+import type { TaskEvent } from "../tasks/events.ts";
+import { erasedText } from "../erasure/personal-fields.ts";
 
 export type DeadLetterFields = {
   id: string;
@@ -57,18 +59,26 @@ export function evolveDeadLetter(current: DeadLetterFields | null, event: Record
   return current && { ...current, status: statusAfter[event.type], updatedAt: event.data.at };
 }
 
-export const deadLettersProjection: Projection<DeadLetterEvent> = {
+const applyDeadLetter = positionGuarded<DeadLetterFields, DeadLetterEvent>({
+  collection: "dead_letters",
+  documentId: (recorded) => recorded.data.deadLetterId,
+  evolve: evolveDeadLetter,
+});
+
+export const deadLettersProjection: Projection<DeadLetterEvent | Extract<TaskEvent, { type: "TaskDeleted" }>> = {
   name: "dead_letters",
+  // 2: a deleted task's dead letters lose their error, which may quote the task's content (src/erasure).
+  version: 2,
   collections: ["dead_letters"],
-  eventTypes: deadLetterEventTypes,
+  eventTypes: [...deadLetterEventTypes, "TaskDeleted"],
   async setup(db) {
     await db.collection("dead_letters").createIndex({ status: 1, deadLetteredAt: 1 });
   },
-  apply: positionGuarded<DeadLetterFields, DeadLetterEvent>({
-    collection: "dead_letters",
-    documentId: (recorded) => recorded.data.deadLetterId,
-    evolve: evolveDeadLetter,
-  }),
+  async apply(recorded, db) {
+    if (recorded.type !== "TaskDeleted") return applyDeadLetter(recorded, db);
+    // In the log the error is under the task's key, destroyed with it; the copy here goes now. Idempotent.
+    await db.collection<DeadLetterDocument>("dead_letters").updateMany({ taskId: recorded.data.taskId }, { $set: { error: erasedText } });
+  },
 };
 
 /** The open dead letters, oldest first. */

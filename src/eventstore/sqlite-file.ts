@@ -1,9 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-
-/** The server and the CLI share the file; a writer waits this long for the other's lock instead of failing. */
-const BUSY_TIMEOUT_MS = 5000;
+import { retryWhileBusy, sqliteBusyTimeoutMs } from "../core/sqlite-busy.ts";
 
 /**
  * Opens (or creates) the event store's SQLite file with its `events` table. `path` is a file (its folder is
@@ -12,7 +10,7 @@ const BUSY_TIMEOUT_MS = 5000;
 export function openEventsDatabase(path: string): Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.exec(`PRAGMA busy_timeout = ${sqliteBusyTimeoutMs}`);
   // Durable up to the last checkpoint on power loss, but never corrupt; commits skip fsync, hence the 2 ms append budget.
   db.exec("PRAGMA synchronous = NORMAL");
   // Switching to WAL does not wait on the busy handler: two processes creating the file at once must retry.
@@ -31,18 +29,4 @@ export function openEventsDatabase(path: string): Database {
     )`),
   );
   return db;
-}
-
-function retryWhileBusy(run: () => void): void {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      run();
-      return;
-    } catch (error) {
-      const busy = error instanceof Error && "code" in error && String(error.code).startsWith("SQLITE_BUSY");
-      if (!busy || Date.now() > deadline) throw error;
-      Bun.sleepSync(5);
-    }
-  }
 }

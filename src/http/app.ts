@@ -32,10 +32,19 @@ export type HttpAppOptions = {
   observers?: readonly RequestObserver[];
   /** Runs before a body is refused for its size (413), and may answer otherwise by throwing (request-limits.ts). */
   beforeSizeRefusal?: BeforeSizeRefusal;
+  /** The API's JSON and text answers compressed as the client accepts (COMPRESSION; on by default). */
+  compression?: boolean;
 };
 
 export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOptions = {}) {
-  const { limits = defaultRequestLimits, heavyWork = new Semaphore(1), openApi = bareOpenApiOptions, observers = [], beforeSizeRefusal } = options;
+  const {
+    limits = defaultRequestLimits,
+    heavyWork = new Semaphore(1),
+    openApi = bareOpenApiOptions,
+    observers = [],
+    beforeSizeRefusal,
+    compression = true,
+  } = options;
   // The routes, for what a large body's route reads of it (request-limits.ts): looked up once they are all there.
   const routes = () => app.routes;
   // Responses are still checked against their schemas (and cleaned of extra fields). What this turns off is
@@ -58,5 +67,5 @@ export function createHttpApp(features: AnyElysia[] = [], options: HttpAppOption
   // Built on the first request, when every route is registered; the routes do not change after.
   const documented = app.get("/swagger/json", () => (document ??= buildOpenApi(app.routes as RouteShape[], openApi)), { detail: { hide: true } });
   // Around everything: no throw reaches Bun, and every page gets its security headers (last-resort.ts).
-  return guardAnswers(documented, observers);
+  return guardAnswers(documented, observers, { compression });
 }

@@ -64,9 +64,9 @@ type Wrapper = Parameters<Elysia["wrap"]>[0];
  * with its development page: stack frames, paths, source lines) becomes the spec's JSON 500 with the
  * request's id, an error-level line naming it, and a request line and metrics through `observers` (Elysia's
  * after-response hook does not run for it). Every answer gets the baseline headers (page-headers.ts), and the
- * API's JSON and text answers are compressed as the client accepts (compressed-answers.ts).
+ * API's JSON and text answers are compressed as the client accepts (compressed-answers.ts), unless `compression` is off.
  */
-export function lastResort(observers: readonly RequestObserver[]): Wrapper {
+export function lastResort(observers: readonly RequestObserver[], { compression = true }: { compression?: boolean } = {}): Wrapper {
   const failed = (error: unknown, request: Request): Response => {
     const response = lastResortAnswer(error, request);
     const context = requestContext(request);
@@ -97,6 +97,7 @@ export function lastResort(observers: readonly RequestObserver[]): Wrapper {
       return answer;
     }
     try {
+      if (!compression) return response;
       const sent = compressedAnswer(response, request);
       return sent instanceof Promise ? sent.catch((error: unknown) => failed(error, request)) : sent;
     } catch (error) {
@@ -128,6 +129,10 @@ export function lastResort(observers: readonly RequestObserver[]): Wrapper {
 }
 
 /** Puts `lastResort` around an app's handling of every request. */
-export function guardAnswers<App extends { wrap(wrapper: Wrapper): App }>(app: App, observers: readonly RequestObserver[]): App {
-  return app.wrap(lastResort(observers));
+export function guardAnswers<App extends { wrap(wrapper: Wrapper): App }>(
+  app: App,
+  observers: readonly RequestObserver[],
+  options: { compression?: boolean } = {},
+): App {
+  return app.wrap(lastResort(observers, options));
 }

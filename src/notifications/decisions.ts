@@ -7,7 +7,15 @@ import { plans, type BillingInterval, type PlanKey } from "../accounts/plans.ts"
  * plan, balance, webhooks), which the app links to; the read model adds id, times and owner.
  */
 export type NotificationContent = { kind: NotificationKind; title: string; message: string; taskId: number | null };
-export type NotificationKind = "plan_changed" | "balance_low" | "task_finished" | "task_failed" | "export_ready" | "webhook_disabled" | "task_problem";
+export type NotificationKind =
+  | "plan_changed"
+  | "balance_low"
+  | "task_finished"
+  | "task_failed"
+  | "export_ready"
+  | "webhook_disabled"
+  | "task_problem"
+  | "retention_warning";
 
 /**
  * Task events that notify their owner. The tasks and exports capabilities own these events (later
@@ -114,6 +122,25 @@ export function taskProblem(task: { taskId: number; name: string | null }): Noti
     taskId: task.taskId,
     title: "Task problem",
     message: `Processing of ${which} hit a problem and was set aside for the operator, who can run it again once it is fixed.`,
+  };
+}
+
+/**
+ * The retention capability's warning that a batch of the account's tasks will be deleted a day from now (its
+ * retention, src/retention), on `user-<id>`; described here by shape, as notifications sit below retention.
+ */
+export type RetentionWarningEvent = { type: "RetentionWarningGiven"; data: { userId: number; days: number; taskCount: number } };
+
+export function retentionWarning(event: RetentionWarningEvent): NotificationContent {
+  const { taskCount, days } = event.data;
+  const tasks = taskCount === 1 ? "1 task" : `${taskCount} tasks`;
+  return {
+    kind: "retention_warning",
+    taskId: null,
+    title: "Tasks to be deleted",
+    message:
+      `${tasks} will be deleted tomorrow under your retention of ${days === 1 ? "1 day" : `${days} days`}. ` +
+      "Download what you want to keep, or change the retention on your account page.",
   };
 }
 

@@ -6,11 +6,14 @@
  * - `user-<id>`: PlanChanged ("Plan changed"); SecondsCharged when it takes the balance below 10 %
  *   of the period's total or below 60 s ("Balance low"); NotificationsRead marks them read.
  * - `webhooks-<user id>`: WebhookEndpointDisabled {userId, url, reason} ("Webhook disabled").
+ * - `user-<id>`: RetentionWarningGiven {userId, days, taskCount} ("Tasks to be deleted"): the retention job's notice a day
+ *   before it deletes a batch of tasks (src/retention); one event, one notification.
  * - `deadletter-<id>`: MessageDeadLettered about a task, the first time ("Task problem"): a worker set aside a
  *   message about the task for the operator. It carries the task's owner and name.
  * - `task-<id>` (later issues): TaskFinished {taskId, name}, TaskFailed {taskId, name, reason},
  *   ExportReady {taskId, format}, ExportGenerated {taskId, format} when `requested`. Their `data` MUST carry `userId` (the task's owner): this
  *   projection sees one event at a time and never looks the task up. Each keeps its `taskId`, which the app links to.
+ * - `user-<id>`: AccountErased deletes the account's notifications (src/erasure).
  * - `task-<id>`: TaskDeleted marks the task's notifications `taskDeleted`, and the reads leave them out: a link to
  *   a deleted task leads nowhere. Marked, not removed, so that a redelivered TaskFinished finds its notification
  *   there and does not make it again.
@@ -31,6 +34,8 @@ import {
   type NotificationContent,
   type MessageDeadLetteredEvent,
   type NotificationKind,
+  type RetentionWarningEvent,
+  retentionWarning,
   type TaskNotificationEvent,
   taskProblem,
   type WebhookDisabledEvent,
@@ -63,12 +68,13 @@ type TaskDeletedEvent = { type: "TaskDeleted"; data: { userId: number; taskId: n
 
 /** Every event the projection reads, by the shape it relies on. */
 type NotifyingEvent =
-  | Extract<UserEvent, { type: "PlanChanged" | "NotificationsRead" }>
+  | Extract<UserEvent, { type: "PlanChanged" | "NotificationsRead" | "AccountErased" }>
   | LedgerEvent
   | TaskNotificationEvent
   | TaskDeletedEvent
   | WebhookDisabledEvent
-  | MessageDeadLetteredEvent;
+  | MessageDeadLetteredEvent
+  | RetentionWarningEvent;
 
 /** Adds the notification this event makes unless it made it before; never touches one that exists (it may be read). */
 function notify(db: DocumentStore, event: RecordedEvent, userId: number, content: NotificationContent): Promise<void> {
@@ -131,6 +137,8 @@ export const notificationsProjection: Projection<NotifyingEvent> = {
     "TaskDeleted",
     "WebhookEndpointDisabled",
     "MessageDeadLettered",
+    "RetentionWarningGiven",
+    "AccountErased",
   ],
   async setup(db) {
     await db.collection("notifications").createIndex({ userId: 1, taskDeleted: 1, _position: -1 });
@@ -143,12 +151,17 @@ export const notificationsProjection: Projection<NotifyingEvent> = {
     }
     if (isTaskDeleted(recorded)) {
       const { userId, taskId } = recorded.data;
-      await db.collection<NotificationDocument>("notifications").updateMany({ userId, taskId }, { $set: { taskDeleted: true } });
+      // Its message names the task: erased with it (the notification stays, marked, for the reason below).
+      await db.collection<NotificationDocument>("notifications").updateMany({ userId, taskId }, { $set: { taskDeleted: true, message: "[erased]" } });
       return;
     }
     if (isTaskDeadLettered(recorded)) {
       const task = recorded.data.task!;
       await notify(db, recorded, task.userId, taskProblem(task));
+      return;
+    }
+    if (recorded.type === "RetentionWarningGiven") {
+      await notify(db, recorded, recorded.data.userId, retentionWarning(recorded));
       return;
     }
     if (recorded.type === "WebhookEndpointDisabled") {
@@ -172,6 +185,11 @@ export const notificationsProjection: Projection<NotifyingEvent> = {
         await db
           .collection<NotificationDocument>("notifications")
           .updateMany({ userId, read_at: null, _position: { $lt: recorded.position } }, { $set: { read_at: recorded.data.upTo } });
+        return;
+      case "AccountErased":
+        // Its notifications are deleted with it (src/erasure); a redelivery finds nothing left to delete.
+        await db.collection<NotificationDocument>("notifications").deleteMany({ userId });
+        await db.collection<BalanceDocument>("notification_balances").deleteMany({ _id: String(userId) });
         return;
     }
   },

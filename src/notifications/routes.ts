@@ -5,7 +5,9 @@ import type { Notifications } from "./service.ts";
 
 export const notificationView = t.Object({
   id: t.String({ description: "Stable id (the id of the event that caused the notification)." }),
-  title: t.String({ description: "Plan changed | Balance low | Task finished | Task failed | Export ready | Task problem | Webhook disabled" }),
+  title: t.String({
+    description: "Plan changed | Balance low | Task finished | Task failed | Export ready | Task problem | Webhook disabled | Tasks to be deleted",
+  }),
   message: t.String(),
   task_id: t.Nullable(
     t.Integer({
@@ -29,7 +31,7 @@ export function notificationRoutes({ notifications, authenticated }: { notificat
         detail: detail(
           "The 10 most recent notifications, newest first",
           "Kinds: plan changed, balance low (below 10 % of the period's total or below 60 s), task finished, task failed, " +
-            "export ready, task problem, webhook disabled.",
+            "export ready, task problem, webhook disabled, tasks to be deleted (a day before the account's retention deletes them).",
         ),
       })
       .post(

@@ -56,6 +56,8 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     this.db.exec("PRAGMA busy_timeout = 5000");
     this.db.exec("PRAGMA journal_mode = WAL");
     this.db.exec("PRAGMA synchronous = NORMAL");
+    // A deleted document's bytes are overwritten, not left in free pages: deleting a task deletes its words.
+    this.db.exec("PRAGMA secure_delete = ON");
     this.begin = this.db.prepare("BEGIN IMMEDIATE");
     this.beginRead = this.db.prepare("BEGIN");
     this.dataVersion = this.db.prepare("PRAGMA data_version");

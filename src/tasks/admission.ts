@@ -22,7 +22,10 @@ export type AdmissionEvent =
 export const admissionEventTypes: readonly AdmissionEvent["type"][] = ["TaskAdmitted", "TaskSlotReleased"];
 
 type Charged = Extract<UserEvent, { type: "SecondsCharged" }>;
-type Folded = AdmissionEvent | Charged | Extract<UserEvent, { type: "UserRegistered" | "PlanChanged" | "AllowanceGranted" | "SecondsToppedUp" }>;
+type Folded =
+  | AdmissionEvent
+  | Charged
+  | Extract<UserEvent, { type: "UserRegistered" | "PlanChanged" | "AllowanceGranted" | "SecondsToppedUp" | "AccountErased" }>;
 
 export type AdmissionCommand =
   /**
@@ -50,20 +53,23 @@ export type AdmissionCommand =
 
 /** `charged`: a charge for this task is already in the log (written before charges moved here). */
 export type Slot = { taskId: number; attempt: number; admittedAt: string; charged: boolean; upload?: string };
-export type AdmissionState = { exists: boolean; plan: PlanKey; ledger: BalanceLedger; inFlight: ReadonlyMap<string, Slot> };
+/** `erased`: the account was erased (src/erasure): no task is admitted for it again, while slots held are still given back. */
+export type AdmissionState = { exists: boolean; erased: boolean; plan: PlanKey; ledger: BalanceLedger; inFlight: ReadonlyMap<string, Slot> };
 
 const slotKey = (taskId: number, attempt: number) => `${taskId}#${attempt}`;
 
 export const maxConcurrentTasks = 3;
 
 export const admissionDecider: Decider<AdmissionState, AdmissionCommand, AdmissionEvent | Charged> = {
-  snapshot: { name: "admission", version: 3 },
-  initialState: () => ({ exists: false, plan: "free", ledger: emptyLedger, inFlight: new Map() }),
+  snapshot: { name: "admission", version: 4 },
+  initialState: () => ({ exists: false, erased: false, plan: "free", ledger: emptyLedger, inFlight: new Map() }),
   evolve(state, event) {
     const e = event as Folded;
     switch (e.type) {
       case "UserRegistered":
         return { ...state, exists: true };
+      case "AccountErased":
+        return { ...state, erased: true };
       case "PlanChanged":
         return { ...state, plan: e.data.plan };
       case "AllowanceGranted":
@@ -92,6 +98,8 @@ export const admissionDecider: Decider<AdmissionState, AdmissionCommand, Admissi
     if (!state.exists) throw new NotFoundError("User not found.");
     switch (command.type) {
       case "AdmitTask": {
+        // A creation racing the account's erasure: the account is gone (its tasks are being erased; none may be made).
+        if (state.erased) throw new NotFoundError("User not found.");
         if (state.inFlight.has(slotKey(command.taskId, command.attempt))) return [];
         // A repeat of an upload's completion (in parallel, or after one that died): the slot it took already stands.
         if (command.upload !== undefined && slotOfUpload(state, command.upload)) return [];

@@ -37,27 +37,36 @@ export function summarize(data: unknown): Record<string, unknown> {
   return summary;
 }
 
+/** One document per event, written once. */
+const recordEvent = positionGuarded<HistoryFields, TaskEvent>({
+  collection: "task_history",
+  documentId: (event) => (taskIdOfStream(event.streamName) === null ? null : event.id),
+  evolve: (current, event) =>
+    current ?? {
+      taskId: taskIdOfStream(event.streamName)!,
+      position: event.position,
+      type: event.type,
+      time: event.time,
+      actingUserId: event.metadata.userId,
+      actingSystem: event.metadata.system,
+      summary: summarize(event.data),
+    },
+});
+
 export const taskHistoryProjection: Projection<TaskEvent> = {
   name: "task_history",
-  // 2: each document keeps its event's position (`_position`), as every read model does; 3: who acted, user or system.
-  version: 3,
+  // 2: each document keeps its event's position (`_position`), as every read model does; 3: who acted, user or system;
+  // 4: a deleted task's history leaves with it.
+  version: 4,
   collections: ["task_history"],
   eventTypes: taskEventTypes,
   async setup(db) {
     await db.collection("task_history").createIndex({ taskId: 1, position: 1 });
   },
-  apply: positionGuarded<HistoryFields, TaskEvent>({
-    collection: "task_history",
-    documentId: (event) => (taskIdOfStream(event.streamName) === null ? null : event.id),
-    evolve: (current, event) =>
-      current ?? {
-        taskId: taskIdOfStream(event.streamName)!,
-        position: event.position,
-        type: event.type,
-        time: event.time,
-        actingUserId: event.metadata.userId,
-        actingSystem: event.metadata.system,
-        summary: summarize(event.data),
-      },
-  }),
+  async apply(event, db) {
+    // A deleted task's history goes with it: its summaries name it (DESIGN.md, "Personal data in an immutable log").
+    const taskId = taskIdOfStream(event.streamName);
+    if (event.type === "TaskDeleted" && taskId !== null) await db.collection("task_history").deleteMany({ taskId, position: { $lt: event.position } });
+    await recordEvent(event, db);
+  },
 };

@@ -68,6 +68,11 @@ export class WebhookDelivery {
       const state = await this.message(messageId);
       if (state.status !== "pending") return true;
       if (which === "first" ? state.attempts > 0 : state.nextAttemptAt === null || state.nextAttemptAt > this.now().toISOString()) return true;
+      // A message about a task reads "[erased]" once the task is deleted (src/erasure): there is nothing left to send.
+      if (state.message.payload === "[erased]") {
+        await this.run(messageId, { type: "CancelMessage", reason: "its task was deleted" }, metadata);
+        return true;
+      }
       const endpoint = (await this.endpointsOf(state.message.userId)).endpoints.get(state.message.endpointId);
       if (!endpoint || endpoint.disabled) {
         const reason = endpoint ? "the endpoint was disabled" : "the endpoint was deleted";

@@ -33,12 +33,24 @@ export function taskAt(stream: readonly RecordedEvent[], cause: RecordedEvent): 
 }
 
 /**
+ * A deleted task as its webhook shows it: the facts only (the event log keeps them too), none of what the deletion
+ * erases (name, file, folder, failure reason). The message outlives the task (it is retried for a day), and its
+ * payload is stored under the account's key, not the task's, so it must carry nothing the deletion is to erase.
+ */
+export type DeletedWebhookTask = Omit<WebhookTask, "name" | "file" | "folder" | "failure_reason"> & { deleted: true };
+
+export function deletedWebhookTask(task: TaskFields): DeletedWebhookTask {
+  const { name: _name, file: _file, folder: _folder, failure_reason: _reason, ...facts } = webhookTask(task);
+  return { ...facts, deleted: true };
+}
+
+/**
  * The body every attempt of the message sends, fixed when it is scheduled: `{type, timestamp, data}` as
  * the Standard Webhooks spec recommends, `timestamp` being when the event happened (not the attempt).
  * Thin by the spec's advice (under 20 kB): the transcript is read with `GET /api/tasks/{id}`.
  */
 export function webhookPayload(type: WebhookEventType, cause: RecordedEvent, task: TaskFields): string {
-  const data: Record<string, unknown> = { task: webhookTask(task) };
+  const data: Record<string, unknown> = { task: type === "task.deleted" ? deletedWebhookTask(task) : webhookTask(task) };
   if (type === "export.ready") {
     const exported = cause.data as { format: string; version: string; requested?: boolean };
     data.export = { format: exported.format, version: exported.version, requested: exported.requested === true };

@@ -115,11 +115,13 @@ describe("authentication", () => {
 });
 
 describe("GET /api/user", () => {
-  test("has balance, subscription and queue exactly as spec 2.4", async () => {
+  test("has balance, subscription and queue exactly as spec 2.4, and Scribe's retention (none by default)", async () => {
     const { token, id } = await app.register({ name: "Bo Chen" });
     const body = await json(await app.request("GET", "/api/user", { token }));
-    expect(Object.keys(body).sort()).toEqual(["avatar", "balance", "email", "id", "name", "queue", "subscription"]);
+    expect(Object.keys(body).sort()).toEqual(["avatar", "balance", "email", "id", "name", "queue", "retention_days", "retention_max_days", "subscription"]);
     expect(body.id).toBe(id);
+    expect(body.retention_days).toBeNull();
+    expect(body.retention_max_days).toBe(3650);
     expect(body.balance).toEqual({
       used_seconds: 0,
       remaining_seconds: 1800,

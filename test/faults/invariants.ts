@@ -9,7 +9,7 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
+import type { EventStore } from "../../src/core/event-store.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import type { BlobStore } from "../../src/blobs/port.ts";
 import type { RecordedEvent } from "../../src/core/event.ts";
@@ -20,6 +20,7 @@ import { Checkpoints, checkpointId } from "../../projections/checkpoints.ts";
 import { TranscriptStore, hasTranscript, type TranscriptSource } from "../../src/tasks/transcripts.ts";
 import { admissionDecider } from "../../src/tasks/admission.ts";
 import { until } from "../support/eventually.ts";
+import { storedEventsOf } from "../support/stored-events.ts";
 
 /** Every collection a projection owns: what a replay must rebuild identically. */
 export const projectedCollections = [...new Set(allProjections.flatMap((p) => p.collections))].sort();
@@ -58,7 +59,7 @@ export class Observer {
   private comparisons = 0;
 
   private constructor(
-    private readonly store: SqliteEventStore,
+    private readonly store: EventStore,
     private readonly live: EmbeddedDocumentStore,
     private readonly fresh: EmbeddedDocumentStore,
     private readonly reference: ProjectionRunner,
@@ -78,7 +79,7 @@ export class Observer {
     const referenceDir = mkdtempSync(join(tmpdir(), "scribe-faults-replay-"));
     const freshFile = join(referenceDir, "readmodels.sqlite");
     if (referenceFile) await Bun.write(freshFile, Bun.file(referenceFile));
-    const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
+    const store = storedEventsOf(dataDir);
     const fresh = new EmbeddedDocumentStore(freshFile);
     const reference = new ProjectionRunner(store, fresh, allProjections, () => true, { transcripts: new TranscriptStore(blobs) });
     await reference.start();

@@ -42,6 +42,8 @@ const noObjectId: Record<string, string> = {
   "GET /v1/models/{model}": "one entry of that static list, named by the model's public id, the same for every caller",
   "GET /v1/realtime":
     "a new live session of the caller's own: it names no object, and the task it becomes is the caller's (test/live/realtime-limits.int.test.ts)",
+  "GET /api/user/export":
+    "the caller's own data as a zip: it names no object, and that another account's tasks are never in it is test/data-export/data-export.e2e.test.ts's",
   "GET /api/transcription/engines": "the engines and languages this service offers, from its configuration, the same for every caller",
   "GET /api/session": "the caller's own session, named by its cookie alone (the session tests show a tampered or foreign cookie is 401)",
   "DELETE /api/session": "ends the caller's own session, named by its cookie alone; nothing of anyone else's can be named",
@@ -874,6 +876,18 @@ function buildMatrix(): Case[] {
           avatar.status === 200 && avatar.body.id === B.id && new URL(avatar.body.avatar).pathname.startsWith(`/avatars/${B.id}/`),
           `avatar with A's id: ${brief(avatar)}`,
         );
+      },
+    },
+    {
+      op: "DELETE /api/user",
+      way: "body",
+      what: "A's id in the query and body, with a password that is not B's: refused (403), and A's account stays",
+      check: async (actor) => {
+        const reply = await call(actor.auth, "DELETE", `/api/user?id=${A.id}&user_id=${A.id}`, {
+          json: { password: "not B's password", id: A.id, user_id: A.id },
+        });
+        noLeak(reply, "erase");
+        must(reply.status === 403, `DELETE /api/user with A's id: ${brief(reply)}`);
       },
     },
     {

@@ -99,4 +99,17 @@ describe("compressed answers", () => {
       await server.stop();
     }
   });
+
+  test("with COMPRESSION=off (a reverse proxy compresses), every answer goes out as it is, whatever the client accepts", async () => {
+    const uncompressed = await startTestApp({ ...scriptPace, TRANSCRIPTION_WORKER: "off", COMPRESSION: "off" });
+    try {
+      const owner = await uncompressed.register();
+      const id = await createTask(uncompressed, owner, { name: "Long", segments });
+      const detail = await uncompressed.request("GET", `/api/tasks/${id}`, { token: owner.token, headers: { "accept-encoding": "gzip, br" } });
+      expect(detail.headers.get("content-encoding")).toBeNull();
+      expect((await detail.text()).length).toBeGreaterThan(1024);
+    } finally {
+      await uncompressed.close();
+    }
+  });
 });

@@ -18,7 +18,6 @@ import { startS3Server, type S3TestServer } from "../support/s3-server.ts";
 import { spoken } from "../support/media-fixtures.ts";
 import { UploadClient } from "../support/upload-client.ts";
 import { expectReadModelsEqualReplay } from "../support/read-models-replay.ts";
-import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { allProjections } from "../../projections/index.ts";
 import { Checkpoints } from "../../projections/checkpoints.ts";
@@ -28,6 +27,7 @@ import { taskStream } from "../../src/tasks/events.ts";
 import type { RecordedEvent } from "../../src/core/event.ts";
 import { S3BlobStore } from "../../src/blobs/s3.ts";
 import { manyLogins, manyRequestsPerToken } from "../support/limits.ts";
+import { storedEventsOf } from "../support/stored-events.ts";
 
 let nats: NatsServer;
 let s3: S3TestServer;
@@ -98,7 +98,7 @@ async function projectionsCaughtUp(position: number, timeoutMs = 20_000): Promis
 }
 
 async function readLog(): Promise<RecordedEvent[]> {
-  const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
+  const store = storedEventsOf(dataDir);
   try {
     return await store.readAll();
   } finally {

@@ -3,16 +3,16 @@
  * lives inside the server): the CLI's retry reaches the server's redrive worker through the log alone.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
+import type { EventStore } from "../../src/core/event-store.ts";
 import { deadLetterRecorder } from "../../src/dead-letters/record.ts";
 import { deadLetterStream } from "../../src/dead-letters/events.ts";
 import { runCli, startServiceProcess, type RunningService } from "../support/service-process.ts";
 import { until } from "../support/eventually.ts";
+import { storedEventsOf } from "../support/stored-events.ts";
 
 describe("bun run admin dead-letters next to a running server", () => {
   let service: RunningService;
-  let store: SqliteEventStore;
+  let store: EventStore;
   let token = "";
   let taskId = 0;
   const ids: string[] = [];
@@ -41,7 +41,7 @@ describe("bun run admin dead-letters next to a running server", () => {
 
     // Two workers' messages about the task, set aside as a worker's last delivery would (the server's own workers
     // handle this task fine): recorded through the same log the server reads.
-    store = new SqliteEventStore(join(service.dataDir, "events.sqlite"));
+    store = storedEventsOf(service.dataDir);
     const [taskCreated] = await store.readStream(`task-${taskId}`, { maxCount: 1 });
     const record = deadLetterRecorder(store);
     for (const worker of ["supplied-transcripts", "exports"])

@@ -2,13 +2,13 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { allProjections } from "../../projections/index.ts";
 import { FileBlobStore } from "../../src/blobs/filesystem.ts";
 import type { BlobStore } from "../../src/blobs/port.ts";
 import { TranscriptStore } from "../../src/tasks/transcripts.ts";
+import { storedEventsOf } from "./stored-events.ts";
 
 /** The read models the projections keep (leases, checkpoints and counters aside). */
 const projected = [
@@ -36,7 +36,7 @@ export async function expectReadModelsEqualReplay(dataDir: string, blobStore?: B
   const live = new EmbeddedDocumentStore(join(dataDir, "readmodels.sqlite"));
   const replayDir = mkdtempSync(join(tmpdir(), "scribe-replay-"));
   const fresh = new EmbeddedDocumentStore(join(replayDir, "readmodels.sqlite"));
-  const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
+  const store = storedEventsOf(dataDir);
   // The search read model reads transcripts from the blobs: the cluster's S3 when given, else DATA_DIR's files
   // (only read here: the URL and secret sign nothing).
   const blobs = blobStore ?? new FileBlobStore({ root: join(dataDir, "blobs"), publicUrl: "http://localhost", secret: "replay" });

@@ -28,10 +28,17 @@ const etag = async (user: User, id: number): Promise<string> => {
 };
 const name = async (user: User, id: number) => (await json(await get(user, id))).name;
 
-/** A finished task with a two-segment transcript. */
+/**
+ * A finished task with a two-segment transcript, once its summary is there too: the summary is the service's change
+ * to the task after it finished, and it moves the version (on a busy machine, after the test has read it).
+ */
 async function transcribed(user: User): Promise<number> {
   const id = await createTask(app, user, { segments: [segment(0, 1000, "One two."), segment(1000, 2500, "Three.")], duration: 3 });
   await waitForStatus(app, user, id, "finished");
+  for (let tries = 0; !(await json(await get(user, id))).summary; tries++) {
+    if (tries === 200) throw new Error(`task ${id} has no summary after 10 s`);
+    await Bun.sleep(50);
+  }
   return id;
 }
 

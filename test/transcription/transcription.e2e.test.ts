@@ -14,10 +14,10 @@ import { startNatsServer, type NatsServer } from "../support/nats-server.ts";
 import { joinedClips, joinedMp3, spoken } from "../support/media-fixtures.ts";
 import { until } from "../support/eventually.ts";
 import { FileBlobStore } from "../../src/blobs/filesystem.ts";
-import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
 import { userStream } from "../../src/accounts/events.ts";
 import { taskStream } from "../../src/tasks/events.ts";
 import { manyLogins, manyRequestsPerToken } from "../support/limits.ts";
+import { storedEventsOf } from "../support/stored-events.ts";
 
 const env = { ...manyRequestsPerToken, ...manyLogins, CHUNK_SECONDS: "10" };
 const dirs: string[] = [];
@@ -75,7 +75,7 @@ const chargedSeconds = (url: string, token: string) =>
 
 /** Reads the log of a stopped service's DATA_DIR. */
 async function storedEvents(dataDir: string, stream: string) {
-  const store = new SqliteEventStore(join(dataDir, "events.sqlite"));
+  const store = storedEventsOf(dataDir);
   try {
     return await store.readStream(stream);
   } finally {

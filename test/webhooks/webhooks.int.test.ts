@@ -171,8 +171,17 @@ describe("delivering", () => {
 
     expect((await app.request("DELETE", `/api/tasks/${finishedId}`, { token: user.token })).status).toBe(200);
     await expectNoOrphanBlobs(app);
-    const deleted = verified(all.secret, await receiver.next(forTask(finishedId, "task.deleted")));
-    expect(deleted.data.task).toMatchObject({ id: finishedId, name: "Finished by webhook", status: "finished" });
+    const deletion = await receiver.next(forTask(finishedId, "task.deleted"));
+    const deleted = verified(all.secret, deletion);
+    // The facts only: nothing the deletion erases, since the message outlives the task (src/webhooks/payload.ts).
+    expect(deleted.data.task).toMatchObject({ id: finishedId, status: "finished", deleted: true, attempts: 1 });
+    for (const erased of ["name", "file", "folder", "failure_reason"]) expect(deleted.data.task).not.toHaveProperty(erased);
+    expect(deletion.body).not.toContain("Finished by webhook");
+    // Nor does the stored message read it back, from the log as every consumer reads it.
+    const deletions = (await app.adapters.eventStore.readAll()).filter((e) => (e.data as { eventType?: unknown }).eventType === "task.deleted");
+    const scheduled = deletions.filter((e) => e.type === "WebhookMessageScheduled");
+    expect(scheduled.length).toBeGreaterThan(0);
+    expect(JSON.stringify(scheduled)).not.toContain("Finished by webhook");
 
     // Nothing of this user's went to the bystander's endpoint.
     for (const r of receiver.received.filter((r) => r.body.includes(`"id":${finishedId},`) || r.body.includes(`"id":${failedId},`)))

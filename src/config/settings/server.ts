@@ -1,4 +1,4 @@
-import { integer, listOf, networks, optionalText, secret, text, url } from "../setting.ts";
+import { flag, integer, listOf, networks, optionalText, secret, text, url } from "../setting.ts";
 
 export const roles = ["api", "projections", "workers"] as const;
 
@@ -18,6 +18,14 @@ export const serverSettings = {
     description:
       "The address links that leave the app name (share links, the OpenAPI servers, the sandbox's webhook). URLs a caller uses at once (upload " +
       "parts, downloads, audio) name the address its request came to.",
+  }),
+  COMPRESSION: flag({
+    group: "server",
+    words: ["on", "off"],
+    fallback: true,
+    description:
+      "Compresses the API's JSON and text answers over 1 KiB (gzip, or br, as the client accepts; downloads and media never). Off where a " +
+      "reverse proxy in front compresses them already.",
   }),
   TRUSTED_PROXIES: networks({
     group: "server",

@@ -2,8 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 
 /** Who is signed in, as the API answered: the session itself is an HttpOnly cookie, which no script here can read. */
 export type Session = { user: { id: number; name: string; email: string } };
-/** Why the last session ended: the user signed out, or the API refused the cookie (signed out elsewhere, or expired). */
-export type Ending = "signed-out" | "expired";
+/** Why the last session ended: the user signed out or deleted the account, or the API refused the cookie (signed out elsewhere, or expired). */
+export type Ending = "signed-out" | "expired" | "account-deleted";
 
 /**
  * The app signs in to a first-party session (`POST /api/session`): the server sets an HttpOnly, SameSite=Strict

@@ -1,6 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, call, type components } from "../api.ts";
 import { ApiKeys } from "../ui/api-keys.tsx";
+import { DataExport } from "../ui/data-export.tsx";
+import { DeleteAccount } from "../ui/delete-account.tsx";
+import { RetentionSetting } from "../ui/retention.tsx";
 import { duration } from "../ui/format.ts";
 import { useTitle } from "../ui/navigation.tsx";
 import { allowanceInWords, isUpgrade, priceInWords } from "../ui/plans.ts";
@@ -144,6 +147,9 @@ export default function Account() {
       <Balance balance={user.balance} />
       <Checkout planKey={subscription.plan_key} planName={subscription.plan} />
       <ApiKeys paid={subscription.tier !== "free"} />
+      <RetentionSetting days={user.retention_days} maxDays={user.retention_max_days} />
+      <DataExport />
+      <DeleteAccount />
     </section>
   );
 }

@@ -6,7 +6,11 @@ import { Field, FormError, Submit, useForm } from "../ui/form.tsx";
 import { IdpSignIn } from "../ui/idp.tsx";
 import { nextPath, useTitle } from "../ui/navigation.tsx";
 
-const endings = { expired: "Your session has ended. Please sign in again.", "signed-out": "You have signed out." } as const;
+const endings = {
+  expired: "Your session has ended. Please sign in again.",
+  "signed-out": "You have signed out.",
+  "account-deleted": "Your account and all its data have been deleted.",
+} as const;
 
 export function Login() {
   useTitle("Sign in");
