@@ -92,7 +92,7 @@ describe.skipIf(!haveChromium)("the web app's accounts", () => {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Account" }).waitFor();
+    await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
     // Once the page has asked for everything it shows (its prices come after the heading): a request still on its way
     // would meet the ended session first and end it there, before the reload this part is about.
     await page.getByRole("list", { name: "Plans for sale" }).waitFor();
@@ -108,7 +108,7 @@ describe.skipIf(!haveChromium)("the web app's accounts", () => {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Account" }).waitFor();
+    await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
     expect((await fetch(`${web.service.url}/api/session`, { method: "DELETE", headers: await sessionHeaders(page) })).status).toBe(204);
     await page.getByRole("link", { name: "Transcriptions" }).click();
     await page.getByText("Your session has ended. Please sign in again.").waitFor();
