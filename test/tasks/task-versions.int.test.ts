@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { scriptPace } from "../support/limits.ts";
 import { createFolder, createTask, failTask, json, segment, taskCommand, waitForStatus, type Json, type User } from "../support/tasks.ts";
 import { expectNoOrphanBlobs } from "../support/orphan-blobs.ts";
+import { taskStream } from "../../src/tasks/events.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -29,15 +30,20 @@ const etag = async (user: User, id: number): Promise<string> => {
 const name = async (user: User, id: number) => (await json(await get(user, id))).name;
 
 /**
- * A finished task with a two-segment transcript, once its summary is there too: the summary is the service's change
- * to the task after it finished, and it moves the version (on a busy machine, after the test has read it).
+ * A finished task with a two-segment transcript, once the service's own changes to it have settled: its summary, and
+ * the pdf and docx made ahead of time after it finished and again after the summary. Each moves the version, and on a
+ * busy machine they land after the test has read it. Settled: the task's stream has not grown for half a second.
  */
 async function transcribed(user: User): Promise<number> {
   const id = await createTask(app, user, { segments: [segment(0, 1000, "One two."), segment(1000, 2500, "Three.")], duration: 3 });
   await waitForStatus(app, user, id, "finished");
-  for (let tries = 0; !(await json(await get(user, id))).summary; tries++) {
-    if (tries === 200) throw new Error(`task ${id} has no summary after 10 s`);
-    await Bun.sleep(50);
+  let length = -1;
+  for (let stable = 0, tries = 0; stable < 5; tries++) {
+    if (tries === 300) throw new Error(`task ${id}'s stream still grows after 30 s`);
+    await Bun.sleep(100);
+    const now = (await app.adapters.eventStore.readStream(taskStream(id))).length;
+    stable = now === length && (await json(await get(user, id))).summary ? stable + 1 : 0;
+    length = now;
   }
   return id;
 }

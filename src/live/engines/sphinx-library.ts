@@ -13,6 +13,7 @@ const sphinxbaseSymbols = {
   cmd_ln_parse_r: { args: [FFIType.ptr, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.ptr },
   cmd_ln_free_r: { args: [FFIType.ptr], returns: FFIType.i32 },
   logmath_exp: { args: [FFIType.ptr, FFIType.i32], returns: FFIType.f64 },
+  err_set_logfp: { args: [FFIType.ptr], returns: FFIType.void },
 } as const;
 
 const pocketsphinxSymbols = {

@@ -24,6 +24,9 @@ export class NativeSphinxDecoder implements UtteranceDecoder {
   /** A decoder configured by command-line style arguments (`-hmm <dir> -lm <file> ...`); throws when it cannot start. */
   static create(args: readonly string[], files?: SphinxLibraryFiles): NativeSphinxDecoder {
     const lib = sphinxLibrary(files);
+    // The library's log off, process-wide: it only sets two globals (no file is opened or closed), so decoders
+    // opening at once on their threads cannot race on it as they did on `-logfn` (sphinx-stream.ts).
+    lib.sphinxbase.err_set_logfp(null);
     const strings = args.map(cString);
     const argv = new BigUint64Array(strings.map((s) => BigInt(ptr(s))));
     const config = lib.sphinxbase.cmd_ln_parse_r(null, lib.pocketsphinx.ps_args(), args.length, ptr(argv), 0);

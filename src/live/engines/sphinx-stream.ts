@@ -15,9 +15,14 @@ import { liveSampleRate, type StreamingEngine, type StreamingOptions, type TurnR
 import { sphinxLibraryFiles, type SphinxLibraryFiles } from "./sphinx-library.ts";
 import { SphinxRecognizer } from "./sphinx-recognizer.ts";
 
-/** The batch engine's decoder arguments (sphinx.ts), logging off. */
+/**
+ * The batch engine's decoder arguments (sphinx.ts). Not its `-logfn /dev/null`: in the library that opens a log file
+ * and closes the process's previous one, unguarded, so two sessions opening at once closed one FILE twice and
+ * corrupted the C library's list of open files (the next fopen or fclose then spun for ever). The decoder thread turns
+ * the library's log off instead (NativeSphinxDecoder.create).
+ */
 export function sphinxDecoderArguments(hmm: string, { lm, dict }: SphinxModelFiles): string[] {
-  return ["-hmm", hmm, "-lm", lm, "-dict", dict, "-samprate", String(liveSampleRate), ...tunedDecoderFlags, "-logfn", "/dev/null"];
+  return ["-hmm", hmm, "-lm", lm, "-dict", dict, "-samprate", String(liveSampleRate), ...tunedDecoderFlags];
 }
 
 export class SphinxStreamingEngine implements StreamingEngine {
