@@ -5,6 +5,7 @@ import { isOpenAiRequest, openAiErrorJson } from "./openai-errors.ts";
 import { unmatchedRoute, type RequestObserver } from "./request-observer.ts";
 import { withBaselineHeaders } from "./page-headers.ts";
 import { compressedAnswer } from "./compressed-answers.ts";
+import { pacedAnswer } from "./answer-pacing.ts";
 
 const log = logger("http");
 
@@ -65,6 +66,7 @@ type Wrapper = Parameters<Elysia["wrap"]>[0];
  * request's id, an error-level line naming it, and a request line and metrics through `observers` (Elysia's
  * after-response hook does not run for it). Every answer gets the baseline headers (page-headers.ts), and the
  * API's JSON and text answers are compressed as the client accepts (compressed-answers.ts), unless `compression` is off.
+ * A burst of answers in one turn of the event loop goes out a few per turn (answer-pacing.ts).
  */
 export function lastResort(observers: readonly RequestObserver[], { compression = true }: { compression?: boolean } = {}): Wrapper {
   const failed = (error: unknown, request: Request): Response => {
@@ -97,9 +99,9 @@ export function lastResort(observers: readonly RequestObserver[], { compression 
       return answer;
     }
     try {
-      if (!compression) return response;
+      if (!compression) return pacedAnswer(response);
       const sent = compressedAnswer(response, request);
-      return sent instanceof Promise ? sent.catch((error: unknown) => failed(error, request)) : sent;
+      return sent instanceof Promise ? sent.then(pacedAnswer, (error: unknown) => failed(error, request)) : pacedAnswer(sent);
     } catch (error) {
       return failed(error, request);
     }
