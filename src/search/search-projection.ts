@@ -100,9 +100,11 @@ async function segmentsOf(source: TranscriptSource, context: ProjectionContext |
  * event loop between batches: a maximal transcript (100,000 segments) written in one go held the process
  * for 3 s (2 shared cores), answering no request, and built its ~72 MB of documents at once. Indexing it
  * 1,000 at a time still stalled 16 times over 50 ms (up to 186 ms); 250 at a time, twice, up to 63 ms, and
- * the whole took no longer (scratch measurement of one transcript created, edited and deleted).
+ * the whole took no longer (scratch measurement of one transcript created, edited and deleted). With FTS5's prefix
+ * indexes a maximal transcript's segment (220 characters) costs about 90 µs to index, so 250 held the event loop
+ * 40-60 ms a batch, 400 times over; 50 hold it about 5 ms.
  */
-export const segmentBatch = 250;
+export const segmentBatch = 50;
 
 /**
  * Taken out fewer at a time than written: the text index wipes a deleted row's words from its file (FTS5's

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Type } from "@sinclair/typebox";
 import { segmentSchema, segmentsSchema } from "./segments.ts";
 import { segmentWordsView } from "./detail-include.ts";
 import { nameText } from "../http/names.ts";
@@ -6,7 +7,8 @@ import { everyOf, stringEnum } from "../http/openapi/string-enum.ts";
 import { taskStatuses, type Disk } from "./events.ts";
 import { engineNames, recognitionFields } from "./recognition-choice.ts";
 
-const seconds = t.Integer({ minimum: 0, maximum: 2_147_483_647 });
+/** The transcript bodies' integers are TypeBox's own, as a segment's are (segments.ts: why). */
+const seconds = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
 const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 const disks = everyOf<Disk>()(["objstore", "remote", "videolink"]);
@@ -23,7 +25,7 @@ export const createTaskBody = t.Object({
   name: nameText({ minLength: 1, maxLength: 255 }),
   path: t.String({ minLength: 1, maxLength: 2048, description: "Storage path, or the source URL for remote and videolink." }),
   file: t.Optional(nameText({ maxLength: 255 })),
-  size: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_648 })),
+  size: t.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_648 })),
   duration: t.Optional(seconds),
   cost: t.Optional(seconds),
   segments: t.Optional(segmentsSchema),
@@ -83,8 +85,8 @@ export const updateTaskBody = t.Object({
   cost: t.Optional(seconds),
   segments: t.Optional(segmentsSchema),
   text: t.Optional(t.String({ maxLength: 10_000_000, description: "The whole transcript, one line per segment." })),
-  quality: t.Optional(t.Integer({ minimum: 0, maximum: 5 })),
-  index: t.Optional(t.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 })),
+  quality: t.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
+  index: t.Optional(Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 })),
 });
 
 export const idsBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }) });

@@ -152,6 +152,9 @@ describe("PATCH /api/tasks/{id} (spec 4.2)", () => {
     await expectValidation(await patch(user, id, { name: "x".repeat(256) }), "name");
     await expectValidation(await patch(user, id, { duration: -1 }), "duration");
     await expectValidation(await patch(user, id, { cost: "free" }), "cost");
+    // JSON numbers as numbers: a numeric string is not converted (segments.ts: why).
+    await expectValidation(await patch(user, id, { segments: [{ start: "0", end: 10, text: "text" }] }), "segments.0.start");
+    await expectValidation(await patch(user, id, { duration: "3" }), "duration");
     await expectValidation(await patch(user, id, { index: 1.5 }), "index");
     await expectValidation(await patch(user, id, { folder: "Nowhere" }), "folder");
     const task = await getTask(app, user, id);
