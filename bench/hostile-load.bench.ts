@@ -13,7 +13,8 @@
 //      login-email            POST /api/login, no token: the same email (413)
 //      folder-name            POST /api/folders, signed in: a name filling the 1 MiB limit (413)
 //      *-fitting              the same four, just under their route's own limit: read, parsed and validated (422)
-//      user-name              PUT /api/user, signed in: a name filling that route's 5 MiB limit (422)
+//      user-name              PUT /api/user, signed in: a name filling that route's 5 MiB limit for forms; as JSON, which
+//                             carries no avatar, over what its schema takes (413 by Content-Length)
 //      anonymous-transcript   POST /api/tasks without a token: a maximal transcript (TRANSCRIPT_BODY_LIMIT_BYTES,
 //                             100,000 segments), to be told 401
 //      transcript             POST /api/tasks, signed in: the same, valid (201) (not in quick mode)
@@ -145,7 +146,7 @@ function shapes(): Shape[] {
       expect: 422,
     },
     { name: "folder-name-fitting", method: "POST", path: "/api/folders", signedIn: true, body: filled({}, "name", fitting.folder), expect: 422 },
-    { name: "user-name", method: "PUT", path: "/api/user", signedIn: true, body: filled({}, "name", limits.user), expect: 422 },
+    { name: "user-name", method: "PUT", path: "/api/user", signedIn: true, body: filled({}, "name", limits.user), expect: 413 },
     { name: "anonymous-transcript", method: "POST", path: "/api/tasks", signedIn: false, body: task, expect: 401 },
   ];
   if (!quick) list.push({ name: "transcript", method: "POST", path: "/api/tasks", signedIn: true, body: task, expect: 201 });

@@ -40,6 +40,9 @@ export type BoundedBodyParserOptions = {
   beforeSizeRefusal: BeforeSizeRefusal;
 };
 
+/** Whether a body of this Content-Type is read as JSON here (and so cannot carry a file). */
+export const isJson = (contentType: string) => contentType.includes("json");
+
 /** The global body parser of request-limits.ts: every body read once, as it arrives, within its route's limits. */
 export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, beforeSizeRefusal }: BoundedBodyParserOptions) {
   return async (context: ParseContext, contentType: string): Promise<unknown> => {
@@ -52,7 +55,7 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
       context,
       request,
       path,
-      limit: sizes.limitOf(request.method, path),
+      limit: sizes.limitOf(request.method, path, isJson(contentType)),
       passedOrdinaryLimit: async (bytes) => {
         if (streamed && bytes > limits.bodyBytes && !holdsHeavyWork(request)) holdHeavyWork(request, await heavyWork.acquire());
       },
@@ -67,7 +70,7 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
         throw error;
       },
     };
-    if (!contentType.includes("json")) {
+    if (!isJson(contentType)) {
       if (!streamed) return; // bounded by its Content-Length in onRequest
       return readStreamedForm(read);
     }

@@ -7,7 +7,7 @@ import { holdHeavyWork } from "./heavy-work-slots.ts";
 import type { Semaphore } from "../core/semaphore.ts";
 import type { RequestContext } from "./request-origin.ts";
 import { routeBodyLimits, tooLarge, unlimited, type RequestLimits, type RouteBodyLimits } from "./route-body-limits.ts";
-import { boundedBodyParser, type BeforeSizeRefusal } from "./bounded-body-parser.ts";
+import { boundedBodyParser, isJson, type BeforeSizeRefusal } from "./bounded-body-parser.ts";
 
 export { defaultRequestLimits, takesLargeBody, type RequestLimits } from "./route-body-limits.ts";
 export type { BeforeSizeRefusal } from "./bounded-body-parser.ts";
@@ -25,7 +25,7 @@ function refuseDeclaredSize(limits: RequestLimits, heavyWork: Semaphore, sizes: 
     if (request.method === "GET" || request.method === "HEAD" || request.body === null) return;
     const path = new URL(request.url, "http://localhost").pathname;
     if (unlimited(path)) return;
-    const limit = sizes.limitOf(request.method, path);
+    const limit = sizes.limitOf(request.method, path, isJson(request.headers.get("content-type") ?? ""));
     const declared = Number(request.headers.get("content-length") ?? NaN);
     // The OpenAI-compatible routes answer in OpenAI's error shape (openai-errors.ts).
     const refuse = (status: number, message: string) => (isOpenAiPath(path) ? openAiErrorJson(status, message) : errorJson(status, { message }));

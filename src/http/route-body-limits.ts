@@ -54,7 +54,8 @@ export const takesLargeBody = (method: string, path: string) => transcriptRoute(
 /** What a route's body may be: its byte limit, the bounds of its JSON's shape, and what its schema reads of it. */
 export type RouteBodyLimits = {
   planOf(method: string, path: string): RoutePlan | null;
-  limitOf(method: string, path: string): number;
+  /** `json`: the body says it is JSON, which carries no file. */
+  limitOf(method: string, path: string, json: boolean): number;
   shapeOf(method: string, path: string): JsonShapeLimits;
 };
 
@@ -74,8 +75,9 @@ export function routeBodyLimits(limits: RequestLimits, routes: () => readonly Ro
     // A route whose schema bounds its body's size takes no more than that (twice, for whitespace, plus room for
     // members it ignores): a 1 MiB name to POST /api/register is refused by its Content-Length before a byte is
     // read, where reading, decoding and parsing it held the event loop for everyone else (bench/hostile-load).
-    limitOf(method, path) {
-      const largest = planOf(method, path)?.largestBody;
+    limitOf(method, path, json) {
+      const plan = planOf(method, path);
+      const largest = json ? plan?.largestJsonBody : plan?.largestBody;
       const routeLimit = largest == null ? Number.POSITIVE_INFINITY : 2 * largest + ignoredMembersBytes;
       return Math.min(routeLimit, sizeLimitOf(method, path));
     },
