@@ -9,6 +9,9 @@ import pino from "pino";
 
 type Destination = { write(text: string): unknown };
 
+/** Standard output or error, written synchronously (pino's destination retries a full pipe) when a batch goes out. */
+const standardStream = (fd: 1 | 2): Destination => pino.destination({ dest: fd, sync: true });
+
 export class BatchedOutput {
   private pending: string[] = [];
   private pendingBytes = 0;
@@ -16,16 +19,24 @@ export class BatchedOutput {
   private readonly onExit = () => this.flush();
 
   constructor(
-    private readonly destination: Destination,
+    private destination: Destination,
     private readonly maxDelayMs = 20,
     private readonly maxBytes = 64 * 1024,
   ) {
     process.on("exit", this.onExit);
   }
 
-  /** Standard output or error, written synchronously (pino's destination retries a full pipe) when a batch goes out. */
   static of(fd: 1 | 2): BatchedOutput {
-    return new BatchedOutput(pino.destination({ dest: fd, sync: true }));
+    return new BatchedOutput(standardStream(fd));
+  }
+
+  /**
+   * Later lines go to standard output or error instead, those waiting where they were headed. The same output, so
+   * the process keeps one exit hook, and no output is left registered with nothing to write.
+   */
+  switchTo(fd: 1 | 2): void {
+    this.flush();
+    this.destination = standardStream(fd);
   }
 
   write(line: string): void {

@@ -31,6 +31,10 @@ export type LogContext = Readonly<Record<string, string | number | null>>;
 
 const context = new AsyncLocalStorage<LogContext>();
 
+// The one output to the standard streams: each BatchedOutput hooks the process's exit, so a tool moving its log to
+// stderr switches this one (logToStderr) rather than making another.
+const standardOutput = BatchedOutput.of(1);
+
 /**
  * Runs `work` with `fields` added to every line it logs, however deep in its awaits. A child logger used
  * inside should not bind the same fields: pino would write the key twice.
@@ -50,7 +54,7 @@ class LogOutput {
 
   constructor(options: LogOutputOptions) {
     // Written in batches, and at once from error level up and at exit (batched-output.ts).
-    this.sink = options.sink ?? BatchedOutput.of(1);
+    this.sink = options.sink ?? standardOutput;
     this.configure(options);
   }
 
@@ -115,7 +119,8 @@ export function configureLogging(options: { level: LogLevel; pretty?: boolean; s
 
 /** For the command-line tools, whose stdout is their product (NDJSON, a new key, a report): the log goes to stderr. */
 export function logToStderr(level: LogLevel = "info"): void {
-  rootOutput.configure({ pretty: Boolean(process.stderr.isTTY), sink: BatchedOutput.of(2) });
+  standardOutput.switchTo(2);
+  rootOutput.configure({ pretty: Boolean(process.stderr.isTTY) });
   setLevel(level);
 }
 

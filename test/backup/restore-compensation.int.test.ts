@@ -3,7 +3,7 @@
  * encrypted them): the erased task gets its TaskDeleted, and its fields are written erased, in no file of the copy.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteEventStore } from "../../src/eventstore/sqlite.ts";
@@ -11,20 +11,13 @@ import { byUser, type NewEvent } from "../../src/core/event.ts";
 import { dataKeysFile, SqliteDataKeyStore } from "../../src/erasure/sqlite-data-keys.ts";
 import { compensateCopy } from "../../src/cli/restore-compensation.ts";
 import { loadConfig } from "../../src/config.ts";
+import { filesHolding } from "../support/plaintext-scan.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "scribe-compensation-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const event = (type: string, data: Record<string, unknown>): NewEvent => ({ id: crypto.randomUUID(), type, data, metadata: byUser(7, "c") });
 const secret = `Clearsecret${crypto.randomUUID().replaceAll("-", "")}`;
-
-function filesHolding(at: string, text: string): string[] {
-  return readdirSync(at, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(at, entry.name);
-    if (entry.isDirectory()) return filesHolding(path, text);
-    return readFileSync(path).includes(Buffer.from(text)) ? [path.slice(dir.length + 1)] : [];
-  });
-}
 
 test("an erased task's clear events are written erased, and the task is deleted in the copy", async () => {
   const clear = new SqliteEventStore(join(dir, "events.sqlite"));

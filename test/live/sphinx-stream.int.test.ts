@@ -6,7 +6,6 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SphinxStreamingEngine } from "../../src/live/engines/sphinx-stream.ts";
-import { sphinxLibrary } from "../../src/live/engines/sphinx-library.ts";
 import type { TurnRecognizer } from "../../src/live/streaming-engine.ts";
 import { RecognitionError } from "../../src/transcription/engine.ts";
 import { SphinxEngine } from "../../src/transcription/engines/sphinx.ts";
@@ -15,22 +14,15 @@ import { wordErrorRate } from "../../src/transcription/wer.ts";
 import { librispeech, librispeechDir } from "../support/media-fixtures.ts";
 import { fliteAvailable, namedSentences, speakWithFlite } from "../support/named-speech.ts";
 import { prerequisite } from "../support/prerequisites.ts";
+import { sphinxPrerequisite } from "../support/sphinx-prerequisite.ts";
 import { threadNices } from "../support/thread-nices.ts";
 import { realTimeWorkNice } from "../../src/core/thread-priority.ts";
 
 const model = "/usr/share/pocketsphinx/model/en-us";
 const options = { binary: "pocketsphinx_continuous", hmm: `${model}/en-us`, lm: `${model}/en-us.lm.bin`, dict: `${model}/cmudict-en-us.dict` };
-const libraryLoads = (() => {
-  try {
-    sphinxLibrary();
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const hasSphinx = prerequisite(
+const hasSphinx = sphinxPrerequisite(
   "PocketSphinx's library, program and en-us model",
-  libraryLoads && existsSync(options.lm) && Bun.which(options.binary) !== null,
+  existsSync(options.lm) && Bun.which(options.binary) !== null,
   "apt-get install pocketsphinx pocketsphinx-en-us",
 );
 const hasEspeak = prerequisite("espeak-ng", Bun.which("espeak-ng") !== null, "apt-get install espeak-ng, or npm test");

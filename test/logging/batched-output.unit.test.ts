@@ -37,6 +37,18 @@ describe("BatchedOutput", () => {
     expect(await new Response(child.stdout).text()).toBe("first\nlast\n");
     expect(await child.exited).toBe(3);
   });
+
+  test("given a tool's log moved to stderr, then the process has one exit hook still, and the waiting lines reach stderr at exit", async () => {
+    const script = `import { logger, logToStderr } from ${JSON.stringify(new URL("../../src/logging/logger.ts", import.meta.url).pathname)};
+      const before = process.listenerCount("exit"); logToStderr(); logger("tool").info("on stderr");
+      console.log(JSON.stringify({ before, after: process.listenerCount("exit") })); process.exit(0);`;
+    const child = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+    const { before, after } = JSON.parse(stdout) as { before: number; after: number };
+    expect(after).toBe(before);
+    expect(JSON.parse(stderr)).toMatchObject({ level: "info", component: "tool", msg: "on stderr" });
+    expect(await child.exited).toBe(0);
+  });
 });
 
 describe("the service's log", () => {
