@@ -1,3 +1,5 @@
+import type { Semaphore } from "../core/semaphore.ts";
+
 /**
  * The heavy-work slot a request with a large body holds (see request-limits.ts), from before its body is
  * read until its handler is done (`releaseHeavyWork` in the few routes that take large bodies) or it fails
@@ -10,6 +12,27 @@ const held = new WeakMap<Request, Held>();
 
 export function holdHeavyWork(request: Request, release: () => void): void {
   held.set(request, { release, readWhole: false });
+}
+
+/** Bun's default: a connection that sends and receives nothing this long is closed. */
+export const idleTimeoutSeconds = 10;
+
+/** What of Bun's server a wait needs: its per-request idle timer (none in process, through `app.handle`). */
+export type IdleTimer = { timeout?(request: Request, seconds: number): void } | null | undefined;
+
+/**
+ * Waits for a heavy-work slot, then holds it for the request. The body waits unread meanwhile, and Bun closes a
+ * connection idle for 10 s: a large transcript queued behind two others (10-20 s each) lost its connection and was
+ * answered 400, the client seeing no answer at all. The idle timer is off while it waits, and back once it has a
+ * slot, so a body that then stops arriving is still let go.
+ */
+export async function waitForHeavyWork(request: Request, heavyWork: Semaphore, server: IdleTimer): Promise<void> {
+  server?.timeout?.(request, 0);
+  try {
+    holdHeavyWork(request, await heavyWork.acquire());
+  } finally {
+    server?.timeout?.(request, idleTimeoutSeconds);
+  }
 }
 
 export function holdsHeavyWork(request: Request): boolean {

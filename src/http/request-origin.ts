@@ -1,7 +1,11 @@
 import { BlockList, isIP } from "node:net";
 
 /** What a route has to hand: the request, and the server it came through (null in process, through `app.handle`). */
-export type RequestContext = { request: Request; server: { requestIP(request: Request): { address: string } | null } | null };
+export type RequestContext = {
+  request: Request;
+  /** `timeout`: Bun's per-request idle timer (heavy-work-slots.ts). */
+  server: { requestIP(request: Request): { address: string } | null; timeout?(request: Request, seconds: number): void } | null;
+};
 
 /**
  * The base URL a request was made to, as its client sees it: `scheme://host[:port]`, or PUBLIC_URL itself when
