@@ -111,9 +111,9 @@ export function namesOf(plan: BodyPlan): Set<string> | null {
 
 /**
  * What a route's schema reads of a body: its plan, the names in it (`namesOf`), and the most bytes a valid one takes
- * (`largestBodyOf`), in any encoding and as JSON.
+ * (`largestBodyOf`): in any encoding, and in one that carries no file (anything but a multipart form).
  */
-export type RoutePlan = { plan: BodyPlan; names: Set<string> | null; largestBody: number | null; largestJsonBody: number | null };
+export type RoutePlan = { plan: BodyPlan; names: Set<string> | null; largestBody: number | null; largestFilelessBody: number | null };
 
 /** A route as Elysia lists it (`app.routes`): the method, the path pattern (`/api/tasks/:id`) and the body schema. */
 export type RouteBody = { method: string; path: string; hooks?: { body?: unknown } };
@@ -138,13 +138,13 @@ export function routePlans(routes: () => readonly RouteBody[]): (method: string,
         params: (route.path.match(/:|\*/g) ?? []).length,
         ...withNames(planOf(route.hooks!.body)),
         largestBody: largestBodyOf(route.hooks!.body),
-        largestJsonBody: largestBodyOf(route.hooks!.body, "json"),
+        largestFilelessBody: largestBodyOf(route.hooks!.body, "fileless"),
       }))
       .sort((a, b) => a.params - b.params);
   return (method, path) => {
     table ??= build();
     const route = table.find((candidate) => (candidate.method === method || candidate.method === "ALL") && candidate.pattern.test(path));
-    return route ? { plan: route.plan, names: route.names, largestBody: route.largestBody, largestJsonBody: route.largestJsonBody } : null;
+    return route ? { plan: route.plan, names: route.names, largestBody: route.largestBody, largestFilelessBody: route.largestFilelessBody } : null;
   };
 }
 
@@ -154,10 +154,11 @@ const withNames = (plan: BodyPlan) => ({ plan, names: namesOf(plan) });
  * The most bytes a valid body of `schema` can take, in any encoding a client may send it in (JSON, a form), or
  * null when the schema bounds no such size (a string or array without a maximum, a file, a record, anything it
  * does not know). A character counts 12 bytes: percent-encoded UTF-8 of four bytes; a JSON `\uXXXX` pair is 12 too.
- * As `json`, a file (an avatar, which only a form carries) takes what any JSON value in its place takes before it is
- * refused: a 5 MiB JSON name to `PUT /api/user` was read, parsed and refused in 35 ms, four at a time.
+ * As `fileless` (JSON, a url-encoded form: anything but a multipart form), a file (an avatar) takes what any value in
+ * its place takes before it is refused: a 5 MiB JSON name to `PUT /api/user` was read, parsed and refused in 35 ms,
+ * four at a time.
  */
-export function largestBodyOf(value: unknown, encoding: "any" | "json" = "any"): number | null {
+export function largestBodyOf(value: unknown, encoding: "any" | "fileless" = "any"): number | null {
   if (typeof value !== "object" || value === null) return null;
   const schema = value as Schema & { maxLength?: unknown; maxItems?: unknown; enum?: unknown[]; format?: unknown };
   const branches = schema.anyOf ?? schema.oneOf ?? schema.allOf;
@@ -175,7 +176,7 @@ export function largestBodyOf(value: unknown, encoding: "any" | "json" = "any"):
   switch (schema.type) {
     case "string":
       if (typeof schema.maxLength === "number") return charBytes * (schema.maxLength + 2);
-      if (encoding === "json" && schema.format === "binary") return charBytes * scalarCharacters;
+      if (encoding === "fileless" && schema.format === "binary") return charBytes * scalarCharacters;
       // Elysia's t.Integer and t.Numeric take the number as text too (a form's or query's): as long as a number.
       return typeof schema.format === "string" && numberFormats.has(schema.format) ? charBytes * scalarCharacters : null;
     case "number":

@@ -3,12 +3,12 @@ import { keepRawBody } from "./raw-body.ts";
 import { parseJsonBody } from "./json-body.ts";
 import type { JsonBodyThreads } from "./json-body-threads.ts";
 import type { RoutePlan } from "./body-plans.ts";
-import { holdHeavyWork, holdsHeavyWork, markReadWhole, moveHeavyWork } from "./heavy-work-slots.ts";
+import { holdsHeavyWork, markReadWhole, moveHeavyWork, waitForHeavyWork } from "./heavy-work-slots.ts";
 import { carryRequestContext } from "./correlation.ts";
 import type { Semaphore } from "../core/semaphore.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import type { RequestContext } from "./request-origin.ts";
-import { tooLarge, unlimited, type RequestLimits, type RouteBodyLimits } from "./route-body-limits.ts";
+import { mediaTypeOf, tooLarge, unlimited, type RequestLimits, type RouteBodyLimits } from "./route-body-limits.ts";
 
 /**
  * Told of a request about to be refused for its size, before its route's hooks could see it: the sign-in routes
@@ -40,9 +40,6 @@ export type BoundedBodyParserOptions = {
   beforeSizeRefusal: BeforeSizeRefusal;
 };
 
-/** Whether a body of this Content-Type is read as JSON here (and so cannot carry a file). */
-export const isJson = (contentType: string) => contentType.includes("json");
-
 /** The global body parser of request-limits.ts: every body read once, as it arrives, within its route's limits. */
 export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, beforeSizeRefusal }: BoundedBodyParserOptions) {
   return async (context: ParseContext, contentType: string): Promise<unknown> => {
@@ -55,9 +52,9 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
       context,
       request,
       path,
-      limit: sizes.limitOf(request.method, path, isJson(contentType)),
+      limit: sizes.limitOf(request.method, path, mediaTypeOf(request.headers.get("content-type"))),
       passedOrdinaryLimit: async (bytes) => {
-        if (streamed && bytes > limits.bodyBytes && !holdsHeavyWork(request)) holdHeavyWork(request, await heavyWork.acquire());
+        if (streamed && bytes > limits.bodyBytes && !holdsHeavyWork(request)) await waitForHeavyWork(request, heavyWork, context.server);
       },
       // A refusal before the body is read whole reaches the client: the reader is let go, and Bun reads and drops
       // the rest of the body after the answer, keeping the connection (bounded by a Content-Length; a chunked
@@ -70,7 +67,7 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
         throw error;
       },
     };
-    if (!isJson(contentType)) {
+    if (!contentType.includes("json")) {
       if (!streamed) return; // bounded by its Content-Length in onRequest
       return readStreamedForm(read);
     }

@@ -3,11 +3,11 @@ import { errorJson } from "./error-handler.ts";
 import { JsonBodyThreads } from "./json-body-threads.ts";
 import type { RouteBody } from "./body-plans.ts";
 import { isOpenAiPath, openAiErrorJson } from "./openai-errors.ts";
-import { holdHeavyWork } from "./heavy-work-slots.ts";
+import { waitForHeavyWork } from "./heavy-work-slots.ts";
 import type { Semaphore } from "../core/semaphore.ts";
 import type { RequestContext } from "./request-origin.ts";
-import { routeBodyLimits, tooLarge, unlimited, type RequestLimits, type RouteBodyLimits } from "./route-body-limits.ts";
-import { boundedBodyParser, isJson, type BeforeSizeRefusal } from "./bounded-body-parser.ts";
+import { mediaTypeOf, routeBodyLimits, tooLarge, unlimited, type RequestLimits, type RouteBodyLimits } from "./route-body-limits.ts";
+import { boundedBodyParser, type BeforeSizeRefusal } from "./bounded-body-parser.ts";
 
 export { defaultRequestLimits, takesLargeBody, type RequestLimits } from "./route-body-limits.ts";
 export type { BeforeSizeRefusal } from "./bounded-body-parser.ts";
@@ -25,7 +25,7 @@ function refuseDeclaredSize(limits: RequestLimits, heavyWork: Semaphore, sizes: 
     if (request.method === "GET" || request.method === "HEAD" || request.body === null) return;
     const path = new URL(request.url, "http://localhost").pathname;
     if (unlimited(path)) return;
-    const limit = sizes.limitOf(request.method, path, isJson(request.headers.get("content-type") ?? ""));
+    const limit = sizes.limitOf(request.method, path, mediaTypeOf(request.headers.get("content-type")));
     const declared = Number(request.headers.get("content-length") ?? NaN);
     // The OpenAI-compatible routes answer in OpenAI's error shape (openai-errors.ts).
     const refuse = (status: number, message: string) => (isOpenAiPath(path) ? openAiErrorJson(status, message) : errorJson(status, { message }));
@@ -34,7 +34,7 @@ function refuseDeclaredSize(limits: RequestLimits, heavyWork: Semaphore, sizes: 
       await beforeSizeRefusal({ request, server }, path);
       return refuse(413, tooLarge(limit));
     }
-    if (declared > limits.bodyBytes) holdHeavyWork(request, await heavyWork.acquire());
+    if (declared > limits.bodyBytes) await waitForHeavyWork(request, heavyWork, server);
   };
 }
 

@@ -54,8 +54,8 @@ export const takesLargeBody = (method: string, path: string) => transcriptRoute(
 /** What a route's body may be: its byte limit, the bounds of its JSON's shape, and what its schema reads of it. */
 export type RouteBodyLimits = {
   planOf(method: string, path: string): RoutePlan | null;
-  /** `json`: the body says it is JSON, which carries no file. */
-  limitOf(method: string, path: string, json: boolean): number;
+  /** `mediaType`: the body's (mediaTypeOf); only a multipart form carries files. */
+  limitOf(method: string, path: string, mediaType: string): number;
   shapeOf(method: string, path: string): JsonShapeLimits;
 };
 
@@ -75,9 +75,9 @@ export function routeBodyLimits(limits: RequestLimits, routes: () => readonly Ro
     // A route whose schema bounds its body's size takes no more than that (twice, for whitespace, plus room for
     // members it ignores): a 1 MiB name to POST /api/register is refused by its Content-Length before a byte is
     // read, where reading, decoding and parsing it held the event loop for everyone else (bench/hostile-load).
-    limitOf(method, path, json) {
+    limitOf(method, path, mediaType) {
       const plan = planOf(method, path);
-      const largest = json ? plan?.largestJsonBody : plan?.largestBody;
+      const largest = mediaType === "multipart/form-data" ? plan?.largestBody : plan?.largestFilelessBody;
       const routeLimit = largest == null ? Number.POSITIVE_INFINITY : 2 * largest + ignoredMembersBytes;
       return Math.min(routeLimit, sizeLimitOf(method, path));
     },
@@ -87,6 +87,9 @@ export function routeBodyLimits(limits: RequestLimits, routes: () => readonly Ro
         : { depth: limits.jsonDepth, ...nameLimits, ...ordinaryShape },
   };
 }
+
+/** A Content-Type's media type, as compared: what comes before its parameters, lower-cased (`Application/JSON; charset=x`). */
+export const mediaTypeOf = (contentType: string | null): string => (contentType ?? "").split(";", 1)[0]!.trim().toLowerCase();
 
 /** The answer's message when a body is over its route's limit (413). */
 export const tooLarge = (limit: number) => `The request body is too large: this endpoint takes at most ${limit} bytes.`;

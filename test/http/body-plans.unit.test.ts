@@ -99,7 +99,7 @@ describe("what of a large body its route's schema reads", () => {
       { method: "DELETE", path: "/api/tasks/bulk", hooks: { body: bulk } },
       { method: "GET", path: "/api/tasks", hooks: {} },
     ]);
-    expect(find("DELETE", "/api/tasks/bulk")).toEqual({ plan: planOf(bulk), names: new Set(["ids"]), largestBody: null, largestJsonBody: null });
+    expect(find("DELETE", "/api/tasks/bulk")).toEqual({ plan: planOf(bulk), names: new Set(["ids"]), largestBody: null, largestFilelessBody: null });
     expect(find("DELETE", "/api/tasks/12")?.plan).toEqual(planOf(byId));
     expect(find("POST", "/api/tasks/12")).toBeNull();
     expect(find("GET", "/api/tasks")).toBeNull(); // no body schema: the body is kept whole
@@ -130,11 +130,11 @@ describe("what of a large body its route's schema reads", () => {
         expect(largestBodyOf(schema)).toBeNull();
     });
 
-    test("as JSON, a file takes what any value in its place takes: JSON carries no file", () => {
+    test("without files (JSON, a url-encoded form), a file takes what any value in its place takes", () => {
       const withAvatar = t.Object({ name: t.Optional(t.String({ maxLength: 10 })), avatar: t.Optional(t.File()) });
       expect(largestBodyOf(withAvatar)).toBeNull();
-      expect(largestBodyOf(withAvatar, "json")).toBe(2 * 12 + (12 * 7 + 12 * 12) + (12 * 9 + 12 * 32));
-      expect(largestBodyOf(t.Object({ name: t.String() }), "json")).toBeNull();
+      expect(largestBodyOf(withAvatar, "fileless")).toBe(2 * 12 + (12 * 7 + 12 * 12) + (12 * 9 + 12 * 32));
+      expect(largestBodyOf(t.Object({ name: t.String() }), "fileless")).toBeNull();
     });
   });
 });

@@ -112,12 +112,12 @@ describe("every string has a bound, checked before anything that is not linear",
 });
 
 describe("over-long values cost in proportion to their size", () => {
-  // Bodies up to what the route takes: register and folders take no more than their schemas can hold (about 90 and
-  // 66 KB, body-plans.ts's largestBodyOf), PUT /api/user a form with an avatar (its 1 MiB of JSON, then).
+  // Bodies up to what the route takes: no more than their schemas can hold (about 90 KB for register, 66 KB for
+  // folders, 80 KB for PUT /api/user as JSON, which carries no avatar: body-plans.ts's largestBodyOf).
   const bounded = { small: 6 * 1024, large: 60 * 1024 };
   const registration = (fields: Json) =>
     JSON.stringify({ name: "Ada", email: "ada@example.com", password: "password123", password_confirmation: "password123", ...fields });
-  const shapes: { label: string; method: string; path: string; body: (size: number) => string; field: string; sizes?: typeof bounded }[] = [
+  const shapes: { label: string; method: string; path: string; body: (size: number) => string; field: string }[] = [
     { label: "a name to POST /api/register", method: "POST", path: "/api/register", body: (n) => registration({ name: "a".repeat(n) }), field: "name" },
     {
       label: "an email `a@a.a.a…` to POST /api/register",
@@ -143,10 +143,9 @@ describe("over-long values cost in proportion to their size", () => {
     },
   ];
   for (const shape of shapes) {
-    const sizes = shape.sizes ?? bounded;
     test(`${shape.label}: one 422 on the field, and ten times the size costs less than 30 times as much`, async () => {
-      const small = await leastCost(shape.method, shape.path, shape.body(sizes.small));
-      const large = await leastCost(shape.method, shape.path, shape.body(sizes.large));
+      const small = await leastCost(shape.method, shape.path, shape.body(bounded.small));
+      const large = await leastCost(shape.method, shape.path, shape.body(bounded.large));
       for (const { answer } of [small, large]) {
         expect(answer.status).toBe(422);
         const { errors } = (await answer.json()) as { errors: Record<string, string[]> };
@@ -159,13 +158,28 @@ describe("over-long values cost in proportion to their size", () => {
   }
 
   test("a body larger than anything its route's schema can hold is 413 by its Content-Length, before a byte is read", async () => {
-    for (const shape of shapes.filter((candidate) => !candidate.sizes)) {
+    for (const shape of shapes) {
       const { request, sent } = declared(shape.method, shape.path, 1024 * 1024, { authorization: `Bearer ${token}` });
       const answer = await app.service.app.handle(request);
       expect([shape.label, answer.status]).toEqual([shape.label, 413]);
       expect(((await answer.json()) as { message: string }).message).toMatch(/takes at most \d+ bytes/);
       expect(sent()).toBeLessThanOrEqual(2 * 64 * 1024); // what the stream had queued: nothing was read from it
     }
+  });
+});
+
+describe("PUT /api/user: only a multipart form carries an avatar", () => {
+  test("JSON or a url-encoded form over what the schema holds is 413 unread; a multipart form gets the avatar's room", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    for (const type of ["application/json", "Application/JSON; charset=utf-8", "application/x-www-form-urlencoded"]) {
+      const { request, sent } = declared("PUT", "/api/user", 1024 * 1024, { ...auth, "content-type": type });
+      const answer = await app.service.app.handle(request);
+      expect([type, answer.status]).toEqual([type, 413]);
+      expect(sent()).toBeLessThanOrEqual(2 * 64 * 1024);
+    }
+    // A multipart boundary that happens to say "json" is still a multipart form.
+    const form = declared("PUT", "/api/user", 1024 * 1024, { ...auth, "content-type": "multipart/form-data; boundary=jsonboundary" });
+    expect((await app.service.app.handle(form.request)).status).not.toBe(413);
   });
 });
 
