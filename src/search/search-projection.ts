@@ -102,12 +102,13 @@ async function segmentsOf(source: TranscriptSource, context: ProjectionContext |
  * 1,000 at a time still stalled 16 times over 50 ms (up to 186 ms); 250 at a time, twice, up to 63 ms, and
  * the whole took no longer (scratch measurement of one transcript created, edited and deleted). With FTS5's prefix
  * indexes a maximal transcript's segment (220 characters) costs about 90 µs to index, so 250 held the event loop
- * 40-60 ms a batch, 400 times over; 50 hold it about 5 ms.
+ * 40-60 ms a batch, 400 times over; 50 hold it about 5 ms, and creating a maximal transcript took 10-12.5 s instead
+ * of 9-11 (embedded store; the extra round trips on MongoDB are not measured here, no server).
  */
 export const segmentBatch = 50;
 
 /**
- * Taken out fewer at a time than written: the text index wipes a deleted row's words from its file (FTS5's
+ * Taken out 50 at a time for a reason of its own: the text index wipes a deleted row's words from its file (FTS5's
  * secure-delete, so a deleted task's words are gone from disk, not just unlisted), which made a batch of 250 hold
  * the event loop about 90 ms; 50 hold it under 20.
  */

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { segmentSchema, segmentsSchema } from "./segments.ts";
+import { segmentSchema, segmentsSchema, wholeNumber } from "./segments.ts";
 import { segmentWordsView } from "./detail-include.ts";
 import { nameText } from "../http/names.ts";
 import { everyOf, stringEnum } from "../http/openapi/string-enum.ts";
@@ -8,7 +8,7 @@ import { taskStatuses, type Disk } from "./events.ts";
 import { engineNames, recognitionFields } from "./recognition-choice.ts";
 
 /** The transcript bodies' integers are TypeBox's own, as a segment's are (segments.ts: why). */
-const seconds = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
+const seconds = wholeNumber();
 const taskId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 const disks = everyOf<Disk>()(["objstore", "remote", "videolink"]);

@@ -1,6 +1,9 @@
 import { t, type Static } from "elysia";
 import { Type } from "@sinclair/typebox";
 
+/** A whole number from 0 to 2^31 - 1, as JSON carries it: a number, never a numeric string (see segmentSchema). */
+export const wholeNumber = (options: { description?: string } = {}) => Type.Integer({ minimum: 0, maximum: 2_147_483_647, ...options });
+
 /**
  * Spec 2.1's segment: times in whole milliseconds, `tokens` the words. Its integers are TypeBox's own, not Elysia's
  * `t.Integer` (which also takes a numeric string and converts it): a converting type anywhere in a body makes
@@ -8,9 +11,9 @@ import { Type } from "@sinclair/typebox";
  * takes 1-2 ms. JSON carries numbers as numbers.
  */
 export const segmentSchema = t.Object({
-  id: t.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-  start: Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: "Start time in ms." }),
-  end: Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: "End time in ms, not before start." }),
+  id: t.Optional(wholeNumber()),
+  start: wholeNumber({ description: "Start time in ms." }),
+  end: wholeNumber({ description: "End time in ms, not before start." }),
   text: t.String({ maxLength: 100_000 }),
   speaker: t.Optional(t.Nullable(t.String({ maxLength: 255 }))),
   tokens: t.Optional(t.Nullable(t.Array(t.String({ maxLength: 1000 }), { maxItems: 100_000 }))),

@@ -1,40 +1,14 @@
 /**
  * A flood of new connections does not starve the connections already open (src/http/answer-pacing.ts). Clients
- * that open a connection per request and send again as soon as they are answered kept Bun in its accept loop:
- * a keep-alive `/api/health` waited 100-800 ms at a time while four of them sent refused registrations. The
- * timings are bench/hostile-load.bench.ts's; here the mechanism, and the order of magnitude of the longest wait.
+ * that open a connection per request and send again as soon as they are answered kept Bun in its accept loop: a
+ * keep-alive `/api/health` waited 100-180 ms at a time, several times a second, while four of them sent refused
+ * registrations for 2 s here. The timings are bench/hostile-load.bench.ts's; here, how often the probe is answered.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Elysia } from "elysia";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { guardAnswers } from "../../src/http/last-resort.ts";
-import { answersPerTurn } from "../../src/http/answer-pacing.ts";
 import { bunBinary, startServiceProcess, type RunningService } from "../support/service-process.ts";
-
-describe("answers in one turn of the event loop", () => {
-  test("a burst sends the first few at once and the rest in the next turn", async () => {
-    const app = guardAnswers(
-      new Elysia().get("/", () => ({ ok: true })),
-      [],
-    );
-    const turnEnded = new Promise<void>((resolve) => setImmediate(resolve));
-    let answeredBeforeTurnEnded = 0;
-    let turnOver = false;
-    void turnEnded.then(() => {
-      turnOver = true;
-    });
-    const answers = Array.from({ length: answersPerTurn + 5 }, () =>
-      app.handle(new Request("http://localhost/")).then((response) => {
-        if (!turnOver) answeredBeforeTurnEnded++;
-        return response.status;
-      }),
-    );
-    expect(await Promise.all(answers)).toEqual(Array(answersPerTurn + 5).fill(200));
-    expect(answeredBeforeTurnEnded).toBe(answersPerTurn);
-  });
-});
 
 describe("a flood of new connections, with a newcomer's settings", () => {
   let service: RunningService;

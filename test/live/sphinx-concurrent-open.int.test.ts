@@ -36,7 +36,7 @@ test.if(hasSphinx)(
     const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     clearTimeout(killer);
     expect({ code, stdout: stdout.trim(), stderr: stderr.trim() }).toEqual({ code: 0, stdout: "done", stderr: "" });
-    // Past bun's 5 s default (bun 1.4.5 ignores bunfig's timeout outside npm test): on two busy cores the rounds take 4-5 s.
   },
+  // Past bun's 5 s default (bun 1.4.5 ignores bunfig's timeout outside npm test): on two busy cores the rounds take 4-5 s.
   60_000,
 );
