@@ -67,7 +67,8 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
         throw error;
       },
     };
-    if (!contentType.includes("json")) {
+    // Media types are case-insensitive: `Application/JSON` is JSON too (it was refused as no body at all).
+    if (!mediaTypeOf(contentType).includes("json")) {
       if (!streamed) return; // bounded by its Content-Length in onRequest
       return readStreamedForm(read);
     }

@@ -34,6 +34,13 @@ describe("HTTP skeleton", () => {
     expect(await response.json()).toEqual({ message: "Not found." });
   });
 
+  test("a JSON body is read whatever the case of its media type, and with parameters", async () => {
+    for (const type of ["application/json", "Application/JSON", "APPLICATION/JSON; charset=UTF-8"]) {
+      const response = await call("/api/probe", { method: "POST", body: '{"email":"a@b.cc","count":1,"ids":[1]}', headers: { "content-type": type } });
+      expect([type, response.status, await response.json()]).toEqual([type, 200, { email: "a@b.cc", count: 1, ids: [1] }]);
+    }
+  });
+
   test("malformed JSON is a 400 with a message, never a 500", async () => {
     for (const body of ["{not json", '{"email": ', "\u0000"]) {
       const response = await postJson("/api/probe", body);
