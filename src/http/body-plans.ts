@@ -123,7 +123,7 @@ export type RouteBody = { method: string; path: string; hooks?: { body?: unknown
  * Built once, on first use, from the routes as they are then; a path without parameters wins, as in Elysia's router.
  */
 export function routePlans(routes: () => readonly RouteBody[]): (method: string, path: string) => RoutePlan | null {
-  let table: ({ method: string; pattern: RegExp; params: number } & RoutePlan)[] | null = null;
+  let table: { method: string; pattern: RegExp; params: number; found: RoutePlan }[] | null = null;
   const build = () =>
     routes()
       .filter((route) => route.hooks?.body !== undefined)
@@ -136,15 +136,17 @@ export function routePlans(routes: () => readonly RouteBody[]): (method: string,
             .replace(/\*/g, ".*")}$`,
         ),
         params: (route.path.match(/:|\*/g) ?? []).length,
-        ...withNames(planOf(route.hooks!.body)),
-        largestBody: largestBodyOf(route.hooks!.body),
-        largestFilelessBody: largestBodyOf(route.hooks!.body, "fileless"),
+        // Made once per route, and handed out as it is on every request that reaches it.
+        found: {
+          ...withNames(planOf(route.hooks!.body)),
+          largestBody: largestBodyOf(route.hooks!.body),
+          largestFilelessBody: largestBodyOf(route.hooks!.body, "fileless"),
+        },
       }))
       .sort((a, b) => a.params - b.params);
   return (method, path) => {
     table ??= build();
-    const route = table.find((candidate) => (candidate.method === method || candidate.method === "ALL") && candidate.pattern.test(path));
-    return route ? { plan: route.plan, names: route.names, largestBody: route.largestBody, largestFilelessBody: route.largestFilelessBody } : null;
+    return table.find((candidate) => (candidate.method === method || candidate.method === "ALL") && candidate.pattern.test(path))?.found ?? null;
   };
 }
 

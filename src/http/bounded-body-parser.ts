@@ -48,11 +48,13 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
     const path = new URL(request.url, "http://localhost").pathname;
     if (unlimited(path)) return;
     const streamed = request.headers.get("content-length") === null;
+    // Media types are case-insensitive: `Application/JSON` is JSON too (it was refused as no body at all).
+    const mediaType = mediaTypeOf(contentType);
     const read: BodyRead = {
       context,
       request,
       path,
-      limit: sizes.limitOf(request.method, path, mediaTypeOf(request.headers.get("content-type"))),
+      limit: sizes.limitOf(request.method, path, mediaType),
       passedOrdinaryLimit: async (bytes) => {
         if (streamed && bytes > limits.bodyBytes && !holdsHeavyWork(request)) await waitForHeavyWork(request, heavyWork, context.server);
       },
@@ -67,8 +69,7 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
         throw error;
       },
     };
-    // Media types are case-insensitive: `Application/JSON` is JSON too (it was refused as no body at all).
-    if (!mediaTypeOf(contentType).includes("json")) {
+    if (!mediaType.includes("json")) {
       if (!streamed) return; // bounded by its Content-Length in onRequest
       return readStreamedForm(read);
     }

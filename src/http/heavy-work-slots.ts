@@ -1,4 +1,5 @@
 import type { Semaphore } from "../core/semaphore.ts";
+import type { RequestContext } from "./request-origin.ts";
 
 /**
  * The heavy-work slot a request with a large body holds (see request-limits.ts), from before its body is
@@ -17,16 +18,14 @@ export function holdHeavyWork(request: Request, release: () => void): void {
 /** Bun's default: a connection that sends and receives nothing this long is closed. */
 export const idleTimeoutSeconds = 10;
 
-/** What of Bun's server a wait needs: its per-request idle timer (none in process, through `app.handle`). */
-export type IdleTimer = { timeout?(request: Request, seconds: number): void } | null | undefined;
-
 /**
  * Waits for a heavy-work slot, then holds it for the request. The body waits unread meanwhile, and Bun closes a
  * connection idle for 10 s: a large transcript queued behind two others (10-20 s each) lost its connection and was
  * answered 400, the client seeing no answer at all. The idle timer is off while it waits, and back once it has a
  * slot, so a body that then stops arriving is still let go.
  */
-export async function waitForHeavyWork(request: Request, heavyWork: Semaphore, server: IdleTimer): Promise<void> {
+export async function waitForHeavyWork(request: Request, heavyWork: Semaphore, server: RequestContext["server"]): Promise<void> {
+  // None in process, through `app.handle`.
   server?.timeout?.(request, 0);
   try {
     holdHeavyWork(request, await heavyWork.acquire());

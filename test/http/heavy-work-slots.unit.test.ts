@@ -8,7 +8,7 @@ describe("waiting for a heavy-work slot", () => {
     const first = new Request("http://localhost/api/tasks", { method: "POST" });
     const second = new Request("http://localhost/api/tasks", { method: "POST" });
     const timers: [Request, number][] = [];
-    const server = { timeout: (request: Request, seconds: number) => void timers.push([request, seconds]) };
+    const server = { requestIP: () => null, timeout: (request: Request, seconds: number) => void timers.push([request, seconds]) };
 
     await waitForHeavyWork(first, slots, server);
     const waiting = waitForHeavyWork(second, slots, server);
