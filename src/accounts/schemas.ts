@@ -42,10 +42,13 @@ export const sessionResponse = t.Object({
 /** RETENTION_MAX_DAYS's default, for the body's type (the routes build theirs with the configured cap). */
 const defaultRetentionMaxDays = 3650;
 
-/** `retention_days`: a whole number of days up to the cap, or null; one message for every way to miss it, naming the cap. */
+/** The one message for every way to miss `retention_days`, naming the cap: the body's schema and the retention decider say it. */
+export const retentionDaysError = (maxDays: number) =>
+  `The retention days field must be a whole number of days from 1 to ${maxDays} (the longest this service allows), or null to keep tasks until deleted.`;
+
+/** `retention_days`: a whole number of days up to the cap, or null. */
 export const retentionDays = (maxDays: number) => {
-  const error =
-    `The retention days field must be a whole number of days from 1 to ${maxDays} (the longest this service allows), ` + "or null to keep tasks until deleted.";
+  const error = retentionDaysError(maxDays);
   // TypeBox's own integer, not Elysia's `t.Integer`, which would take the string "7" for 7: a JSON number or null only.
   return t.Union([Type.Integer({ minimum: 1, maximum: maxDays, error }), t.Null()], {
     error,

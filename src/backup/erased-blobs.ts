@@ -29,7 +29,7 @@ function mediaFolderOf(key: string, owner: number): Place | null {
 }
 
 /** The places an erasure empties; `mediaKeys`: the media of erased tasks, by task id, as known elsewhere. */
-export function placesOf(erasure: Erasure, mediaKeys: ReadonlyMap<number, string>): Place[] {
+function placesOf(erasure: Erasure, mediaKeys: ReadonlyMap<number, string>): Place[] {
   const [kind, id = ""] = erasure.scope.split(/-(.*)/s);
   const owner = erasure.accountId;
   const places: Place[] = [];

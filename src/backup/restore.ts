@@ -64,6 +64,9 @@ export type RestoredCopy = { dir: string; ledger: readonly Erasure[]; keysDestro
 /** What `compensate` did beyond the keys (src/cli/restore-compensation.ts). */
 export type Compensation = { tasksDeleted: number; accountsErased: number; blobsRemoved: number; readModelsRebuilt: boolean };
 
+/** The compensation of a copy no erasure touches. */
+export const noCompensation: Compensation = { tasksDeleted: 0, accountsErased: 0, blobsRemoved: 0, readModelsRebuilt: false };
+
 export type RestoreOptions = {
   /** More erasures to re-apply, from a newer backup or key store (the usual case: DATA_DIR was lost with its ledger). */
   erasuresFrom?: string;

@@ -10,13 +10,13 @@ import { logToStderr } from "../logging/logger.ts";
 import { dataFiles } from "../backup/data-dir.ts";
 import { sealDataKeysCopy, sealLogCopy, sealReadModelsCopy } from "../backup/database-copy.ts";
 import { BackupRefused } from "../backup/manifest.ts";
-import type { Compensation, RestoredCopy } from "../backup/restore.ts";
+import { noCompensation, type Compensation, type RestoredCopy } from "../backup/restore.ts";
 import { compensateCopy, rebuiltReadModels } from "./restore-compensation.ts";
 
 /** The hook `admin restore` gives restoreBackup (src/backup/restore.ts). */
 export function compensateErasures(config: Config): (copy: RestoredCopy) => Promise<Compensation> {
   return async (copy) => {
-    if (copy.ledger.length === 0) return { tasksDeleted: 0, accountsErased: 0, blobsRemoved: 0, readModelsRebuilt: false };
+    if (copy.ledger.length === 0) return noCompensation;
     const child = Bun.spawn([process.execPath, import.meta.path], {
       // The search read model's notes on every transcript the erasure removed are expected here: warnings only.
       env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", DATA_DIR: config.dataDir },

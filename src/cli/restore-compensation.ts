@@ -32,7 +32,7 @@ import { openDataKeyStore } from "../erasure/open-data-keys.ts";
 import { encryptStoredEvents } from "../erasure/encrypt-events.ts";
 import { removeErasedBlobs } from "../backup/erased-blobs.ts";
 import { dataFiles } from "../backup/data-dir.ts";
-import type { Compensation, RestoredCopy } from "../backup/restore.ts";
+import { noCompensation, type Compensation, type RestoredCopy } from "../backup/restore.ts";
 import { allProjections } from "../../projections/index.ts";
 import { catchUpReadModels } from "./catch-up.ts";
 
@@ -128,8 +128,7 @@ async function rebuildReadModels(dir: string, store: EventStore, config: Config)
  */
 export async function compensateCopy(config: Config, copy: RestoredCopy): Promise<Compensation> {
   const { dir, ledger } = copy;
-  const none: Compensation = { tasksDeleted: 0, accountsErased: 0, blobsRemoved: 0, readModelsRebuilt: false };
-  if (ledger.length === 0) return none;
+  if (ledger.length === 0) return noCompensation;
   const known = await remembered(join(dir, dataFiles.readModels), idsOf(ledger, "task"), idsOf(ledger, "account"));
   const local = { ...config, dataDir: dir, eventStoreUrl: null, mongodbUrl: null };
   const dataKeys = openDataKeyStore(local);

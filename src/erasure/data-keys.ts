@@ -29,6 +29,11 @@ export interface DataKeyStore {
   close(): Promise<void>;
 }
 
+/** A key's owner is an account id (0: none, for keys written before owners were recorded). */
+export function assertAccountId(accountId: number): void {
+  if (!Number.isSafeInteger(accountId) || accountId < 0) throw new TypeError(`data key owner ${accountId}: an account id (a whole number, 0 or more)`);
+}
+
 /** Scopes are `task-<id>` and `account-<id>`; the stored form of a field (field-cipher.ts) allows no other characters. */
 export function assertScope(scope: KeyScope): void {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(scope)) throw new TypeError(`data key scope ${JSON.stringify(scope)}: 1 to 200 letters, digits, - and _`);

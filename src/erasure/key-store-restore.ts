@@ -10,6 +10,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Erasure } from "./data-keys.ts";
 import { checkpointAndTruncate, eraseScopeIn, erasuresIn } from "./sqlite-data-keys.ts";
+import { sqliteBusyTimeoutMs } from "../core/sqlite-busy.ts";
 
 /**
  * The erasures recorded by the key store at `path` (none when there is no store). The store is left as one file,
@@ -20,7 +21,7 @@ export function readErasureLedger(path: string): Erasure[] {
   if (!existsSync(path)) return [];
   const db = new Database(path, { readwrite: true });
   try {
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(`PRAGMA busy_timeout = ${sqliteBusyTimeoutMs}`);
     const table = db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'data_keys'").get();
     const erasures = table ? erasuresIn(db) : [];
     checkpointAndTruncate(db);

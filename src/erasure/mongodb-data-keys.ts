@@ -12,21 +12,17 @@
  */
 import { Binary, MongoClient, MongoServerError, type Collection } from "mongodb";
 import { DataKeyCache } from "./data-key-cache.ts";
-import { assertScope, type DataKeyStore, type Erasure, type KeyScope } from "./data-keys.ts";
+import { assertAccountId, assertScope, type DataKeyStore, type Erasure, type KeyScope } from "./data-keys.ts";
 import { importDataKey, newRawDataKey } from "./field-cipher.ts";
 import { accountScope } from "./key-scopes.ts";
 
 const DUPLICATE_KEY = 11000;
-export const DEFAULT_KEY_TTL_MS = 5000;
+const DEFAULT_KEY_TTL_MS = 5000;
 
 type KeyDocument = { scope: string; owner: number; key?: Binary | null; createdAt?: string | null; erasedAt: string | null };
 
 function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
-}
-
-function assertAccountId(accountId: number): void {
-  if (!Number.isSafeInteger(accountId) || accountId < 0) throw new TypeError(`data key owner ${accountId}: an account id (a whole number, 0 or more)`);
 }
 
 export class MongoDataKeyStore implements DataKeyStore {

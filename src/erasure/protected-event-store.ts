@@ -93,7 +93,7 @@ export async function sealEvent<E extends NewEvent>(streamName: string, event: E
 }
 
 /** The event with its encrypted fields decrypted, or their erased values where the key is gone. */
-export async function openEvent(event: RecordedEvent, keys: DataKeyStore, onErased?: ErasedFieldsObserver, cache?: DecryptedFields): Promise<RecordedEvent> {
+async function openEvent(event: RecordedEvent, keys: DataKeyStore, onErased?: ErasedFieldsObserver, cache?: DecryptedFields): Promise<RecordedEvent> {
   const fields = personalFieldsOf(event.type);
   if (fields === undefined) return event;
   let data = event.data as Data;

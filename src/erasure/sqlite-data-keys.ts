@@ -14,7 +14,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DataKeyCache } from "./data-key-cache.ts";
-import { assertScope, type DataKeyStore, type Erasure, type KeyScope } from "./data-keys.ts";
+import { assertAccountId, assertScope, type DataKeyStore, type Erasure, type KeyScope } from "./data-keys.ts";
 import { importDataKey, newRawDataKey } from "./field-cipher.ts";
 import { accountScope } from "./key-scopes.ts";
 import { retryWhileBusy, sqliteBusyTimeoutMs } from "../core/sqlite-busy.ts";
@@ -24,12 +24,8 @@ export const dataKeysFile = "keys/data-keys.sqlite";
 
 type KeyRow = { key: Uint8Array | null; erased_at: string | null };
 
-function assertAccountId(accountId: number): void {
-  if (!Number.isSafeInteger(accountId) || accountId < 0) throw new TypeError(`data key owner ${accountId}: an account id (a whole number, 0 or more)`);
-}
-
 /** Opens (or creates) the store's database at `path`, a file (its folder is made, 0700) or ":memory:". */
-export function openDataKeysDatabase(path: string): Database {
+function openDataKeysDatabase(path: string): Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path, { create: true, strict: true });
   if (path !== ":memory:") chmodSync(path, 0o600);
@@ -104,9 +100,10 @@ export class SqliteDataKeyStore implements DataKeyStore {
     assertScope(scope);
     assertAccountId(accountId);
     const erasedAt = new Date().toISOString();
-    this.db.transaction(() => eraseScopeIn(this.db, scope, accountId, erasedAt)).immediate();
+    const destroyed = this.db.transaction(() => eraseScopeIn(this.db, scope, accountId, erasedAt)).immediate();
     this.cache.markErased(scope);
-    checkpointAndTruncate(this.db);
+    // Only a destroyed key leaves key bytes in the write-ahead log; a tombstone alone does not.
+    if (destroyed) checkpointAndTruncate(this.db);
   }
 
   async eraseAccount(accountId: number): Promise<number> {

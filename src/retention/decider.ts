@@ -1,5 +1,6 @@
 import { assertNever, type Decider } from "../core/decider.ts";
 import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
+import { retentionDaysError } from "../accounts/schemas.ts";
 import type { RetentionEvent } from "./events.ts";
 import { mayWarn, noRetention, warnedThrough, type RetentionState } from "./policy.ts";
 
@@ -14,9 +15,6 @@ export type AccountLifecycle = { type: "UserRegistered"; data: unknown } | { typ
 
 /** What the model folds from the account's stream: its own events, the registration and the erasure. */
 export type RetentionStreamEvent = RetentionEvent | AccountLifecycle;
-
-export const retentionDaysProblem = (maxDays: number) =>
-  `The retention days field must be a whole number of days from 1 to ${maxDays} (the longest this service allows), or null to keep tasks until deleted.`;
 
 /**
  * The account's retention, decided on its stream `user-<id>` (through the accounts' commands, as folders are): the
@@ -48,7 +46,7 @@ export const retentionDecider: Decider<RetentionState, RetentionCommand, Retenti
       case "SetRetention": {
         const { days, maxDays, now } = command;
         if (days !== null && !(Number.isSafeInteger(days) && days >= 1 && days <= maxDays))
-          throw new ValidationFailedError({ retention_days: [retentionDaysProblem(maxDays)] });
+          throw new ValidationFailedError({ retention_days: [retentionDaysError(maxDays)] });
         if (days === state.days) return [];
         return [{ type: "RetentionSet", data: { days, previousDays: state.days, setAt: now } }];
       }

@@ -38,7 +38,7 @@ export function warnedThrough(state: RetentionState): string | null {
 }
 
 /** Tasks created at or before this were announced more than a day before `now`. */
-export function deletableThrough(state: RetentionState, now: Date): string | null {
+function deletableThrough(state: RetentionState, now: Date): string | null {
   if (state.latest && at(state.latest.deleteAfter) <= now.getTime()) return state.latest.createdThrough;
   return state.maturedThrough;
 }

@@ -13,7 +13,7 @@ import type { RetentionPolicyDocument } from "./retention-projection.ts";
 const log = logger("jobs");
 
 /** How often the job looks: a batch is deleted within this time after its day of notice ends. */
-export const retentionEveryMs = 60 * 60_000;
+const retentionEveryMs = 60 * 60_000;
 /** Accounts read at once from the read model. */
 const accountsPage = 200;
 /** The most tasks of one account looked at in one run (an account that just set a short retention over years of tasks finishes on the next runs). */

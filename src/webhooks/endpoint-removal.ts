@@ -1,7 +1,6 @@
 import type { EventMetadata } from "../core/event.ts";
 import type { EventStore } from "../core/event-store.ts";
 import { handle } from "../core/command-handler.ts";
-import { loadState } from "../core/state-cache.ts";
 import { endpointsDecider } from "./decider.ts";
 import { webhookEndpointsStream } from "./events.ts";
 
@@ -11,18 +10,13 @@ import { webhookEndpointsStream } from "./events.ts";
  * Returns how many were deleted.
  */
 export async function deleteAllEndpoints(store: EventStore, userId: number, metadata: EventMetadata): Promise<number> {
-  const stream = webhookEndpointsStream(userId);
-  const { state } = await loadState(store, stream, endpointsDecider);
-  let deleted = 0;
-  for (const endpointId of state.endpoints.keys()) {
-    const result = await handle(
-      store,
-      stream,
-      endpointsDecider,
-      (current) => (current.endpoints.has(endpointId) ? endpointsDecider.decide({ type: "DeleteEndpoint", endpointId }, current) : []),
-      { metadata },
-    );
-    deleted += result.events.length;
-  }
-  return deleted;
+  // One decision over the state as it stands: every endpoint it still has, deleted in one append.
+  const result = await handle(
+    store,
+    webhookEndpointsStream(userId),
+    endpointsDecider,
+    (current) => [...current.endpoints.keys()].flatMap((endpointId) => endpointsDecider.decide({ type: "DeleteEndpoint", endpointId }, current)),
+    { metadata },
+  );
+  return result.events.length;
 }
