@@ -85,6 +85,8 @@ export type Config = {
   logLevel: LogLevel;
   /** The API's JSON and text answers compressed as the client accepts (COMPRESSION=on|off, default on). */
   compression: boolean;
+  /** Whether the PDF and docx of a finished or changed transcript are made before anyone asks (EXPORT_AHEAD_OF_TIME). */
+  exportsAheadOfTime: boolean;
   /** Prometheus metrics (METRICS=on|off, default on): with them off, `GET /metrics` is 404 and requests pay nothing for them. */
   metricsEnabled: boolean;
   /** When set (METRICS_TOKEN), `GET /metrics` needs `Authorization: Bearer <token>`. */
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     paymentWebhookSecret: s.PAYMENT_WEBHOOK_SECRET,
     logLevel: s.LOG_LEVEL,
     compression: s.COMPRESSION,
+    exportsAheadOfTime: s.EXPORT_AHEAD_OF_TIME,
     metricsEnabled: s.METRICS,
     metricsToken: s.METRICS_TOKEN,
     transcription: transcriptionConfigOf(s, problems),

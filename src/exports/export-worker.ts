@@ -19,7 +19,10 @@ const heavy: readonly HeavyFormat[] = ["pdf", "docx"];
  */
 const largestAheadOfTime = { segments: 20_000, bytes: 8 * 1024 * 1024 };
 
-/** Events after which the pdf and docx are made (again): a finished or edited transcript, a new name, summary or duration. */
+/**
+ * Events after which the pdf and docx are made (again): a finished or edited transcript, a new name, summary or duration.
+ * EXPORT_AHEAD_OF_TIME=0 makes them only when asked for.
+ */
 const ahead = new Set(["TaskFinished", "TranscriptEdited", "SummaryRefreshed", "TaskRenamed", "TaskDetailsCorrected"]);
 
 /**
@@ -30,8 +33,9 @@ const ahead = new Set(["TaskFinished", "TranscriptEdited", "SummaryRefreshed", "
  * latest version once. Files of older versions are deleted once a newer one is recorded, all of them
  * when the task is deleted.
  */
-export function exportWorker(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore): Worker<TaskEvent> {
+export function exportWorker(store: EventStore, blobs: BlobStore, transcripts: TranscriptStore, { aheadOfTime = true } = {}): Worker<TaskEvent> {
   const tasks = new TaskCommands(store);
+  const madeAhead = aheadOfTime ? ahead : new Set<string>();
   return {
     name: "exports",
     subject: "scribe.task.>",
@@ -43,7 +47,7 @@ export function exportWorker(store: EventStore, blobs: BlobStore, transcripts: T
       if (taskId === null) return;
       const task = { tasks, taskId };
       if (recorded.type === "TaskDeleted") return deleteAll(task, blobs);
-      const formats = recorded.type === "ExportRequested" ? heavy.filter((f) => f === recorded.data.format) : ahead.has(recorded.type) ? heavy : [];
+      const formats = recorded.type === "ExportRequested" ? heavy.filter((f) => f === recorded.data.format) : madeAhead.has(recorded.type) ? heavy : [];
       for (const format of formats) await makeExport(task, blobs, transcripts, recorded, format);
     },
   };

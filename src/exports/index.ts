@@ -19,7 +19,7 @@ type ExportsApiParts = {
 
 export const capability: Capability<
   ExportsApiParts,
-  { adapters: { eventStore: EventStore; blobs: BlobStore; transcripts: TranscriptStore } },
+  { adapters: { eventStore: EventStore; blobs: BlobStore; transcripts: TranscriptStore }; config: { exportsAheadOfTime: boolean } },
   typeof exportSettings
 > = {
   name: "exports",
@@ -30,5 +30,7 @@ export const capability: Capability<
     return [exportRoutes({ exports: new Exports(adapters.documents, adapters.blobs, tasks), authenticated, originOf })];
   },
   // The renderers (pdf-lib, docx) load with the worker, not with the list.
-  workers: async ({ adapters }) => [(await import("./export-worker.ts")).exportWorker(adapters.eventStore, adapters.blobs, adapters.transcripts)],
+  workers: async ({ adapters, config }) => [
+    (await import("./export-worker.ts")).exportWorker(adapters.eventStore, adapters.blobs, adapters.transcripts, { aheadOfTime: config.exportsAheadOfTime }),
+  ],
 };

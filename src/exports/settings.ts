@@ -20,4 +20,12 @@ export const exportSettings = {
     fallback: true,
     description: "Renders PDF and docx on a thread of their own (0: on the export worker's thread).",
   }),
+  EXPORT_AHEAD_OF_TIME: flag({
+    group: "exports",
+    words: ["1", "0"],
+    fallback: true,
+    description:
+      "Makes the PDF and docx of a finished or changed transcript (up to 20,000 segments) before anyone asks (0: only when first " +
+      "downloaded, which answers 202 until they are made; saves the CPU of exports nobody downloads).",
+  }),
 } as const;

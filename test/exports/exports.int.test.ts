@@ -167,6 +167,30 @@ describe("heavy formats", () => {
   });
 });
 
+describe("EXPORT_AHEAD_OF_TIME=0: heavy exports are made only when downloaded", () => {
+  let lazy: TestApp;
+  beforeAll(async () => {
+    lazy = await startTestApp({ ...scriptPace, EXPORT_AHEAD_OF_TIME: "0" });
+  });
+  afterAll(() => lazy.close());
+
+  test("a finished task has no pdf or docx until one is asked for, and then only that one", async () => {
+    const owner = await lazy.register();
+    const id = await createTask(lazy, owner, { name: "Lazy", segments });
+    await waitForStatus(lazy, owner, id, "finished");
+    const docx = () => lazy.request("GET", `/api/tasks/${id}/download/docx`, { token: owner.token, headers: { accept: "application/json" } });
+    expect((await docx()).status).toBe(202);
+    const deadline = Date.now() + 15_000;
+    while ((await docx()).status !== 200) {
+      if (Date.now() > deadline) throw new Error("the requested docx was never made");
+      await Bun.sleep(50);
+    }
+    // The worker handles a task's events in order: had TaskFinished made exports, the pdf would be there by now.
+    const made = (await lazy.adapters.eventStore.readStream(`task-${id}`)).filter((e) => e.type === "ExportGenerated");
+    expect(made.map((e) => (e.data as { format: string }).format)).toEqual(["docx"]);
+  });
+});
+
 describe("without a running export worker (a task finished before the worker existed, or a lost job)", () => {
   let api: TestApp;
   beforeAll(async () => {

@@ -42,7 +42,8 @@ describe.skipIf(!haveChromium)("the transcript page's extras and the share page"
     fetch(`${web.service.url}${path}`, { ...init, headers: { ...session, "content-type": "application/json", ...init.headers } });
 
   beforeAll(async () => {
-    web = await startBrowserHarness();
+    // Exports only on request: the PDF after the edit is then always "Preparing…" (made ahead of time, it could be ready first).
+    web = await startBrowserHarness({ env: () => ({ EXPORT_AHEAD_OF_TIME: "0" }) });
     await web.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: web.origin });
     session = (await registerThroughForm(web.page, { email: `extras-${crypto.randomUUID()}@example.com` })).headers;
     // 40 s of tone for the share page's player; the task finishes through the worker, then gets its summary.
