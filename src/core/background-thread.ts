@@ -20,13 +20,14 @@ export class BackgroundThread<Job, Result> {
     private readonly what: string,
   ) {}
 
-  run(job: Job): Promise<Result> {
+  /** `transfer`: buffers in `job` handed over to the thread rather than copied (unusable here afterwards). */
+  run(job: Job, transfer: ArrayBuffer[] = []): Promise<Result> {
     const worker = (this.thread ??= this.start());
     const id = ++this.lastId;
     return new Promise<Result>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, job });
+      worker.postMessage({ id, job }, transfer);
     });
   }
 

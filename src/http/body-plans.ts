@@ -1,3 +1,4 @@
+import { preparerOf, type MemberPreparer } from "./prepared-members.ts";
 /**
  * What of a JSON body its route's schema can use, as plain data a thread can take (json-body-threads.ts): the
  * member names of each object, what each array holds. Validation (Elysia's `normalize`) drops a member no
@@ -113,7 +114,14 @@ export function namesOf(plan: BodyPlan): Set<string> | null {
  * What a route's schema reads of a body: its plan, the names in it (`namesOf`), and the most bytes a valid one takes
  * (`largestBodyOf`): in any encoding, and in one that carries no file (anything but a multipart form).
  */
-export type RoutePlan = { plan: BodyPlan; names: Set<string> | null; largestBody: number | null; largestFilelessBody: number | null };
+export type RoutePlan = {
+  plan: BodyPlan;
+  names: Set<string> | null;
+  largestBody: number | null;
+  largestFilelessBody: number | null;
+  /** The member a large body has made ready off the main thread (prepared-members.ts), or null. */
+  preparer: MemberPreparer | null;
+};
 
 /** A route as Elysia lists it (`app.routes`): the method, the path pattern (`/api/tasks/:id`) and the body schema. */
 export type RouteBody = { method: string; path: string; hooks?: { body?: unknown } };
@@ -141,6 +149,7 @@ export function routePlans(routes: () => readonly RouteBody[]): (method: string,
           ...withNames(planOf(route.hooks!.body)),
           largestBody: largestBodyOf(route.hooks!.body),
           largestFilelessBody: largestBodyOf(route.hooks!.body, "fileless"),
+          preparer: preparerOf(route.hooks!.body),
         },
       }))
       .sort((a, b) => a.params - b.params);

@@ -1,5 +1,7 @@
 import { JsonShapeScanner, type JsonShapeLimits } from "./json-shape.ts";
 import { keepRawBody } from "./raw-body.ts";
+import { keepPreparedMember } from "./prepared-members.ts";
+import { idempotencyKeyHeader } from "./idempotency-key.ts";
 import { parseJsonBody } from "./json-body.ts";
 import type { JsonBodyThreads } from "./json-body-threads.ts";
 import type { RoutePlan } from "./body-plans.ts";
@@ -76,9 +78,16 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
     const { parts, bytes, memberNames } = await readJsonText(read, sizes.shapeOf(request.method, path));
     if (bytes > limits.bodyBytes) {
       markReadWhole(request);
-      // A member its route's schema does not name: parsed on a thread, which gives back only what the schema reads.
       const route: RoutePlan | null = sizes.planOf(request.method, path);
-      if (route?.names && [...memberNames].some((name) => !route.names!.has(name))) return bodyThreads.parse(parts, route.plan);
+      // A member the route makes ready off the main thread (a transcript's segments): the route gets the body without it.
+      if (route?.preparer) {
+        const fingerprint = request.headers.has(idempotencyKeyHeader) ? { method: request.method, path } : undefined;
+        const { body, prepared } = await bodyThreads.parse(parts, route.plan, { preparer: route.preparer, fingerprint });
+        if (prepared) keepPreparedMember(request, prepared);
+        return body;
+      }
+      // A member its route's schema does not name: parsed on a thread, which gives back only what the schema reads.
+      if (route?.names && [...memberNames].some((name) => !route.names!.has(name))) return (await bodyThreads.parse(parts, route.plan)).body;
     }
     const text = parts.length === 1 ? parts[0]! : parts.join("");
     if (bytes <= limits.bodyBytes) keepRawBody(request, text);

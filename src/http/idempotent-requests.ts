@@ -2,6 +2,7 @@ import type { Context } from "elysia";
 import { ConflictError, ValidationFailedError } from "../core/errors.ts";
 import { requestContext } from "./correlation.ts";
 import { releaseHeavyWork } from "./heavy-work-slots.ts";
+import { preparedFingerprintOf } from "./prepared-members.ts";
 import { idempotencyKeyHeader, parseIdempotencyKey, requestFingerprint } from "./idempotency-key.ts";
 import type { IdempotencyKeys, Reservation, StoredAnswer } from "./idempotency-store.ts";
 
@@ -38,7 +39,9 @@ export class IdempotentRequests {
     if (header === null || userId === null) return;
     const parsed = parseIdempotencyKey(header);
     if ("problem" in parsed) throw new ValidationFailedError({ [idempotencyKeyHeader]: [parsed.problem] });
-    const outcome = await this.keys.reserve(userId, parsed.key, requestFingerprint(request.method, path, body));
+    // A body whose member was made ready on a thread (prepared-members.ts) was fingerprinted there, whole.
+    const fingerprint = preparedFingerprintOf(request) ?? requestFingerprint(request.method, path, body);
+    const outcome = await this.keys.reserve(userId, parsed.key, fingerprint);
     switch (outcome.kind) {
       case "reserved":
         this.pending.set(request, { ...outcome.reservation, settled: false });

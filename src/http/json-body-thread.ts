@@ -2,14 +2,16 @@ import { serveOnThread } from "../core/background-thread.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { prune } from "./body-plans.ts";
+import { requestFingerprint } from "./idempotency-key.ts";
+import type { PrepareMember } from "./prepared-members.ts";
 import type { LargeBodyJob, LargeBodyOutcome } from "./json-body-threads.ts";
 
 /**
  * The thread that parses large JSON bodies (json-body-threads.ts): the same parse as on the main thread
  * (json-body.ts, with its refusals), then the members the route's schema cannot use taken out, and the rest
- * handed back as JSON text.
+ * handed back as JSON text; a member the route prepares here (prepared-members.ts) handed back made ready.
  */
-function parseHere({ parts, plan }: LargeBodyJob): LargeBodyOutcome {
+async function parseHere({ parts, plan, preparer, fingerprint }: LargeBodyJob): Promise<LargeBodyOutcome> {
   const text = parts.join("");
   if (text.trim() === "") return { empty: true };
   let value: unknown;
@@ -23,7 +25,20 @@ function parseHere({ parts, plan }: LargeBodyJob): LargeBodyOutcome {
   }
   // What was parsed is garbage once this job is answered: collected before the next one piles up on it.
   setTimeout(() => Bun.gc(true), 0);
-  return { text: JSON.stringify(prune(value, plan)) };
+  const kept = prune(value, plan);
+  if (preparer && isRecord(kept) && Object.hasOwn(kept, preparer.member)) {
+    const { prepareMember } = (await import(preparer.script)) as { prepareMember: PrepareMember };
+    const made = prepareMember(kept[preparer.member]);
+    if (made) {
+      // The fingerprint is of the body as the route's schema reads it, as the main thread makes it of any other body.
+      const print = fingerprint ? requestFingerprint(fingerprint.method, fingerprint.path, kept) : null;
+      delete kept[preparer.member];
+      return { rest: JSON.stringify(kept), prepared: made.prepared, fingerprint: print, transfer: made.transfer };
+    }
+  }
+  return { text: JSON.stringify(kept) };
 }
 
-serveOnThread<LargeBodyJob, LargeBodyOutcome>(parseHere);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+serveOnThread<LargeBodyJob, LargeBodyOutcome>(parseHere, (outcome) => ("transfer" in outcome ? outcome.transfer : []));

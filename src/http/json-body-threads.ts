@@ -3,24 +3,45 @@ import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import { logger } from "../logging/logger.ts";
 import { parseJsonBody } from "./json-body.ts";
 import type { BodyPlan } from "./body-plans.ts";
+import type { MemberPreparer } from "./prepared-members.ts";
 
 const log = logger("http");
 
-/** A large body's text as it was read, and what its route's schema keeps of it (null: all of it). */
-export type LargeBodyJob = { parts: string[]; plan: BodyPlan };
+/** A large body as its route gets it, and the member the thread made ready for the route (prepared-members.ts), if any. */
+export type ParsedLargeBody = { body: unknown; prepared: { member: string; value: unknown; fingerprint: string | null } | null };
+
+/**
+ * A large body's text as it was read, what its route's schema keeps of it, and the member its route makes ready on the
+ * thread (prepared-members.ts) with, when the request has an Idempotency-Key, what to fingerprint it as.
+ */
+export type LargeBodyJob = { parts: string[]; plan: BodyPlan; preparer?: MemberPreparer; fingerprint?: { method: string; path: string } };
 export type LargeBodyOutcome =
   | { text: string }
+  | { rest: string; prepared: unknown; fingerprint: string | null; transfer: ArrayBuffer[] }
   | { empty: true }
   | { refused: { errors: Record<string, string[]>; message: string } }
   | { failed: { status: DomainError["status"]; message: string } }
   | { unparsable: string };
 
 let parsedOffThread = 0;
+let preparedOffThread = 0;
 /** How many bodies a thread has parsed in this process: how tests see that the main thread did not. */
 export const bodiesParsedOffThread = () => parsedOffThread;
+/** How many of them had a member made ready there (prepared-members.ts), which the main thread then never parsed. */
+export const membersPreparedOffThread = () => preparedOffThread;
 
 /** Enough for any HEAVY_WORK_AT_ONCE worth having: each large body holds a heavy-work slot while it is parsed. */
 const mostThreads = 4;
+
+/** The body a thread gave back, or the refusal it found, as the main thread's parse would have answered it. */
+function bodyOf(outcome: Exclude<LargeBodyOutcome, { rest: string }>): unknown {
+  if ("text" in outcome) return parseJsonBody(outcome.text);
+  if ("empty" in outcome) return undefined;
+  if ("refused" in outcome) throw new ValidationFailedError(outcome.refused.errors, outcome.refused.message);
+  if ("failed" in outcome) throw new DomainError(outcome.failed.status, outcome.failed.message);
+  // As JSON.parse would have thrown here: the error handler's 400 for a body that is not JSON.
+  throw new SyntaxError(outcome.unparsable);
+}
 
 /**
  * JSON bodies over the ordinary limit with members their route does not know, parsed on threads of their own
@@ -36,28 +57,31 @@ const mostThreads = 4;
 export class JsonBodyThreads {
   private readonly threads: { thread: BackgroundThread<LargeBodyJob, LargeBodyOutcome>; busy: number }[] = [];
 
-  /** The body parsed as json-body.ts parses it, with what the plan leaves out taken out; undefined when it is blank. */
-  async parse(parts: string[], plan: BodyPlan): Promise<unknown> {
+  /**
+   * The body parsed as json-body.ts parses it, with what the plan leaves out taken out; undefined when it is blank.
+   * With a `preparer`, the member it names may come back made ready (`prepared`), and the body without it.
+   */
+  async parse(parts: string[], plan: BodyPlan, preparing: Pick<LargeBodyJob, "preparer" | "fingerprint"> = {}): Promise<ParsedLargeBody> {
     const slot = this.leastBusy();
     slot.busy++;
     let outcome: LargeBodyOutcome;
     try {
-      outcome = await slot.thread.run({ parts, plan });
+      outcome = await slot.thread.run({ parts, plan, ...preparing });
     } catch (error) {
       // The thread died or broke (it is started again for the next body): this body is parsed here rather than lost.
       log.warn({ err: error }, "a large JSON body could not be parsed on its thread: parsed on the main thread");
       const text = parts.join("");
-      return text.trim() === "" ? undefined : parseJsonBody(text);
+      return { body: text.trim() === "" ? undefined : parseJsonBody(text), prepared: null };
     } finally {
       slot.busy--;
     }
     parsedOffThread++;
-    if ("text" in outcome) return parseJsonBody(outcome.text);
-    if ("empty" in outcome) return undefined;
-    if ("refused" in outcome) throw new ValidationFailedError(outcome.refused.errors, outcome.refused.message);
-    if ("failed" in outcome) throw new DomainError(outcome.failed.status, outcome.failed.message);
-    // As JSON.parse would have thrown here: the error handler's 400 for a body that is not JSON.
-    throw new SyntaxError(outcome.unparsable);
+    if ("rest" in outcome) {
+      preparedOffThread++;
+      const { member } = preparing.preparer!;
+      return { body: parseJsonBody(outcome.rest), prepared: { member, value: outcome.prepared, fingerprint: outcome.fingerprint } };
+    }
+    return { body: bodyOf(outcome), prepared: null };
   }
 
   private leastBusy() {

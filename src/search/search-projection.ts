@@ -13,6 +13,7 @@
  * the segments and the task's document leaves the document behind, so the event arrives again and replaces
  * the segments again, with the same result.
  */
+import { PacedBatches } from "../core/paced-batches.ts";
 import type { Recorded } from "../core/event.ts";
 import { compareAndSet, type Projection, type ProjectedDocument, type ProjectionContext } from "../core/projection.ts";
 import { DuplicateKeyError, type DocumentStore } from "../readmodels/port.ts";
@@ -96,16 +97,18 @@ async function segmentsOf(source: TranscriptSource, context: ProjectionContext |
 }
 
 /**
- * Segments are written and taken out this many at a time, each batch one transaction, with a turn of the
+ * Segments are written and taken out at most this many at a time, each batch one transaction, with a turn of the
  * event loop between batches: a maximal transcript (100,000 segments) written in one go held the process
  * for 3 s (2 shared cores), answering no request, and built its ~72 MB of documents at once. Indexing it
  * 1,000 at a time still stalled 16 times over 50 ms (up to 186 ms); 250 at a time, twice, up to 63 ms, and
  * the whole took no longer (scratch measurement of one transcript created, edited and deleted). With FTS5's prefix
- * indexes a maximal transcript's segment (220 characters) costs about 90 µs to index, so 250 held the event loop
- * 40-60 ms a batch, 400 times over; 50 hold it about 5 ms, and creating a maximal transcript took 10-12.5 s instead
- * of 9-11 (embedded store; the extra round trips on MongoDB are not measured here, no server).
+ * indexes a maximal transcript's segment (220 characters) costs about 90 µs to index idle, so 250 held the event loop
+ * 40-60 ms a batch, 400 times over; 50 hold it about 5 ms idle, 8-24 ms on a busy machine: the batches written are
+ * sized to hold it about `indexingBudgetMs` (PacedBatches), at least `leastSegmentBatch` segments.
  */
 export const segmentBatch = 50;
+const leastSegmentBatch = 5;
+const indexingBudgetMs = 3;
 
 /**
  * Taken out 50 at a time for a reason of its own: the text index wipes a deleted row's words from its file (FTS5's
@@ -178,13 +181,19 @@ async function replaceSegments(
   indexedBefore: number,
 ): Promise<void> {
   const collection = db.collection<SearchSegmentDocument>(searchSegmentsCollection);
-  for (let from = 0; from < segments.length; from += segmentBatch) {
+  const batches = new PacedBatches({ first: segmentBatch, least: leastSegmentBatch, most: segmentBatch, budgetMs: indexingBudgetMs });
+  for (let from = 0, size = batches.next; from < segments.length; from += size, size = batches.next) {
     if (from > 0) await nextTurn();
     const wanted: SegmentFields[] = [];
-    for (let i = from; i < Math.min(from + segmentBatch, segments.length); i++) wanted.push(segmentFields(task, segments[i]!, i, position));
+    for (let i = from; i < Math.min(from + size, segments.length); i++) wanted.push(segmentFields(task, segments[i]!, i, position));
     if (from >= indexedBefore) {
       try {
-        await collection.insertMany(wanted.map(withWords));
+        const started = performance.now();
+        // The embedded store writes before this returns; a server's write is only sent: either way, what is timed
+        // is what the batch held the event loop for.
+        const written = collection.insertMany(wanted.map(withWords));
+        batches.took(performance.now() - started, wanted.length);
+        await written;
         continue;
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error;

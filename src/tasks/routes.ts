@@ -1,4 +1,6 @@
 import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
+import { preparedMemberOf } from "../http/prepared-members.ts";
+import { asStoredTranscript } from "./transcripts.ts";
 import { Elysia, t } from "elysia";
 import type { Authenticated } from "../accounts/authentication.ts";
 import type { Tasks } from "./service.ts";
@@ -36,8 +38,10 @@ function taskCollectionRoutes({ tasks, authenticated, idempotency }: TaskRoutesO
       .use(idempotency)
       .post(
         "/api/tasks",
-        async ({ body, caller, set, metadata }) => {
-          const task = await tasks.create(caller.userId, body, metadata);
+        async ({ body, caller, set, metadata, request }) => {
+          // A transcript over 1 MiB arrives checked and serialised, apart from the body (transcript-body.ts).
+          const stored = asStoredTranscript(preparedMemberOf(request, "segments")) ?? undefined;
+          const task = await tasks.create(caller.userId, body, metadata, { stored });
           set.status = 201;
           return { id: task.id, name: task.name, status: task.status, speaker_diarization: task.speakerDiarization, created_at: task.createdAt };
         },

@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { segmentSchema, segmentsSchema, wholeNumber } from "./segments.ts";
 import { segmentWordsView } from "./detail-include.ts";
 import { nameText } from "../http/names.ts";
+import { preparedOffThread } from "../http/prepared-members.ts";
 import { everyOf, stringEnum } from "../http/openapi/string-enum.ts";
 import { taskStatuses, type Disk } from "./events.ts";
 import { engineNames, recognitionFields } from "./recognition-choice.ts";
@@ -18,20 +19,24 @@ export const heavyFormats = ["pdf", "docx"] as const satisfies readonly (typeof 
 export const taskStatus = stringEnum(taskStatuses, { description: "pending, waiting, scribing, finished or failed." });
 const disk = t.Nullable(stringEnum(disks));
 
-export const createTaskBody = t.Object({
-  disk: stringEnum(disks, {
-    description: "objstore: `path` is a storage path from an upload; remote: a direct file URL; videolink: a video page URL (paid plans).",
+/** A transcript over 1 MiB is checked, numbered and serialised on the JSON body thread (transcript-body.ts). */
+export const createTaskBody = preparedOffThread(
+  t.Object({
+    disk: stringEnum(disks, {
+      description: "objstore: `path` is a storage path from an upload; remote: a direct file URL; videolink: a video page URL (paid plans).",
+    }),
+    name: nameText({ minLength: 1, maxLength: 255 }),
+    path: t.String({ minLength: 1, maxLength: 2048, description: "Storage path, or the source URL for remote and videolink." }),
+    file: t.Optional(nameText({ maxLength: 255 })),
+    size: t.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_648 })),
+    duration: t.Optional(seconds),
+    cost: t.Optional(seconds),
+    segments: t.Optional(segmentsSchema),
+    speaker_diarization: t.Optional(t.Boolean({ description: "Label segments with speakers (speaker diarization)." })),
+    ...recognitionFields,
   }),
-  name: nameText({ minLength: 1, maxLength: 255 }),
-  path: t.String({ minLength: 1, maxLength: 2048, description: "Storage path, or the source URL for remote and videolink." }),
-  file: t.Optional(nameText({ maxLength: 255 })),
-  size: t.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_648 })),
-  duration: t.Optional(seconds),
-  cost: t.Optional(seconds),
-  segments: t.Optional(segmentsSchema),
-  speaker_diarization: t.Optional(t.Boolean({ description: "Label segments with speakers (speaker diarization)." })),
-  ...recognitionFields,
-});
+  { member: "segments", script: new URL("./transcript-body.ts", import.meta.url).href },
+);
 
 export const createdTask = t.Object({
   id: t.Integer(),

@@ -115,13 +115,13 @@ export class Tasks {
     const problems = input.segments ? segmentErrors(input.segments) : {};
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
     const choice = recognitionChoice(input, this.recognitionOffer);
-    const { live } = options;
+    const { live, stored } = options;
     // Recognition needs time on the balance (403 otherwise); uploads check it on sign and complete, before they pass their task id.
     // A live session's was checked while it was spoken (its charge never takes the balance below zero).
-    if (!input.segments && !live && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
+    if (!input.segments && !stored && !live && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
     const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
     // The transcript is stored before anything is appended: an event only ever names a blob that exists.
-    const transcript = await storeSuppliedTranscript(this.transcripts, taskId, input, live);
+    const transcript = await storeSuppliedTranscript(this.transcripts, taskId, input, { live, stored });
     let position: number | null;
     try {
       await (live ? this.slots.admitLive(userId, taskId, input.cost ?? 0, metadata) : this.slots.admit(userId, taskId, 1, input.disk, metadata));

@@ -2,7 +2,7 @@ import type { TaskCommand } from "./decider.ts";
 import type { createTaskBody } from "./schemas.ts";
 import { normalizeSegments, type Segment } from "./segments.ts";
 import { recordedChoice, type RecognitionChoice } from "./recognition-choice.ts";
-import { largeTranscriptBytes, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
+import { largeTranscriptBytes, type StoredTranscript, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
 
 /** What `POST /api/tasks` takes: the route's schema, validated before it gets here. */
 export type CreateTaskInput = typeof createTaskBody.static;
@@ -13,8 +13,11 @@ export type CreateTaskInput = typeof createTaskBody.static;
  */
 export type LiveRecording = { segments: Segment[] };
 
-/** `taskId`: an id taken earlier (an upload's completion records it first), so a repeat creates nothing new; `live`: see LiveRecording. */
-export type CreateOptions = { taskId?: number; live?: LiveRecording };
+/**
+ * `taskId`: an id taken earlier (an upload's completion records it first), so a repeat creates nothing new; `live`: see
+ * LiveRecording; `stored`: the request's segments, checked and serialised on the body thread (transcript-body.ts).
+ */
+export type CreateOptions = { taskId?: number; live?: LiveRecording; stored?: StoredTranscript };
 
 /** The command that creates task `taskId` from a request's fields; `transcript`: the supplied one, already stored. */
 export function createTaskCommand(
@@ -59,9 +62,10 @@ export async function storeSuppliedTranscript(
   transcripts: TranscriptStore,
   taskId: number,
   input: CreateTaskInput,
-  live?: LiveRecording,
+  { live, stored }: Pick<CreateOptions, "live" | "stored">,
 ): Promise<TranscriptRef | null> {
   if (live) return transcripts.save(taskId, live.segments);
+  if (stored) return transcripts.saveStored(taskId, stored);
   if (!input.segments) return null;
   const transcript = await transcripts.save(taskId, normalizeSegments(input.segments));
   (input as { segments?: unknown }).segments = undefined;

@@ -1,5 +1,9 @@
 import type { BlobStore } from "../blobs/port.ts";
 import type { Segment } from "./segments.ts";
+import { LargeTranscriptReader } from "./large-transcripts.ts";
+import { logger } from "../logging/logger.ts";
+
+const log = logger("transcripts");
 
 /**
  * Where a transcript lives: an immutable blob named by the SHA-256 of its JSON, so events carry this
@@ -54,27 +58,67 @@ export class TranscriptIntegrityError extends Error {
 
 const sha256Hex = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
+/** A transcript as it is stored: its JSON's bytes, their SHA-256 (its name) and how many segments it holds. */
+export type StoredTranscript = { bytes: Uint8Array; sha256: string; segments: number };
+
+/** A stored form made on another thread (src/tasks/transcript-body.ts), checked for its shape: it crossed a thread boundary. */
+export function asStoredTranscript(value: unknown): StoredTranscript | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { bytes, sha256, segments } = value as Partial<StoredTranscript>;
+  return bytes instanceof Uint8Array && typeof sha256 === "string" && typeof segments === "number" ? { bytes, sha256, segments } : null;
+}
+
+/** The stored form of `segments`; its own buffer (not a pooled one), so a thread can hand it over whole. */
+export function storedTranscript(segments: readonly Segment[]): StoredTranscript {
+  const bytes = new TextEncoder().encode(JSON.stringify(segments));
+  return { bytes, sha256: sha256Hex(bytes), segments: segments.length };
+}
+
 /** A transcript whose JSON is larger than this is heavy work to load or parse (HEAVY_WORK_AT_ONCE), its garbage worth collecting. */
 export const largeTranscriptBytes = 1024 * 1024;
 
 /** Parsed transcripts kept by hash (they never change); bounded by their JSON size. */
 const cacheBytes = 32 * 1024 * 1024;
 
+/** The segments in a small transcript's bytes, once they are known to be what `ref` names. */
+function parseChecked(ref: TranscriptRef, bytes: Uint8Array): Segment[] {
+  if (sha256Hex(bytes) !== ref.sha256) throw new TranscriptIntegrityError(ref.key);
+  return JSON.parse(new TextDecoder().decode(bytes)) as Segment[];
+}
+
+/** A blob's bytes in one buffer of its size, with no copy to join its chunks; more than it said it had is damage. */
+async function bytesOf(ref: TranscriptRef, body: ReadableStream<Uint8Array>, size: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for await (const chunk of body) {
+    if (at + chunk.byteLength > size) throw new TranscriptIntegrityError(ref.key);
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return at === size ? bytes : bytes.subarray(0, at);
+}
+
 export class TranscriptStore {
   private readonly cache = new Map<string, { segments: Segment[]; bytes: number }>();
   private cachedBytes = 0;
+  private readonly largeReader = new LargeTranscriptReader();
 
   constructor(private readonly blobs: BlobStore) {}
 
   /** Stores the task's segments (once per content) and returns the reference an event carries. */
   async save(taskId: number, segments: readonly Segment[]): Promise<TranscriptRef> {
-    const bytes = Buffer.from(JSON.stringify(segments));
-    const sha256 = sha256Hex(bytes);
+    const stored = storedTranscript(segments);
+    const ref = await this.saveStored(taskId, stored);
+    this.remember(stored.sha256, segments as Segment[], stored.bytes.byteLength);
+    return ref;
+  }
+
+  /** Stores a transcript already in its stored form (made on a thread: transcript-body.ts), as `save` does. */
+  async saveStored(taskId: number, { bytes, sha256, segments }: StoredTranscript): Promise<TranscriptRef> {
     const key = transcriptKey(taskId, sha256);
     const stored = await this.blobs.head(key);
     if (stored?.size !== bytes.byteLength) await this.blobs.put(key, bytes, { contentType: "application/json" });
-    this.remember(sha256, segments as Segment[], bytes.byteLength);
-    return { key, sha256, segments: segments.length, bytes: bytes.byteLength };
+    return { key, sha256, segments, bytes: bytes.byteLength };
   }
 
   /**
@@ -88,12 +132,28 @@ export class TranscriptStore {
   async load(ref: TranscriptRef): Promise<Segment[]> {
     const kept = this.cache.get(ref.sha256);
     if (kept) return kept.segments;
+    const bytes = await this.bytes(ref);
+    const segments = bytes.byteLength > largeTranscriptBytes ? await this.readLarge(ref, bytes) : parseChecked(ref, bytes);
+    this.remember(ref.sha256, segments, bytes.byteLength);
+    return segments;
+  }
+
+  private async bytes(ref: TranscriptRef): Promise<Uint8Array> {
     const read = await this.blobs.get(ref.key);
     if (!read) throw new TranscriptIntegrityError(ref.key, true);
-    const bytes = new Uint8Array(await new Response(read.body).arrayBuffer());
-    if (sha256Hex(bytes) !== ref.sha256) throw new TranscriptIntegrityError(ref.key);
-    const segments = JSON.parse(new TextDecoder().decode(bytes)) as Segment[];
-    this.remember(ref.sha256, segments, bytes.byteLength);
+    return bytesOf(ref, read.body, read.size);
+  }
+
+  /** Hashed and parsed on a thread (large-transcripts.ts), which takes the bytes; read again here if that thread failed. */
+  private async readLarge(ref: TranscriptRef, bytes: Uint8Array): Promise<Segment[]> {
+    let segments: Segment[] | "damaged";
+    try {
+      segments = await this.largeReader.read(bytes, ref.sha256);
+    } catch (error) {
+      log.warn({ err: error, key: ref.key }, "a large transcript could not be read on its thread: read on the main thread");
+      return parseChecked(ref, await this.bytes(ref));
+    }
+    if (segments === "damaged") throw new TranscriptIntegrityError(ref.key);
     return segments;
   }
 

@@ -99,7 +99,13 @@ describe("what of a large body its route's schema reads", () => {
       { method: "DELETE", path: "/api/tasks/bulk", hooks: { body: bulk } },
       { method: "GET", path: "/api/tasks", hooks: {} },
     ]);
-    expect(find("DELETE", "/api/tasks/bulk")).toEqual({ plan: planOf(bulk), names: new Set(["ids"]), largestBody: null, largestFilelessBody: null });
+    expect(find("DELETE", "/api/tasks/bulk")).toEqual({
+      plan: planOf(bulk),
+      names: new Set(["ids"]),
+      largestBody: null,
+      largestFilelessBody: null,
+      preparer: null,
+    });
     expect(find("DELETE", "/api/tasks/12")?.plan).toEqual(planOf(byId));
     expect(find("POST", "/api/tasks/12")).toBeNull();
     expect(find("GET", "/api/tasks")).toBeNull(); // no body schema: the body is kept whole

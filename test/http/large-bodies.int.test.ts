@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { manyRequestsPerToken } from "../support/limits.ts";
-import { bodiesParsedOffThread } from "../../src/http/json-body-threads.ts";
+import { bodiesParsedOffThread, membersPreparedOffThread } from "../../src/http/json-body-threads.ts";
+import { storedTranscript } from "../../src/tasks/transcripts.ts";
+import { normalizeSegments } from "../../src/tasks/segments.ts";
 
-// Bodies over BODY_LIMIT_BYTES (1 MiB) with a member their route's schema does not name are parsed on a thread
+// Bodies over BODY_LIMIT_BYTES (1 MiB) with a member their route's schema does not name, and transcripts to POST /api/tasks
+// (their segments made ready there: src/http/prepared-members.ts), are parsed on a thread
 // (src/http/json-body-threads.ts), and JSON.parse's costliest shapes (a million different member names) are refused
 // as the text arrives (src/http/json-shape.ts). Timings are bench/big-bodies.bench.ts's; these tests check what is
 // answered and where the parse happened.
@@ -59,11 +62,63 @@ describe("large bodies with names their schema does not know are parsed off the 
     expect(detail.segments[29_999]!.text).toBe("words of segment 29999");
   });
 
-  test("a large body that names only what its schema does is parsed here: nothing to take out", async () => {
-    const before = bodiesParsedOffThread();
-    const response = await post(`${task},"segments":[${segments(30_000)}]}`);
-    expect([201, 429]).toContain(response.status);
-    expect(bodiesParsedOffThread()).toBe(before);
+  test("a transcript over 1 MiB is checked, numbered and stored from the thread: the main thread never parses its segments", async () => {
+    const before = { parsed: bodiesParsedOffThread(), prepared: membersPreparedOffThread() };
+    const sent = Array.from({ length: 30_000 }, (_, i) => ({
+      start: i * 1000,
+      end: i * 1000 + 900,
+      text: `words of segment ${i}`,
+      speaker: i % 2 ? "B" : null,
+    }));
+    const response = await post(`${task},"segments":${JSON.stringify(sent)}}`);
+    expect(response.status).toBe(201);
+    expect(bodiesParsedOffThread()).toBe(before.parsed + 1);
+    expect(membersPreparedOffThread()).toBe(before.prepared + 1);
+    const { id } = (await response.json()) as { id: number };
+    // Stored exactly as a transcript saved on the main thread is: numbered, tokens left to be derived, named by its hash.
+    const expected = storedTranscript(normalizeSegments(sent));
+    const created = (await app.adapters.eventStore.readStream(`task-${id}`))[0]!;
+    expect(created.data).toMatchObject({ transcript: { sha256: expected.sha256, segments: 30_000, bytes: expected.bytes.byteLength } });
+    const detail = (await (await app.request("GET", `/api/tasks/${id}`, { token })).json()) as { segments: Record<string, unknown>[] };
+    expect(detail.segments).toHaveLength(30_000);
+    expect(detail.segments[29_999]).toEqual({
+      id: 30_000,
+      start: 29_999_000,
+      end: 29_999_900,
+      text: "words of segment 29999",
+      speaker: "B",
+      tokens: ["words", "of", "segment", "29999"],
+    });
+  });
+
+  test("a large transcript the thread declines is validated on the main thread, with the same answers", async () => {
+    const before = membersPreparedOffThread();
+    // An end before its start is Tasks.create's check, not the schema's: the thread declines it too.
+    const backwards = await post(`${task},"segments":[${segments(30_000)},{"start":5,"end":1,"text":"x"}]}`);
+    expect(backwards.status).toBe(422);
+    expect(((await backwards.json()) as { errors: Record<string, string[]> }).errors).toEqual({
+      "segments.30000.end": ["The segments.30000.end must not be before segments.30000.start."],
+    });
+    const tooLong = await post(`${task},"segments":[${segments(30_000)},{"start":1,"end":2,"text":"x","speaker":"${"s".repeat(256)}"}]}`);
+    expect(tooLong.status).toBe(422);
+    expect(Object.keys(((await tooLong.json()) as { errors: Record<string, string[]> }).errors)).toEqual(["segments.30000.speaker"]);
+    expect(membersPreparedOffThread()).toBe(before);
+  });
+
+  test("an Idempotency-Key on a large transcript: the same body (any key order) is replayed, another one 422", async () => {
+    const key = { "idempotency-key": crypto.randomUUID(), "content-type": "application/json" };
+    const send = (body: string) => app.request("POST", "/api/tasks", { token, body, headers: key });
+    const body = `${task},"segments":[${segments(30_000)}]}`;
+    const first = await send(body);
+    expect(first.status).toBe(201);
+    const reordered = `{"segments":[${segments(30_000)}],"path":"a.mp3","name":"Large","disk":"objstore"}`;
+    const again = await send(reordered);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.json()).toEqual(await first.json());
+    const other = await send(`${task},"segments":[${segments(30_000).replace("words of segment 17", "other words 17")}]}`);
+    expect(other.status).toBe(422);
+    expect(Object.keys(((await other.json()) as { errors: Record<string, string[]> }).errors)).toEqual(["Idempotency-Key"]);
   });
 
   test("the thread refuses as the main thread would: a schema error, __proto__ anywhere, bad JSON, a lone surrogate", async () => {

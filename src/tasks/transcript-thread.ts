@@ -1,0 +1,27 @@
+import { serveOnThread } from "../core/background-thread.ts";
+import type { TranscriptJob, TranscriptReply } from "./large-transcripts.ts";
+import type { Segment } from "./segments.ts";
+
+/**
+ * The thread that reads large transcripts (large-transcripts.ts): checks a blob's bytes against its SHA-256,
+ * parses them, and hands the segments out a slice at a time until the reader closes them.
+ */
+const open = new Map<number, Segment[]>();
+let lastId = 0;
+
+function serve(job: TranscriptJob): TranscriptReply {
+  if ("open" in job) {
+    const bytes = new Uint8Array(job.open);
+    if (new Bun.CryptoHasher("sha256").update(bytes).digest("hex") !== job.sha256) return { damaged: true };
+    const segments = JSON.parse(new TextDecoder().decode(bytes)) as Segment[];
+    open.set(++lastId, segments);
+    return { id: lastId, count: segments.length };
+  }
+  if ("slice" in job) return { segments: open.get(job.slice)?.slice(job.from, job.to) ?? [] };
+  open.delete(job.close);
+  // The parsed copy is garbage now: collected before the next one piles up on it.
+  if (open.size === 0) setTimeout(() => Bun.gc(true), 0);
+  return { closed: true };
+}
+
+serveOnThread<TranscriptJob, TranscriptReply>(serve);
