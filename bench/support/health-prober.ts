@@ -26,7 +26,9 @@ while (!stopping) {
   const wait = intervalMs - (performance.now() - started);
   await Bun.sleep(Math.max(0, wait));
 }
-process.stdout.write(`${JSON.stringify({ latencies, failures })}\n`);
+// Written whole before exiting: into a pipe, a line of a long run's latencies is more than the pipe holds, and
+// process.stdout.write followed by process.exit cut it short (the bench then failed to parse it).
+await Bun.write(Bun.stdout, `${JSON.stringify({ latencies, failures })}\n`);
 process.exit(0);
 
 export {};

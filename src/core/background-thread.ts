@@ -14,10 +14,14 @@ export class BackgroundThread<Job, Result> {
   private lastId = 0;
   private readonly waiting = new Map<number, Waiting<Result>>();
 
-  /** `script` calls `serveOnThread`; `what` names the work in errors ("export rendering"). */
+  /**
+   * `script` calls `serveOnThread`; `what` names the work in errors ("export rendering"); `smol`: JavaScriptCore's small
+   * heap, collected more often, for threads whose work is short and whose memory comes on top of the process's.
+   */
   constructor(
     private readonly script: URL,
     private readonly what: string,
+    private readonly options: { smol?: boolean } = {},
   ) {}
 
   /** `transfer`: buffers in `job` handed over to the thread rather than copied (unusable here afterwards). */
@@ -32,7 +36,7 @@ export class BackgroundThread<Job, Result> {
   }
 
   private start(): Worker {
-    const worker = new Worker(this.script.href);
+    const worker = new Worker(this.script.href, { smol: this.options.smol ?? false });
     worker.unref();
     worker.onmessage = (event: MessageEvent<Reply<Result>>) => {
       const reply = event.data;

@@ -89,7 +89,9 @@ export class JsonBodyThreads {
     if (idle) return idle;
     if (this.threads.length < mostThreads) {
       const slot = {
-        thread: new BackgroundThread<LargeBodyJob, LargeBodyOutcome>(new URL("./json-body-thread.ts", import.meta.url), "JSON body parsing"),
+        thread: new BackgroundThread<LargeBodyJob, LargeBodyOutcome>(new URL("./json-body-thread.ts", import.meta.url), "JSON body parsing", {
+          smol: true,
+        }),
         busy: 0,
       };
       this.threads.push(slot);

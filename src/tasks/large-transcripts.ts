@@ -22,7 +22,9 @@ export const transcriptsReadOffThread = () => readOffThread;
  * creating them).
  */
 export class LargeTranscriptReader {
-  private readonly thread = new BackgroundThread<TranscriptJob, TranscriptReply>(new URL("./transcript-thread.ts", import.meta.url), "transcript reading");
+  private readonly thread = new BackgroundThread<TranscriptJob, TranscriptReply>(new URL("./transcript-thread.ts", import.meta.url), "transcript reading", {
+    smol: true,
+  });
 
   /** The segments in `bytes` (handed over: unusable here afterwards), or "damaged" when they do not hash to `sha256`. */
   async read(bytes: Uint8Array, sha256: string): Promise<Segment[] | "damaged"> {

@@ -102,6 +102,7 @@ export class TranscriptStore {
   private readonly cache = new Map<string, { segments: Segment[]; bytes: number }>();
   private cachedBytes = 0;
   private readonly largeReader = new LargeTranscriptReader();
+  private readonly reading = new Map<string, Promise<Segment[]>>();
 
   constructor(private readonly blobs: BlobStore) {}
 
@@ -132,6 +133,16 @@ export class TranscriptStore {
   async load(ref: TranscriptRef): Promise<Segment[]> {
     const kept = this.cache.get(ref.sha256);
     if (kept) return kept.segments;
+    // The search read model and the supplied-transcripts worker load a new transcript at the same moment: one read
+    // serves both (a maximal one, too large to cache, was two copies of ~80 MB at once).
+    const reading = this.reading.get(ref.key);
+    if (reading) return reading;
+    const read = this.read(ref).finally(() => this.reading.delete(ref.key));
+    this.reading.set(ref.key, read);
+    return read;
+  }
+
+  private async read(ref: TranscriptRef): Promise<Segment[]> {
     const bytes = await this.bytes(ref);
     const segments = bytes.byteLength > largeTranscriptBytes ? await this.readLarge(ref, bytes) : parseChecked(ref, bytes);
     this.remember(ref.sha256, segments, bytes.byteLength);

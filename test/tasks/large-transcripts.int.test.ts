@@ -58,3 +58,16 @@ describe("large transcripts are read off the main thread", () => {
     expect((missing as TranscriptIntegrityError).missing).toBe(true);
   });
 });
+
+describe("one read for readers at once", () => {
+  test("two loads of the same large transcript at the same moment share one read", async () => {
+    const saved = segments(22_000);
+    const ref = await new TranscriptStore(blobs).save(5, saved);
+    const store = new TranscriptStore(blobs);
+    const before = transcriptsReadOffThread();
+    const [a, b] = await Promise.all([store.load(ref), store.load(ref)]);
+    expect(a).toBe(b);
+    expect(a).toEqual(saved);
+    expect(transcriptsReadOffThread()).toBe(before + 1);
+  });
+});
