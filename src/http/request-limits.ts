@@ -57,11 +57,9 @@ function refuseDeclaredSize(limits: RequestLimits, heavyWork: Semaphore, sizes: 
  * of a million members held the event loop 650 ms, and 17 MB of objects of 19 members in new orders of 1,000
  * names 120 ms to 1.1 s. Here those names are bounded as the text arrives (json-shape.ts), and a large body
  * that has a name its route's schema does not know (`routes`: the app's, looked up on first use) is parsed on
- * a thread (json-body-threads.ts), which gives back only what the schema reads. So is a transcript to `POST /api/tasks`,
- * whose segments are checked, numbered, serialised and hashed there and handed over as the bytes to store
- * (prepared-members.ts): parsed here, it held the event loop 15-25 ms and its storage form 45-80 ms more. Another large
- * body that names only what its schema does (`PATCH /api/tasks/:id`, which compares the segments with the task's) is
- * parsed here.
+ * a thread (json-body-threads.ts), which gives back only what the schema reads. So is a transcript to create or
+ * update a task, whose segments are checked, numbered, serialised and hashed there and handed over as the bytes to
+ * store (prepared-members.ts): parsed here, it held the event loop 15-25 ms and its storage form 45-80 ms more.
  */
 export function requestLimits(
   limits: RequestLimits,

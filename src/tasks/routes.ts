@@ -115,7 +115,9 @@ function taskItemRoutes({ tasks, authenticated }: TaskRoutesOptions, reads: Cach
       "/api/tasks/:id",
       ({ params, query, body, caller, set, metadata, request }) => {
         const shape = shapeOf(query, request); // checked before anything changes
-        const updated = tasks.update(caller.userId, params.id, body, metadata, taskCondition(request));
+        // A transcript over 1 MiB arrives checked and serialised, apart from the body (transcript-body.ts).
+        const stored = asStoredTranscript(preparedMemberOf(request, "segments")) ?? undefined;
+        const updated = tasks.update(caller.userId, params.id, body, metadata, taskCondition(request), stored);
         // Read after the write is in the read model (update waits for it): this ETag and a GET's agree.
         return bodyOrResponse(updated.then(() => reads.detail(caller.userId, params.id, set, shape)));
       },

@@ -20,6 +20,8 @@ export const taskStatus = stringEnum(taskStatuses, { description: "pending, wait
 const disk = t.Nullable(stringEnum(disks));
 
 /** A transcript over 1 MiB is checked, numbered and serialised on the JSON body thread (transcript-body.ts). */
+const segmentsOffThread = { member: "segments", script: new URL("./transcript-body.ts", import.meta.url).href };
+
 export const createTaskBody = preparedOffThread(
   t.Object({
     disk: stringEnum(disks, {
@@ -35,7 +37,7 @@ export const createTaskBody = preparedOffThread(
     speaker_diarization: t.Optional(t.Boolean({ description: "Label segments with speakers (speaker diarization)." })),
     ...recognitionFields,
   }),
-  { member: "segments", script: new URL("./transcript-body.ts", import.meta.url).href },
+  segmentsOffThread,
 );
 
 export const createdTask = t.Object({
@@ -83,16 +85,19 @@ export const signedAudioQuery = t.Object({
   signature: t.Optional(t.String({ maxLength: 256 })),
 });
 
-export const updateTaskBody = t.Object({
-  name: t.Optional(nameText({ minLength: 1, maxLength: 255 })),
-  folder: t.Optional(t.Nullable(nameText({ minLength: 1, maxLength: 255 }))),
-  duration: t.Optional(seconds),
-  cost: t.Optional(seconds),
-  segments: t.Optional(segmentsSchema),
-  text: t.Optional(t.String({ maxLength: 10_000_000, description: "The whole transcript, one line per segment." })),
-  quality: t.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
-  index: t.Optional(Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 })),
-});
+export const updateTaskBody = preparedOffThread(
+  t.Object({
+    name: t.Optional(nameText({ minLength: 1, maxLength: 255 })),
+    folder: t.Optional(t.Nullable(nameText({ minLength: 1, maxLength: 255 }))),
+    duration: t.Optional(seconds),
+    cost: t.Optional(seconds),
+    segments: t.Optional(segmentsSchema),
+    text: t.Optional(t.String({ maxLength: 10_000_000, description: "The whole transcript, one line per segment." })),
+    quality: t.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
+    index: t.Optional(Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 })),
+  }),
+  segmentsOffThread,
+);
 
 export const idsBody = t.Object({ ids: t.Array(taskId, { minItems: 1, maxItems: 1000 }) });
 export const moveBody = t.Object({

@@ -11,7 +11,7 @@ import { TaskSlots } from "./slots.ts";
 import { assertCostCorrectable, type TaskCommand, type TaskState } from "./decider.ts";
 import { TaskCommands } from "./commands.ts";
 import { segmentErrors, type Segment } from "./segments.ts";
-import type { TranscriptRef, TranscriptStore } from "./transcripts.ts";
+import type { StoredTranscript, TranscriptRef, TranscriptStore } from "./transcripts.ts";
 import { uncategorized } from "../folders/name.ts";
 import { assertBalanceAllows } from "../accounts/balance-rule.ts";
 import type { RevisionCondition } from "../http/if-match.ts";
@@ -147,18 +147,31 @@ export class Tasks {
   }
 
   /** `condition`: the request's If-Match (task-versions.ts); null changes the task whatever its version. */
-  async update(userId: number, taskId: number, patch: TaskPatch, metadata: EventMetadata, condition: RevisionCondition | null = null): Promise<void> {
+  /** `stored`: the patch's `segments`, made ready on the body thread (transcript-body.ts). */
+  async update(
+    userId: number,
+    taskId: number,
+    patch: TaskPatch,
+    metadata: EventMetadata,
+    condition: RevisionCondition | null = null,
+    stored?: StoredTranscript,
+  ): Promise<void> {
     const task = await this.owned(userId, taskId);
     // Before a transcript is stored that a stale request could not use.
     const state = await this.checkEarly(taskId, condition);
     // Everything is checked before anything is appended, so a bad field leaves the task as it was.
     if (patch.cost !== undefined) assertCostCorrectable(state);
-    const commands = await patchCommands(patch, {
-      duration: task.duration,
-      currentSegments: async () => (await this.transcript(taskId))?.segments ?? [],
-      existingFolder: (name) => this.existingFolder(userId, name),
-      saveTranscript: (segments) => this.transcripts.save(taskId, segments),
-    });
+    const commands = await patchCommands(
+      patch,
+      {
+        duration: task.duration,
+        currentSegments: async () => (await this.transcript(taskId))?.segments ?? [],
+        existingFolder: (name) => this.existingFolder(userId, name),
+        saveTranscript: (segments) => this.transcripts.save(taskId, segments),
+        saveStored: (transcript) => this.transcripts.saveStored(taskId, transcript),
+      },
+      stored,
+    );
     let position: number | null = null;
     try {
       position = await this.run(taskId, commands, metadata, condition);

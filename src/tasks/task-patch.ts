@@ -3,7 +3,7 @@ import type { FolderDocument } from "../folders/folders-projection.ts";
 import type { TaskCommand } from "./decider.ts";
 import type { updateTaskBody } from "./schemas.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
-import type { TranscriptRef } from "./transcripts.ts";
+import type { StoredTranscript, TranscriptRef } from "./transcripts.ts";
 import { withKeptWords } from "./kept-words.ts";
 
 /** What `PATCH /api/tasks/{id}` takes: the route's schema. */
@@ -16,15 +16,31 @@ export type PatchSources = {
   currentSegments: () => Promise<Segment[]>;
   existingFolder: (name: string) => Promise<FolderDocument>;
   saveTranscript: (segments: Segment[]) => Promise<TranscriptRef>;
+  saveStored: (stored: StoredTranscript) => Promise<TranscriptRef>;
 };
 
 /**
- * The commands of a PATCH, in the order their events are appended: transcript, folder, name, details, rating.
- * Each field is checked here, before anything is appended, so a bad field leaves the task as it was.
+ * A whole transcript sent over 1 MiB, checked, numbered and serialised on the body thread (transcript-body.ts): stored
+ * as it is, unless the task's transcript has timed words, which the segments sent back unchanged keep (parsed here
+ * for that, as a transcript under 1 MiB always is).
  */
-export async function patchCommands(patch: TaskPatch, sources: PatchSources): Promise<TaskCommand[]> {
+async function storedEdit(stored: StoredTranscript, sources: PatchSources): Promise<TranscriptRef> {
+  const current = await sources.currentSegments();
+  if (!current.some((segment) => segment.words && segment.words.length > 0)) return sources.saveStored(stored);
+  const sent = JSON.parse(new TextDecoder().decode(stored.bytes)) as Segment[];
+  return sources.saveTranscript(withKeptWords(sent, current));
+}
+
+/**
+ * The commands of a PATCH, in the order their events are appended: transcript, folder, name, details, rating.
+ * Each field is checked here, before anything is appended, so a bad field leaves the task as it was. `stored`: the
+ * `segments` sent, made ready on the body thread (the patch then has none).
+ */
+export async function patchCommands(patch: TaskPatch, sources: PatchSources, stored?: StoredTranscript): Promise<TaskCommand[]> {
   const commands: TaskCommand[] = [];
-  if (patch.segments) {
+  if (stored) {
+    commands.push({ type: "EditTranscript", transcript: await storedEdit(stored, sources) });
+  } else if (patch.segments) {
     const problems = segmentErrors(patch.segments);
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
     const segments = withKeptWords(normalizeSegments(patch.segments), await sources.currentSegments());

@@ -71,6 +71,9 @@ describe("the data export's content", () => {
     }
     const failed = await createTask(app, user, { name: "Never transcribed", path: "uploads/gone.mp3" });
     await taskCommand(app, failed, { type: "FailTask", reason: "test" });
+    // Appended straight to the log (no read-your-writes wait), while the worker may just have started it: the export
+    // reads the read model, so it waits until that shows the failure.
+    await waitForStatus(app, user, failed, "failed");
 
     const out = await unpack(await exportOf(user.token), "content");
     const index = readJson(join(out, "tasks.json")) as { id: number; folder: string | null; archive_folder: string }[];

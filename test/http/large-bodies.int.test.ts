@@ -162,9 +162,14 @@ describe("large bodies with names their schema does not know are parsed off the 
     expect([201, 429]).toContain(created.status);
     if (created.status !== 201) return;
     const { id } = (await created.json()) as { id: number };
-    const before = bodiesParsedOffThread();
+    const before = { parsed: bodiesParsedOffThread(), prepared: membersPreparedOffThread() };
     const response = await post(`{"name":"Edited","junk":[1,2],"segments":[${segments(30_000, () => ',"x":1')}]}`, `/api/tasks/${id}`, "PATCH");
     expect(response.status).toBe(200);
-    expect(bodiesParsedOffThread()).toBe(before + 1);
+    expect(bodiesParsedOffThread()).toBe(before.parsed + 1);
+    expect(membersPreparedOffThread()).toBe(before.prepared + 1);
+    const detail = (await (await app.request("GET", `/api/tasks/${id}`, { token })).json()) as { name: string; segments: { text: string }[] };
+    expect(detail.name).toBe("Edited");
+    expect(detail.segments).toHaveLength(30_000);
+    expect(detail.segments[29_999]!.text).toBe("words of segment 29999");
   });
 });

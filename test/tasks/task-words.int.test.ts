@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { scriptPace } from "../support/limits.ts";
 import { createTask, json, segment, taskCommand, waitForStatus, type User } from "../support/tasks.ts";
 import type { Segment, TranscriptWord } from "../../src/tasks/segments.ts";
+import { membersPreparedOffThread } from "../../src/http/json-body-threads.ts";
 import { librispeech, librispeechDir } from "../support/media-fixtures.ts";
 import { prerequisite } from "../support/prerequisites.ts";
 import { existsSync } from "node:fs";
@@ -132,6 +133,27 @@ describe("the task detail's timed words", () => {
     }
     const stale = await app.request("PATCH", `/api/tasks/${taskId}`, { token: user.token, json: { name: "Late" }, headers: { "If-Match": etag! } });
     expect(stale.status).toBe(412);
+  });
+
+  test("so does a PATCH of a transcript over 1 MiB, whose segments were made ready on the body thread", async () => {
+    const id = await createTask(app, user, { name: "Large recognised", segments: [segment(0, 4000, "placeholder")], duration: 5 });
+    await waitForStatus(app, user, id, "finished");
+    await taskCommand(app, id, { type: "EditTranscript", transcript: await app.adapters.transcripts.save(id, recognised) });
+    const more = Array.from({ length: 30_000 }, (_, i) => ({ id: i + 3, start: 5000 + i * 1000, end: 5900 + i * 1000, text: `more words ${i}` }));
+    const sent = [{ id: 1, start: 0, end: 3000, text: "Ask not." }, { id: 2, start: 3000, end: 4000, text: "Then, edited." }, ...more];
+    const body = JSON.stringify({ segments: sent });
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const before = membersPreparedOffThread();
+    const response = await app.request("PATCH", `/api/tasks/${id}?include=words`, { token: user.token, body, headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(200);
+    expect(membersPreparedOffThread()).toBe(before + 1);
+    const shown = (await json<Detail>(response)).segments;
+    expect(shown).toHaveLength(30_002);
+    expect(shown.slice(0, 2).map((s) => [s.text, s.words])).toEqual([
+      ["Ask not.", ask],
+      ["Then, edited.", []],
+    ]);
+    expect(shown[30_001]).toMatchObject({ id: 30_002, text: "more words 29999", words: [] });
   });
 
   test("a PATCH with segments keeps the words of those sent back unchanged; an edited one loses them", async () => {
