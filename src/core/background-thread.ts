@@ -31,7 +31,14 @@ export class BackgroundThread<Job, Result> {
     return new Promise<Result>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, job }, transfer);
+      try {
+        worker.postMessage({ id, job }, transfer);
+      } catch (error) {
+        // Not sent (a buffer that cannot be handed over): nothing will answer it, so nothing waits for it.
+        this.waiting.delete(id);
+        if (this.waiting.size === 0) worker.unref();
+        reject(error);
+      }
     });
   }
 
@@ -49,6 +56,8 @@ export class BackgroundThread<Job, Result> {
     };
     worker.onerror = (event) => {
       this.thread = null;
+      // Ended, so that nothing it held (a transcript open on it) outlives it; the next job starts a new one.
+      worker.terminate();
       const error = new Error(`${this.what} thread failed: ${event.message}`);
       for (const job of this.waiting.values()) job.reject(error);
       this.waiting.clear();

@@ -49,7 +49,10 @@ function bodyOf(outcome: Exclude<LargeBodyOutcome, { rest: string }>): unknown {
  * of 100,000 objects in new orders of 1,000 names (all json-shape.ts lets through) takes 120 ms to 1 s, and
  * before the shape rules 12 MB of a million different names held the event loop 0.65 to 3 s, `/api/health` p99
  * at a second. On a thread, that time is the thread's; the main thread gets back only what the route's schema
- * reads (body-plans.ts), as text with no name it does not know, which it parses in milliseconds.
+ * reads (body-plans.ts), as text with no name it does not know, which it parses in milliseconds. Every large body to a
+ * route that makes a member ready off the main thread comes here too (prepared-members.ts): a transcript to create or
+ * update a task, whose segments come back as the bytes to store (a body without them, parsed again there: a PATCH
+ * of only a long `text`).
  *
  * Threads start on first use and one more whenever all are busy, up to four. How many bodies are parsed at
  * once is bounded by the heavy-work slots their requests hold (request-limits.ts), and so is their memory.

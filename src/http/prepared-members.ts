@@ -45,10 +45,16 @@ export function keepPreparedMember(request: Request, prepared: Prepared): void {
   preparedMembers.set(request, prepared);
 }
 
-/** What the thread made of `member` for this request, or undefined: the body carried it as usual, or not at all. */
-export function preparedMemberOf(request: Request, member: string): unknown {
+/**
+ * What the thread made of `member` for this request, or undefined: the body carried it as usual, or not at all. Taken
+ * once: the request lives until its answer, after the route's wait for the read models, and this may be 24 MiB.
+ */
+export function takePreparedMember(request: Request, member: string): unknown {
   const prepared = preparedMembers.get(request);
-  return prepared?.member === member ? prepared.value : undefined;
+  if (prepared?.member !== member) return undefined;
+  const { value } = prepared;
+  prepared.value = undefined;
+  return value;
 }
 
 /** The fingerprint of a body whose member was made ready on the thread, which alone saw it whole. */

@@ -59,7 +59,9 @@ function refuseDeclaredSize(limits: RequestLimits, heavyWork: Semaphore, sizes: 
  * that has a name its route's schema does not know (`routes`: the app's, looked up on first use) is parsed on
  * a thread (json-body-threads.ts), which gives back only what the schema reads. So is a transcript to create or
  * update a task, whose segments are checked, numbered, serialised and hashed there and handed over as the bytes to
- * store (prepared-members.ts): parsed here, it held the event loop 15-25 ms and its storage form 45-80 ms more.
+ * store (prepared-members.ts): parsed here, it held the event loop 15-25 ms and its storage form 45-80 ms more. Any
+ * other large body that names only what its schema does is parsed here, at about 1 ms per MB: a thread would give the
+ * whole of it back to be parsed again.
  */
 export function requestLimits(
   limits: RequestLimits,

@@ -43,6 +43,7 @@ export class LargeTranscriptReader {
     } finally {
       await this.thread.run({ close: opened.id }).catch(() => undefined);
     }
+    if (segments.length !== opened.count) throw new Error(`transcript reading: ${segments.length} of ${opened.count} segments came back`);
     return segments;
   }
 }

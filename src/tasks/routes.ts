@@ -1,6 +1,6 @@
 import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
-import { preparedMemberOf } from "../http/prepared-members.ts";
-import { asStoredTranscript } from "./transcripts.ts";
+import { takePreparedMember } from "../http/prepared-members.ts";
+import { storedTranscriptFrom } from "./stored-transcript.ts";
 import { Elysia, t } from "elysia";
 import type { Authenticated } from "../accounts/authentication.ts";
 import type { Tasks } from "./service.ts";
@@ -40,7 +40,7 @@ function taskCollectionRoutes({ tasks, authenticated, idempotency }: TaskRoutesO
         "/api/tasks",
         async ({ body, caller, set, metadata, request }) => {
           // A transcript over 1 MiB arrives checked and serialised, apart from the body (transcript-body.ts).
-          const stored = asStoredTranscript(preparedMemberOf(request, "segments")) ?? undefined;
+          const stored = storedTranscriptFrom(takePreparedMember(request, "segments"));
           const task = await tasks.create(caller.userId, body, metadata, { stored });
           set.status = 201;
           return { id: task.id, name: task.name, status: task.status, speaker_diarization: task.speakerDiarization, created_at: task.createdAt };
@@ -116,7 +116,7 @@ function taskItemRoutes({ tasks, authenticated }: TaskRoutesOptions, reads: Cach
       ({ params, query, body, caller, set, metadata, request }) => {
         const shape = shapeOf(query, request); // checked before anything changes
         // A transcript over 1 MiB arrives checked and serialised, apart from the body (transcript-body.ts).
-        const stored = asStoredTranscript(preparedMemberOf(request, "segments")) ?? undefined;
+        const stored = storedTranscriptFrom(takePreparedMember(request, "segments"));
         const updated = tasks.update(caller.userId, params.id, body, metadata, taskCondition(request), stored);
         // Read after the write is in the read model (update waits for it): this ETag and a GET's agree.
         return bodyOrResponse(updated.then(() => reads.detail(caller.userId, params.id, set, shape)));

@@ -11,7 +11,8 @@ import { TaskSlots } from "./slots.ts";
 import { assertCostCorrectable, type TaskCommand, type TaskState } from "./decider.ts";
 import { TaskCommands } from "./commands.ts";
 import { segmentErrors, type Segment } from "./segments.ts";
-import type { StoredTranscript, TranscriptRef, TranscriptStore } from "./transcripts.ts";
+import type { TranscriptRef, TranscriptStore } from "./transcripts.ts";
+import type { StoredTranscript } from "./stored-transcript.ts";
 import { uncategorized } from "../folders/name.ts";
 import { assertBalanceAllows } from "../accounts/balance-rule.ts";
 import type { RevisionCondition } from "../http/if-match.ts";
@@ -115,13 +116,13 @@ export class Tasks {
     const problems = input.segments ? segmentErrors(input.segments) : {};
     if (Object.keys(problems).length > 0) throw new ValidationFailedError(problems);
     const choice = recognitionChoice(input, this.recognitionOffer);
-    const { live, stored } = options;
+    const { live } = options;
     // Recognition needs time on the balance (403 otherwise); uploads check it on sign and complete, before they pass their task id.
     // A live session's was checked while it was spoken (its charge never takes the balance below zero).
-    if (!input.segments && !stored && !live && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
+    if (!input.segments && !options.stored && !live && options.taskId === undefined) await assertBalanceAllows(this.db, userId, input.duration);
     const taskId = options.taskId ?? (await nextId(this.store, "task", metadata.correlationId));
     // The transcript is stored before anything is appended: an event only ever names a blob that exists.
-    const transcript = await storeSuppliedTranscript(this.transcripts, taskId, input, { live, stored });
+    const transcript = await storeSuppliedTranscript(this.transcripts, taskId, input, options);
     let position: number | null;
     try {
       await (live ? this.slots.admitLive(userId, taskId, input.cost ?? 0, metadata) : this.slots.admit(userId, taskId, 1, input.disk, metadata));
@@ -146,8 +147,10 @@ export class Tasks {
     return listTasks(this.db, userId, query);
   }
 
-  /** `condition`: the request's If-Match (task-versions.ts); null changes the task whatever its version. */
-  /** `stored`: the patch's `segments`, made ready on the body thread (transcript-body.ts). */
+  /**
+   * `condition`: the request's If-Match (task-versions.ts); null changes the task whatever its version. `stored`: the
+   * patch's `segments`, made ready on the body thread (transcript-body.ts).
+   */
   async update(
     userId: number,
     taskId: number,

@@ -2,7 +2,8 @@ import type { TaskCommand } from "./decider.ts";
 import type { createTaskBody } from "./schemas.ts";
 import { normalizeSegments, type Segment } from "./segments.ts";
 import { recordedChoice, type RecognitionChoice } from "./recognition-choice.ts";
-import { largeTranscriptBytes, type StoredTranscript, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
+import { largeTranscriptBytes, type TranscriptRef, type TranscriptStore } from "./transcripts.ts";
+import type { StoredTranscript } from "./stored-transcript.ts";
 
 /** What `POST /api/tasks` takes: the route's schema, validated before it gets here. */
 export type CreateTaskInput = typeof createTaskBody.static;
@@ -52,7 +53,8 @@ export function createTaskCommand(
 }
 
 /**
- * Stores the supplied segments (none: null), then lets go of them (`input.segments` is emptied): the caller's parsed body,
+ * Stores the supplied segments (none: null), then lets go of them (`input.segments`, or the bytes made of them on the
+ * body thread, `options.stored`, is emptied): the caller's parsed body,
  * held by the HTTP context until the answer, would otherwise keep up to 100,000 segments alive through the
  * read-your-writes wait, while the search read model loads its own copy to index. Four clients sending
  * maximal transcripts took the service's peak RSS to 570-600 MiB with them kept, 416-472 MiB without
@@ -62,10 +64,14 @@ export async function storeSuppliedTranscript(
   transcripts: TranscriptStore,
   taskId: number,
   input: CreateTaskInput,
-  { live, stored }: Pick<CreateOptions, "live" | "stored">,
+  options: Pick<CreateOptions, "live" | "stored">,
 ): Promise<TranscriptRef | null> {
-  if (live) return transcripts.save(taskId, live.segments);
-  if (stored) return transcripts.saveStored(taskId, stored);
+  if (options.live) return transcripts.save(taskId, options.live.segments);
+  if (options.stored) {
+    const transcript = await transcripts.saveStored(taskId, options.stored);
+    options.stored = undefined;
+    return transcript;
+  }
   if (!input.segments) return null;
   const transcript = await transcripts.save(taskId, normalizeSegments(input.segments));
   (input as { segments?: unknown }).segments = undefined;

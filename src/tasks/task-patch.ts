@@ -3,7 +3,8 @@ import type { FolderDocument } from "../folders/folders-projection.ts";
 import type { TaskCommand } from "./decider.ts";
 import type { updateTaskBody } from "./schemas.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
-import type { StoredTranscript, TranscriptRef } from "./transcripts.ts";
+import type { TranscriptRef } from "./transcripts.ts";
+import type { StoredTranscript } from "./stored-transcript.ts";
 import { withKeptWords } from "./kept-words.ts";
 
 /** What `PATCH /api/tasks/{id}` takes: the route's schema. */

@@ -17,7 +17,12 @@ function serve(job: TranscriptJob): TranscriptReply {
     open.set(++lastId, segments);
     return { id: lastId, count: segments.length };
   }
-  if ("slice" in job) return { segments: open.get(job.slice)?.slice(job.from, job.to) ?? [] };
+  if ("slice" in job) {
+    // An id this thread never gave (a thread started again meanwhile): refused, never an empty or another's slice.
+    const segments = open.get(job.slice);
+    if (!segments) throw new Error(`no transcript ${job.slice} is open on this thread`);
+    return { segments: segments.slice(job.from, job.to) };
+  }
   open.delete(job.close);
   // The parsed copy is garbage now: collected before the next one piles up on it.
   if (open.size === 0) setTimeout(() => Bun.gc(true), 0);

@@ -1,5 +1,6 @@
 import type { BlobStore } from "../blobs/port.ts";
 import type { Segment } from "./segments.ts";
+import { sha256Hex, storedTranscript, type StoredTranscript } from "./stored-transcript.ts";
 import { LargeTranscriptReader } from "./large-transcripts.ts";
 import { logger } from "../logging/logger.ts";
 
@@ -54,24 +55,6 @@ export class TranscriptIntegrityError extends Error {
     super(`transcript ${key} ${missing ? "is missing" : "does not match its SHA-256"}`);
     this.name = "TranscriptIntegrityError";
   }
-}
-
-const sha256Hex = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-
-/** A transcript as it is stored: its JSON's bytes, their SHA-256 (its name) and how many segments it holds. */
-export type StoredTranscript = { bytes: Uint8Array; sha256: string; segments: number };
-
-/** A stored form made on another thread (src/tasks/transcript-body.ts), checked for its shape: it crossed a thread boundary. */
-export function asStoredTranscript(value: unknown): StoredTranscript | null {
-  if (typeof value !== "object" || value === null) return null;
-  const { bytes, sha256, segments } = value as Partial<StoredTranscript>;
-  return bytes instanceof Uint8Array && typeof sha256 === "string" && typeof segments === "number" ? { bytes, sha256, segments } : null;
-}
-
-/** The stored form of `segments`; its own buffer (not a pooled one), so a thread can hand it over whole. */
-export function storedTranscript(segments: readonly Segment[]): StoredTranscript {
-  const bytes = new TextEncoder().encode(JSON.stringify(segments));
-  return { bytes, sha256: sha256Hex(bytes), segments: segments.length };
 }
 
 /** A transcript whose JSON is larger than this is heavy work to load or parse (HEAVY_WORK_AT_ONCE), its garbage worth collecting. */
@@ -144,15 +127,18 @@ export class TranscriptStore {
 
   private async read(ref: TranscriptRef): Promise<Segment[]> {
     const bytes = await this.bytes(ref);
-    const segments = bytes.byteLength > largeTranscriptBytes ? await this.readLarge(ref, bytes) : parseChecked(ref, bytes);
-    this.remember(ref.sha256, segments, bytes.byteLength);
+    // Taken before a large one's buffer is handed to its thread, which leaves it empty here.
+    const size = bytes.byteLength;
+    const segments = size > largeTranscriptBytes ? await this.readLarge(ref, bytes) : parseChecked(ref, bytes);
+    this.remember(ref.sha256, segments, size);
     return segments;
   }
 
   private async bytes(ref: TranscriptRef): Promise<Uint8Array> {
     const read = await this.blobs.get(ref.key);
     if (!read) throw new TranscriptIntegrityError(ref.key, true);
-    return bytesOf(ref, read.body, read.size);
+    // A store that does not say how large the blob is (an S3 answer without a Content-Length): as large as its ref says.
+    return bytesOf(ref, read.body, read.size > 0 ? read.size : ref.bytes);
   }
 
   /** Hashed and parsed on a thread (large-transcripts.ts), which takes the bytes; read again here if that thread failed. */

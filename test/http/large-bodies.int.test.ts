@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { manyRequestsPerToken } from "../support/limits.ts";
 import { bodiesParsedOffThread, membersPreparedOffThread } from "../../src/http/json-body-threads.ts";
-import { storedTranscript } from "../../src/tasks/transcripts.ts";
+import { storedTranscript } from "../../src/tasks/stored-transcript.ts";
 import { normalizeSegments } from "../../src/tasks/segments.ts";
 
 // Bodies over BODY_LIMIT_BYTES (1 MiB) with a member their route's schema does not name, and transcripts to POST /api/tasks
@@ -119,6 +119,20 @@ describe("large bodies with names their schema does not know are parsed off the 
     const other = await send(`${task},"segments":[${segments(30_000).replace("words of segment 17", "other words 17")}]}`);
     expect(other.status).toBe(422);
     expect(Object.keys(((await other.json()) as { errors: Record<string, string[]> }).errors)).toEqual(["Idempotency-Key"]);
+  });
+
+  test("the thread fingerprints a body as the main thread does: the same body padded past 1 MiB with white space is a replay", async () => {
+    const key = { "idempotency-key": crypto.randomUUID(), "content-type": "application/json" };
+    const send = (body: string) => app.request("POST", "/api/tasks", { token, body, headers: key });
+    const body = `${task},"segments":[${segments(3)}]}`;
+    const first = await send(body); // under 1 MiB: fingerprinted on the main thread
+    expect(first.status).toBe(201);
+    const before = membersPreparedOffThread();
+    const padded = await send(`${body.slice(0, -1)}${" ".repeat(1100 * 1024)}}`);
+    expect(membersPreparedOffThread()).toBe(before + 1);
+    expect(padded.status).toBe(201);
+    expect(padded.headers.get("idempotent-replayed")).toBe("true");
+    expect(await padded.json()).toEqual(await first.json());
   });
 
   test("the thread refuses as the main thread would: a schema error, __proto__ anywhere, bad JSON, a lone surrogate", async () => {

@@ -171,5 +171,6 @@ describe("GET /api/search", () => {
     } finally {
       await fresh.close();
     }
-  });
+    // Rebuilding every transcript this file indexed (thousands of segments) takes 4-5 s alone: past the default on a busy machine.
+  }, 30_000);
 });

@@ -175,6 +175,17 @@ describe("a cluster of 2 APIs, 2 workers and 1 projections process", () => {
           await Bun.sleep(250);
         }
       }
+      // Charging is the task-slots worker's answer to TaskFinished, so it can land just after a task shows finished:
+      // the workers are not stopped before it has (CI once stopped them first, and a charge was missing).
+      const charged = Date.now() + 30_000;
+      for (;;) {
+        const log = await readLog();
+        const taskIdOf = (e: RecordedEvent) => (e.data as { taskId: number }).taskId;
+        const chargedIds = new Set(log.filter((e) => e.type === "SecondsCharged").map(taskIdOf));
+        if (log.filter((e) => e.type === "TranscriptionStarted").every((e) => chargedIds.has(taskIdOf(e)))) break;
+        if (Date.now() > charged) break; // the assertions below name what is missing
+        await Bun.sleep(100);
+      }
       // The surviving worker took the relay over; the restarted one stood by.
       expect(workers[1 - holder]!.output()).toContain("relay: lease taken");
     } finally {

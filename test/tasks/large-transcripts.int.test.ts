@@ -71,3 +71,22 @@ describe("one read for readers at once", () => {
     expect(transcriptsReadOffThread()).toBe(before + 1);
   });
 });
+
+describe("what a large read leaves cached", () => {
+  test("a transcript over a quarter of the cache (8 MiB) is not kept; one of 1-8 MiB is, counted at its size", async () => {
+    const store = new TranscriptStore(blobs);
+    const small = await store.save(6, segments(25_000));
+    const big = await store.save(7, segments(150_000));
+    expect(big.bytes).toBeGreaterThan(8 * 1024 * 1024);
+    const reader = new TranscriptStore(blobs);
+    const before = transcriptsReadOffThread();
+    await reader.load(big);
+    await reader.load(big);
+    expect(transcriptsReadOffThread()).toBe(before + 2); // read again: not cached
+    await reader.load(small);
+    await reader.load(small);
+    expect(transcriptsReadOffThread()).toBe(before + 3); // cached after its first read
+    const cached: unknown = Reflect.get(reader, "cachedBytes");
+    expect(cached).toBe(small.bytes);
+  });
+});
