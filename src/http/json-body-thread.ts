@@ -3,6 +3,7 @@ import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { prune } from "./body-plans.ts";
 import { requestFingerprint } from "./idempotency-key.ts";
+import { isPlainObject } from "../readmodels/filter.ts";
 import type { PrepareMember } from "./prepared-members.ts";
 import type { LargeBodyJob, LargeBodyOutcome } from "./json-body-threads.ts";
 
@@ -26,7 +27,7 @@ async function parseHere({ parts, plan, preparer, fingerprint }: LargeBodyJob): 
   // What was parsed is garbage once this job is answered: collected before the next one piles up on it.
   setTimeout(() => Bun.gc(true), 0);
   const kept = prune(value, plan);
-  if (preparer && isRecord(kept) && Object.hasOwn(kept, preparer.member)) {
+  if (preparer && isPlainObject(kept) && Object.hasOwn(kept, preparer.member)) {
     const { prepareMember } = (await import(preparer.script)) as { prepareMember: PrepareMember };
     const made = prepareMember(kept[preparer.member]);
     if (made) {
@@ -38,7 +39,5 @@ async function parseHere({ parts, plan, preparer, fingerprint }: LargeBodyJob): 
   }
   return { text: JSON.stringify(kept) };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 serveOnThread<LargeBodyJob, LargeBodyOutcome>(parseHere, (outcome) => ("transfer" in outcome ? outcome.transfer : []));

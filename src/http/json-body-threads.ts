@@ -3,12 +3,12 @@ import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import { logger } from "../logging/logger.ts";
 import { parseJsonBody } from "./json-body.ts";
 import type { BodyPlan } from "./body-plans.ts";
-import type { MemberPreparer } from "./prepared-members.ts";
+import type { MemberPreparer, PreparedMember } from "./prepared-members.ts";
 
 const log = logger("http");
 
 /** A large body as its route gets it, and the member the thread made ready for the route (prepared-members.ts), if any. */
-export type ParsedLargeBody = { body: unknown; prepared: { member: string; value: unknown; fingerprint: string | null } | null };
+export type ParsedLargeBody = { body: unknown; prepared: PreparedMember | null };
 
 /**
  * A large body's text as it was read, what its route's schema keeps of it, and the member its route makes ready on the

@@ -6,7 +6,7 @@
  *
  * A route asks for it on its body schema (`preparedOffThread`), naming the member and a module whose
  * `prepareMember` runs on the thread. The parser (bounded-body-parser.ts) then hands the route the body without that
- * member, which the route takes from `preparedMemberOf` instead. When `prepareMember` declines (the member is not
+ * member, which the route takes from `takePreparedMember` instead. When `prepareMember` declines (the member is not
  * valid), the body is handed over whole and validated as any other, so every refusal reads as it always did.
  */
 export type MemberPreparer = {
@@ -37,11 +37,11 @@ export function preparerOf(schema: unknown): MemberPreparer | null {
 }
 
 /** `fingerprint`: the Idempotency-Key fingerprint of the whole body (idempotency-key.ts), made on the thread when asked. */
-type Prepared = { member: string; value: unknown; fingerprint: string | null };
+export type PreparedMember = { member: string; value: unknown; fingerprint: string | null };
 
-const preparedMembers = new WeakMap<Request, Prepared>();
+const preparedMembers = new WeakMap<Request, PreparedMember>();
 
-export function keepPreparedMember(request: Request, prepared: Prepared): void {
+export function keepPreparedMember(request: Request, prepared: PreparedMember): void {
   preparedMembers.set(request, prepared);
 }
 

@@ -15,6 +15,9 @@ export function storedTranscript(segments: readonly Segment[]): StoredTranscript
   return { bytes, sha256: sha256Hex(bytes), segments: segments.length };
 }
 
+/** The segments in a stored transcript's bytes (checked against its hash, where that is needed, by the caller). */
+export const segmentsInBytes = (bytes: Uint8Array): Segment[] => JSON.parse(new TextDecoder().decode(bytes)) as Segment[];
+
 /**
  * What the body thread made of a request's segments (undefined: it made nothing), checked for its shape, since it
  * crossed a thread boundary. Anything else is a fault of ours: the body has lost its segments by then, and going on

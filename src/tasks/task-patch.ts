@@ -4,7 +4,7 @@ import type { TaskCommand } from "./decider.ts";
 import type { updateTaskBody } from "./schemas.ts";
 import { applyText, normalizeSegments, segmentErrors, type Segment } from "./segments.ts";
 import type { TranscriptRef } from "./transcripts.ts";
-import type { StoredTranscript } from "./stored-transcript.ts";
+import { segmentsInBytes, type StoredTranscript } from "./stored-transcript.ts";
 import { withKeptWords } from "./kept-words.ts";
 
 /** What `PATCH /api/tasks/{id}` takes: the route's schema. */
@@ -28,8 +28,7 @@ export type PatchSources = {
 async function storedEdit(stored: StoredTranscript, sources: PatchSources): Promise<TranscriptRef> {
   const current = await sources.currentSegments();
   if (!current.some((segment) => segment.words && segment.words.length > 0)) return sources.saveStored(stored);
-  const sent = JSON.parse(new TextDecoder().decode(stored.bytes)) as Segment[];
-  return sources.saveTranscript(withKeptWords(sent, current));
+  return sources.saveTranscript(withKeptWords(segmentsInBytes(stored.bytes), current));
 }
 
 /**

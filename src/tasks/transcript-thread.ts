@@ -1,6 +1,7 @@
 import { serveOnThread } from "../core/background-thread.ts";
 import type { TranscriptJob, TranscriptReply } from "./large-transcripts.ts";
 import type { Segment } from "./segments.ts";
+import { segmentsInBytes, sha256Hex } from "./stored-transcript.ts";
 
 /**
  * The thread that reads large transcripts (large-transcripts.ts): checks a blob's bytes against its SHA-256,
@@ -12,8 +13,8 @@ let lastId = 0;
 function serve(job: TranscriptJob): TranscriptReply {
   if ("open" in job) {
     const bytes = new Uint8Array(job.open);
-    if (new Bun.CryptoHasher("sha256").update(bytes).digest("hex") !== job.sha256) return { damaged: true };
-    const segments = JSON.parse(new TextDecoder().decode(bytes)) as Segment[];
+    if (sha256Hex(bytes) !== job.sha256) return { damaged: true };
+    const segments = segmentsInBytes(bytes);
     open.set(++lastId, segments);
     return { id: lastId, count: segments.length };
   }

@@ -1,6 +1,6 @@
 import type { BlobStore } from "../blobs/port.ts";
 import type { Segment } from "./segments.ts";
-import { sha256Hex, storedTranscript, type StoredTranscript } from "./stored-transcript.ts";
+import { segmentsInBytes, sha256Hex, storedTranscript, type StoredTranscript } from "./stored-transcript.ts";
 import { LargeTranscriptReader } from "./large-transcripts.ts";
 import { logger } from "../logging/logger.ts";
 
@@ -66,7 +66,7 @@ const cacheBytes = 32 * 1024 * 1024;
 /** The segments in a small transcript's bytes, once they are known to be what `ref` names. */
 function parseChecked(ref: TranscriptRef, bytes: Uint8Array): Segment[] {
   if (sha256Hex(bytes) !== ref.sha256) throw new TranscriptIntegrityError(ref.key);
-  return JSON.parse(new TextDecoder().decode(bytes)) as Segment[];
+  return segmentsInBytes(bytes);
 }
 
 /** A blob's bytes in one buffer of its size, with no copy to join its chunks; more than it said it had is damage. */
