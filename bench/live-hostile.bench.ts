@@ -2,7 +2,8 @@
 // free plan's key, garbage frames, a 10 MB frame, audio at 20x real time, audio past the maximum length, a client that
 // never reads), several rounds of them at once, against the same service with nobody on it. Health is asked every 10 ms
 // over the real port, one request at a time, as a load balancer's probe would. The hostile clients run in a process of
-// their own (bench/live-hostile-clients.ts), as they would on another machine: making a 10 MB frame is their cost.
+// their own (bench/live-hostile-clients.ts), as they would on another machine: making a 10 MB frame is their cost,
+// and they run at nice 19, so the cores they take are those the service leaves.
 // `bun bench/live-hostile.bench.ts`; quick mode: one round.
 import { startTestApp, type TestApp } from "../test/support/test-app.ts";
 import { scriptPace } from "../test/support/limits.ts";
@@ -54,7 +55,8 @@ const roundKeys = (count: number) =>
 
 /** Every round of hostile clients at once, in a process of their own. */
 async function rounds(keys: string[][]): Promise<void> {
-  const child = Bun.spawn(["bun", "bench/live-hostile-clients.ts", server.url, String(maxSeconds), JSON.stringify(keys)], {
+  // At the lowest priority: on another machine they would take none of the service's two cores.
+  const child = Bun.spawn(["nice", "-n", "19", "bun", "bench/live-hostile-clients.ts", server.url, String(maxSeconds), JSON.stringify(keys)], {
     stdout: "pipe",
     stderr: "inherit",
   });

@@ -9,6 +9,7 @@ import type { ProjectionRunner } from "../projections/runner.ts";
 import { allProjections } from "../projections/index.ts";
 import { waitForCheckpoints } from "../projections/wait.ts";
 import type { WaitForProjections } from "./core/projection.ts";
+import { withAnswerWaits } from "../projections/answer-waits.ts";
 import type { Worker } from "./core/worker.ts";
 import { serviceParts } from "./capability-parts.ts";
 import { serviceContext } from "./service-context.ts";
@@ -47,7 +48,8 @@ export async function startService(config: Config, adapters: Adapters, options: 
   const projections = roles.has("projections") ? await startProjectionsRole(context, fromCheckpoints) : null;
   const waitForProjections = projections?.waitForProjections ?? fromCheckpoints;
   const connectionClosers: (() => Promise<void>)[] = [];
-  const parts = await serviceParts(config, adapters, waitForProjections, context.heavyWork, (end) => connectionClosers.push(end));
+  const answerWaits = withAnswerWaits(waitForProjections, allProjections);
+  const parts = await serviceParts(config, adapters, answerWaits, context.heavyWork, (end) => connectionClosers.push(end));
   const workers: Worker[] = roles.has("workers") ? await startWorkersRole(context, parts) : [];
 
   const runner = projections?.runner ?? null;

@@ -38,6 +38,13 @@ export type Projection<E extends DomainEvent = DomainEvent> = {
    * lack, and the runner rebuilds this projection from the log on its next start. 1 when absent.
    */
   version?: number;
+  /**
+   * At most this long a write's answer waits for this read model to show it; past that the answer goes and the read
+   * model follows. Absent: the answer waits until it shows the write. For a read model whose work grows with what
+   * was written (search indexes every segment of a transcript: about 20 s for 100,000), so that a large write is
+   * answered when its task can be read, not when its last word can be searched.
+   */
+  answerWaitMs?: number;
   /** Indexes and the like; runs before the first event and again after a rebuild. */
   setup?(db: DocumentStore): Promise<void>;
   /** `context` absent: as noProjectionContext (what tests that fold events by hand give). */

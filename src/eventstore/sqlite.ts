@@ -11,6 +11,7 @@ import {
 import { assertEventSizes } from "./event-size.ts";
 import { openEventsDatabase } from "./sqlite-file.ts";
 import { EVENT_COLUMNS, ours, type EventRow } from "./sqlite-rows.ts";
+import { takeTurnShare } from "../core/turn-share.ts";
 
 type Stored = { stream_name: string; revision: number; position: number };
 
@@ -129,6 +130,8 @@ export class SqliteEventStore implements EventStore {
       while (!stopped) {
         // Catching up on a backlog, page after full page: let timers and I/O run in between (a live feed reads short pages).
         if (catchingUp) await yieldToEventLoop();
+        // Every subscription wakes at each append and reads its page: each read waits for this turn's share too.
+        await takeTurnShare();
         if (stopped) return;
         // Rows, not events: a row another application wrote is skipped once and passed, never read again.
         const batch = this.allRows.all(checkpoint, CATCH_UP_BATCH);
@@ -140,7 +143,11 @@ export class SqliteEventStore implements EventStore {
         for (const row of batch) {
           if (stopped) return;
           const event = ours(row);
-          if (event) await handler(event);
+          if (event) {
+            await takeTurnShare();
+            if (stopped) return;
+            await handler(event);
+          }
           checkpoint = row.position;
         }
       }

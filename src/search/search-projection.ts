@@ -14,6 +14,7 @@
  * the segments again, with the same result.
  */
 import { PacedBatches } from "../core/paced-batches.ts";
+import { takeTurnShare } from "../core/turn-share.ts";
 import type { Recorded } from "../core/event.ts";
 import { compareAndSet, type Projection, type ProjectedDocument, type ProjectionContext } from "../core/projection.ts";
 import { DuplicateKeyError, type DocumentStore } from "../readmodels/port.ts";
@@ -117,8 +118,6 @@ const indexingBudgetMs = 3;
  */
 export const segmentDeleteBatch = 50;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Takes the task's segments out, a batch at a time. Looked up by task each time rather than by id, so
  * whatever a crash left (old segments, some new ones) goes too.
@@ -130,7 +129,7 @@ async function removeSegments(db: DocumentStore, taskId: number): Promise<void> 
     if (batch.length === 0) return;
     await collection.deleteMany({ _id: { $in: batch.map((segment) => segment._id) } });
     if (batch.length < segmentDeleteBatch) return;
-    await nextTurn();
+    await takeTurnShare();
   }
 }
 
@@ -183,7 +182,7 @@ async function replaceSegments(
   const collection = db.collection<SearchSegmentDocument>(searchSegmentsCollection);
   const batches = new PacedBatches({ first: segmentBatch, least: leastSegmentBatch, most: segmentBatch, budgetMs: indexingBudgetMs });
   for (let from = 0, size = batches.next; from < segments.length; from += size, size = batches.next) {
-    if (from > 0) await nextTurn();
+    if (from > 0) await takeTurnShare();
     const wanted: SegmentFields[] = [];
     for (let i = from; i < Math.min(from + size, segments.length); i++) wanted.push(segmentFields(task, segments[i]!, i, position));
     if (from >= indexedBefore) {
@@ -207,7 +206,7 @@ async function replaceSegments(
     await collection.insertMany(changed.map(withWords));
   }
   for (let from = segments.length; from < indexedBefore; from += segmentBatch) {
-    await nextTurn();
+    await takeTurnShare();
     const past = Array.from({ length: Math.min(segmentBatch, indexedBefore - from) }, (_, k) => `${task.taskId}:${from + k}`);
     await collection.deleteMany({ _id: { $in: past } });
   }
@@ -246,6 +245,8 @@ export const searchProjection: Projection<SearchedEvent> = {
   version: 5,
   collections: [searchSegmentsCollection, searchTasksCollection],
   eventTypes: searchedEventTypes,
+  // A transcript of a few thousand segments is indexed well within this; a maximal one (100,000) takes about 20 s.
+  answerWaitMs: 2_000,
   async setup(db) {
     const segments = db.collection(searchSegmentsCollection);
     await segments.createIndex({ taskId: 1 });

@@ -101,6 +101,7 @@ export class VoiceActivity {
 /** A frame's loudness in dB relative to full scale (a full-scale square wave is 0 dB). */
 function levelDb(frame: Int16Array): number {
   let power = 0;
-  for (const sample of frame) power += sample * sample;
+  // Indexed: a typed array's iterator cost a live session's event loop several times the arithmetic.
+  for (let i = 0; i < frame.length; i++) power += frame[i]! * frame[i]!;
   return 10 * Math.log10(power / frame.length / 32768 ** 2 + 1e-12);
 }
