@@ -42,7 +42,7 @@ export function waitForCheckpoints(checkpoints: Checkpoints, allNames: string[],
     }
   };
 
-  return (position, names) => {
+  return (position, names, withinMs) => {
     const ids = (names ?? allNames).map(checkpointId);
     if (seen.size > 0 && reached({ position, ids })) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
@@ -58,7 +58,7 @@ export function waitForCheckpoints(checkpoints: Checkpoints, allNames: string[],
         },
         stopWatching: () => undefined,
       };
-      waiter.stopWatching = watchProgress(patience, progress, (why) => {
+      waiter.stopWatching = watchProgress(withinMs === undefined ? patience : patienceOf(withinMs), progress, (why) => {
         waiters.delete(waiter);
         const behind = ids.find((id) => (seen.get(id)?.position ?? 0) < position) ?? ids[0];
         reject(new Error(`projection ${behind?.replace(/^projection:/, "")} did not reach position ${position}: ${why}`));

@@ -64,11 +64,13 @@ export const wiredCapabilities: readonly Capability<ApiParts, ServiceParts>[] = 
 export async function serviceParts(
   config: Config,
   adapters: Adapters,
-  waitForProjections: WaitForProjections,
+  /** `full`: until every read model shows a write; `answer`: what a new transcript's answer waits for (projections/answer-waits.ts). */
+  waits: { full: WaitForProjections; answer: WaitForProjections },
   heavyWork: Semaphore,
   onStop: ServiceParts["onStop"],
 ): Promise<ServiceParts> {
   const offer = recognitionOfferOf(config.transcription);
-  const tasks = await tasksService(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts, undefined, offer);
+  const waitForProjections = waits.full;
+  const tasks = await tasksService(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts, undefined, offer, waits.answer);
   return { config, adapters, waitForProjections, heavyWork, tasks, keyFor: (label) => deriveKey(adapters.secret, label), onStop };
 }

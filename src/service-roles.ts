@@ -32,8 +32,8 @@ export async function startProjectionsRole(context: ServiceContext, fromCheckpoi
   const runner = new ProjectionRunner(adapters.eventStore, adapters.documents, allProjections, leadership, { transcripts: adapters.transcripts });
   // The first process takes the lease at once; wait for that, so its first requests read its own writes.
   for (let i = 0; i < 100 && !runner.active && (await leases.holderOf("projections")) === null; i++) await Bun.sleep(10);
-  const waitForProjections: WaitForProjections = (position, names) =>
-    runner.active ? runner.waitFor(position, names ?? null) : fromCheckpoints(position, names);
+  const waitForProjections: WaitForProjections = (position, names, withinMs) =>
+    runner.active ? runner.waitFor(position, names ?? null, withinMs ?? {}) : fromCheckpoints(position, names, withinMs);
   return { runner, leadership, waitForProjections };
 }
 

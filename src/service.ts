@@ -48,8 +48,8 @@ export async function startService(config: Config, adapters: Adapters, options: 
   const projections = roles.has("projections") ? await startProjectionsRole(context, fromCheckpoints) : null;
   const waitForProjections = projections?.waitForProjections ?? fromCheckpoints;
   const connectionClosers: (() => Promise<void>)[] = [];
-  const answerWaits = withAnswerWaits(waitForProjections, allProjections);
-  const parts = await serviceParts(config, adapters, answerWaits, context.heavyWork, (end) => connectionClosers.push(end));
+  const waits = { full: waitForProjections, answer: withAnswerWaits(waitForProjections, allProjections) };
+  const parts = await serviceParts(config, adapters, waits, context.heavyWork, (end) => connectionClosers.push(end));
   const workers: Worker[] = roles.has("workers") ? await startWorkersRole(context, parts) : [];
 
   const runner = projections?.runner ?? null;

@@ -834,7 +834,7 @@ export interface paths {
         };
         /**
          * Search inside transcripts
-         * @description Segments of the caller's transcripts that match every word, phrase and prefix of `q`, most relevant first (BM25). Edits, deletions, renames and retries show at once. A write's answer waits at most 2 s for search: the segments of a transcript that takes longer to index (from about 10,000 segments) become searchable moments after its answer, in the order written.
+         * @description Segments of the caller's transcripts that match every word, phrase and prefix of `q`, most relevant first (BM25). Edits, deletions, renames and retries show at once. A new or edited transcript's answer waits at most 2 s for search: the segments of one that takes longer to index (from about 10,000 segments) become searchable moments after its answer, in the order written.
          */
         get: operations["getSearch"];
         put?: never;

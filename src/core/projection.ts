@@ -128,5 +128,8 @@ export async function compareAndSet<T extends ProjectedDocument>(
   return (await collection.replaceOne(guard, document)).matchedCount > 0;
 }
 
-/** Resolves once the read models (the named ones, or all) have folded the log up to `position`: read-your-writes. */
-export type WaitForProjections = (position: number, names?: string[]) => Promise<void>;
+/**
+ * Resolves once the read models (the named ones, or all) have folded the log up to `position`: read-your-writes.
+ * `withinMs`: gives up (rejects) after that long, instead of the default patience (projections/patience.ts).
+ */
+export type WaitForProjections = (position: number, names?: string[], withinMs?: number) => Promise<void>;

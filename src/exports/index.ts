@@ -1,6 +1,7 @@
 /** The exports capability: its service and routes, its read model, and the worker that renders pdf and docx. */
 import type { Capability } from "../core/capability.ts";
 import type { EventStore } from "../core/event-store.ts";
+import type { WaitForProjections } from "../core/projection.ts";
 import type { BlobStore } from "../blobs/port.ts";
 import type { DocumentStore } from "../readmodels/port.ts";
 import type { OriginOf } from "../http/request-origin.ts";
@@ -13,6 +14,7 @@ import { exportSettings } from "./settings.ts";
 type ExportsApiParts = {
   adapters: { eventStore: EventStore; documents: DocumentStore; blobs: BlobStore };
   tasks: Tasks;
+  waitForProjections: WaitForProjections;
   authenticated: Authenticated;
   originOf: OriginOf;
 };
@@ -25,9 +27,10 @@ export const capability: Capability<
   name: "exports",
   settings: exportSettings,
   projections: [exportsProjection],
-  routes: async ({ adapters, tasks, authenticated, originOf }) => {
+  routes: async ({ adapters, tasks, authenticated, originOf, waitForProjections }) => {
     const [{ Exports }, { exportRoutes }] = await Promise.all([import("./service.ts"), import("./routes.ts")]);
-    return [exportRoutes({ exports: new Exports(adapters.documents, adapters.blobs, tasks), authenticated, originOf })];
+    const exports = new Exports(adapters.documents, adapters.blobs, tasks, undefined, waitForProjections);
+    return [exportRoutes({ exports, authenticated, originOf })];
   },
   // The renderers (pdf-lib, docx) load with the worker, not with the list.
   workers: async ({ adapters, config }) => [

@@ -3,7 +3,8 @@ import type { BlobStore } from "../blobs/port.ts";
 import type { EventMetadata } from "../core/event.ts";
 import { ConflictError } from "../core/errors.ts";
 import type { Tasks } from "../tasks/service.ts";
-import { exportDocumentId, type ExportDocument } from "./exports-projection.ts";
+import { exportDocumentId, exportsProjection, type ExportDocument } from "./exports-projection.ts";
+import type { WaitForProjections } from "../core/projection.ts";
 import { contentTypes, isHeavy, lightChunks, type ExportFormat, type HeavyFormat, type LightFormat } from "./formats/index.ts";
 import { timedSegments } from "./document.ts";
 import type { CueLimits } from "./formats/cue-limits.ts";
@@ -34,6 +35,7 @@ export class Exports {
     private readonly blobs: BlobStore,
     private readonly tasks: Tasks,
     private readonly now: () => Date = () => new Date(),
+    private readonly waitFor: WaitForProjections = async () => {},
   ) {}
 
   /**
@@ -80,6 +82,8 @@ export class Exports {
     const now = this.now();
     const recent = made?.requestedVersion === version && made.requestedAt !== null && now.getTime() - Date.parse(made.requestedAt) < requestAgainAfterMs;
     if (recent) return;
-    await this.tasks.commands.run(taskId, { type: "RequestExport", format, version, now: now.toISOString() }, { metadata });
+    const { position } = await this.tasks.commands.run(taskId, { type: "RequestExport", format, version, now: now.toISOString() }, { metadata });
+    // The next poll reads this request from the exports read model: answered once it shows there, it is not asked again.
+    if (position !== null) await this.waitFor(position, [exportsProjection.name]);
   }
 }

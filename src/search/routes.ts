@@ -14,8 +14,8 @@ export function searchRoutes({ search, authenticated }: { search: Search; authen
       summary: "Search inside transcripts",
       description:
         "Segments of the caller's transcripts that match every word, phrase and prefix of `q`, most relevant first (BM25). Edits, deletions, " +
-        "renames and retries show at once. A write's answer waits at most 2 s for search: the segments of a transcript that takes longer " +
-        "to index (from about 10,000 segments) become searchable moments after its answer, in the order written.",
+        "renames and retries show at once. A new or edited transcript's answer waits at most 2 s for search: the segments of one that takes " +
+        "longer to index (from about 10,000 segments) become searchable moments after its answer, in the order written.",
     },
   });
 }

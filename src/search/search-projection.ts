@@ -98,8 +98,9 @@ async function segmentsOf(source: TranscriptSource, context: ProjectionContext |
 }
 
 /**
- * Segments are written and taken out at most this many at a time, each batch one transaction, with a turn of the
- * event loop between batches: a maximal transcript (100,000 segments) written in one go held the process
+ * Segments are written and taken out at most this many at a time, each batch one transaction, and each waits for the
+ * turn's share of background work (src/core/turn-share.ts), so batches go on back to back only while it lasts: a
+ * maximal transcript (100,000 segments) written in one go held the process
  * for 3 s (2 shared cores), answering no request, and built its ~72 MB of documents at once. Indexing it
  * 1,000 at a time still stalled 16 times over 50 ms (up to 186 ms); 250 at a time, twice, up to 63 ms, and
  * the whole took no longer (scratch measurement of one transcript created, edited and deleted). With FTS5's prefix

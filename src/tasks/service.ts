@@ -45,6 +45,12 @@ export class Tasks {
     private readonly now: () => Date = () => new Date(),
     /** The engines and languages a task may ask for. */
     readonly recognitionOffer: RecognitionOffer = sphinxOnly,
+    /**
+     * What a new or edited transcript's answer waits for: every read model but search in full, search at most its
+     * answerWaitMs (projections/answer-waits.ts), so a maximal transcript is answered once its task can be read. Every
+     * other write (a delete above all: erasure relies on its words leaving the index) waits for all of them in full.
+     */
+    private readonly transcriptWaitFor: WaitForProjections = waitFor,
   ) {
     this.slots = new TaskSlots(store, now);
     this.commands = new TaskCommands(store);
@@ -131,7 +137,7 @@ export class Tasks {
       await this.discardUnrecorded(taskId, transcript);
       throw error;
     }
-    await this.settle(position);
+    if (position !== null) await this.transcriptWaitFor(position);
     return this.owned(userId, taskId);
   }
 
@@ -185,7 +191,8 @@ export class Tasks {
       if ((error instanceof NotFoundError || error instanceof PreconditionFailedError) && edit) await this.transcripts.discard(taskId, edit.transcript);
       throw error;
     }
-    await this.settle(position);
+    const editsTranscript = commands.some((command) => command.type === "EditTranscript");
+    if (position !== null) await (editsTranscript ? this.transcriptWaitFor(position) : this.waitFor(position));
   }
 
   async remove(userId: number, taskId: number, metadata: EventMetadata, condition: RevisionCondition | null = null): Promise<void> {

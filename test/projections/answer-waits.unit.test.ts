@@ -19,9 +19,13 @@ function readModels() {
     }
     return entry;
   };
-  const waitFor: WaitForProjections = async (_position, names) => {
+  const waitFor: WaitForProjections = async (_position, names, withinMs) => {
     calls.push(names);
-    await Promise.all((names ?? ["everything"]).map((name) => gate(name).promise));
+    const reached = Promise.all((names ?? ["everything"]).map((name) => gate(name).promise));
+    if (withinMs === undefined) return void (await reached);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const givenUp = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("gave up")), withinMs)));
+    await Promise.race([reached, givenUp]).finally(() => clearTimeout(timer));
   };
   return { waitFor, calls, reach: (name: string) => gate(name).resolve(), fail: (name: string) => gate(name).reject(new Error(`${name} gave up`)) };
 }

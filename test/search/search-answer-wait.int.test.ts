@@ -1,7 +1,8 @@
 /**
- * A write's answer waits for the search read model at most its answerWaitMs (2 s): with search held back (its segment
- * collection stalled, as a slow disk or a maximal transcript would), a task created with a transcript is answered 201
- * and readable, and is found once search gets through; a rename waits the same way.
+ * A new transcript's answer waits for the search read model at most its answerWaitMs (2 s): with search held back (its
+ * segment writes stalled, as a slow disk or a maximal transcript would), a task created with a transcript is answered
+ * 201 and readable, and is found once search gets through. A delete still waits until search shows it: erasure relies
+ * on a deleted task's words having left the index when the delete is answered.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
@@ -73,4 +74,18 @@ test("with search held back, a created task is answered within search's answer w
     return page.data.length > 0 && page;
   });
   expect(found.data.map((hit) => [hit.task_id, hit.segment_id])).toEqual([[id, 1]]);
+}, 30_000);
+
+test("with search held back, a delete is answered only once search has taken the task's words out", async () => {
+  const user = await app.register();
+  const id = await createTask(app, user, { name: "To delete", segments: [segment(0, 1000, "The wombat left early.")] });
+  holdSearch();
+  let answered = false;
+  const deleting = app.request("DELETE", `/api/tasks/${id}`, { token: user.token }).then((response) => ((answered = true), response));
+  await Bun.sleep((searchProjection.answerWaitMs ?? 0) + 500);
+  expect(answered).toBe(false);
+  letSearchGo();
+  expect((await deleting).status).toBe(200);
+  const page = json<Page>(await app.request("GET", "/api/search?q=wombat", { token: user.token }));
+  expect((await page).data).toEqual([]);
 }, 30_000);
