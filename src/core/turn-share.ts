@@ -52,7 +52,10 @@ function waitForNextTurn(): void {
 /** Starts the first waiting piece when none is running and this turn has time left; otherwise in a later turn. */
 function startNext(): void {
   if (waiting.length === 0 || running !== null) return;
-  if (!shareLeft()) return waitForNextTurn();
+  if (!shareLeft()) {
+    waitForNextTurn();
+    return;
+  }
   const next = waiting.shift()!;
   running = next.piece;
   next.start();
