@@ -1,5 +1,5 @@
 /**
- * Batch sizes for work done a batch at a time between yields to the event loop, each batch kept near `budgetMs`: the size
+ * Batch sizes for work done a batch per turn of the event loop, each batch kept near `budgetMs` of it: the size
  * follows what the last batch cost per item, shrinking at once and growing at most twofold. A fixed size is right
  * only for the machine and load it was measured on: 50 search segments took 5 ms idle and 8-24 ms while four
  * clients sent maximal transcripts on two cores, which kept `/api/health` p99 over 30 ms.

@@ -1,7 +1,6 @@
 import type { BusMessage } from "../bus/port.ts";
 import type { DomainEvent } from "./decider.ts";
 import type { Recorded, RecordedEvent } from "./event.ts";
-import { inTurnShare } from "./turn-share.ts";
 
 /**
  * A worker learns about work only from events on the bus and acts only through commands. Its handler
@@ -36,8 +35,7 @@ export type Worker<E extends DomainEvent = DomainEvent> = {
  */
 export async function deliverTo(worker: Worker, event: RecordedEvent, message: BusMessage): Promise<boolean> {
   if (worker.eventTypes && !worker.eventTypes.includes(event.type)) return false;
-  // Every worker of a process is handed the same event at once: each handling is a piece of the turn's share (turn-share.ts).
-  await inTurnShare(() => worker.handle(event, message));
+  await worker.handle(event, message);
   return true;
 }
 

@@ -14,7 +14,6 @@
  * the segments again, with the same result.
  */
 import { PacedBatches } from "../core/paced-batches.ts";
-import { takeTurnShare } from "../core/turn-share.ts";
 import type { Recorded } from "../core/event.ts";
 import { compareAndSet, type Projection, type ProjectedDocument, type ProjectionContext } from "../core/projection.ts";
 import { DuplicateKeyError, type DocumentStore } from "../readmodels/port.ts";
@@ -98,9 +97,8 @@ async function segmentsOf(source: TranscriptSource, context: ProjectionContext |
 }
 
 /**
- * Segments are written and taken out at most this many at a time, each batch one transaction, and each waits for the
- * turn's share of background work (src/core/turn-share.ts), so batches go on back to back only while it lasts: a
- * maximal transcript (100,000 segments) written in one go held the process
+ * Segments are written and taken out at most this many at a time, each batch one transaction, with a turn of the
+ * event loop between batches: a maximal transcript (100,000 segments) written in one go held the process
  * for 3 s (2 shared cores), answering no request, and built its ~72 MB of documents at once. Indexing it
  * 1,000 at a time still stalled 16 times over 50 ms (up to 186 ms); 250 at a time, twice, up to 63 ms, and
  * the whole took no longer (scratch measurement of one transcript created, edited and deleted). With FTS5's prefix
@@ -119,6 +117,8 @@ const indexingBudgetMs = 3;
  */
 export const segmentDeleteBatch = 50;
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * Takes the task's segments out, a batch at a time. Looked up by task each time rather than by id, so
  * whatever a crash left (old segments, some new ones) goes too.
@@ -130,7 +130,7 @@ async function removeSegments(db: DocumentStore, taskId: number): Promise<void> 
     if (batch.length === 0) return;
     await collection.deleteMany({ _id: { $in: batch.map((segment) => segment._id) } });
     if (batch.length < segmentDeleteBatch) return;
-    await takeTurnShare();
+    await nextTurn();
   }
 }
 
@@ -183,7 +183,7 @@ async function replaceSegments(
   const collection = db.collection<SearchSegmentDocument>(searchSegmentsCollection);
   const batches = new PacedBatches({ first: segmentBatch, least: leastSegmentBatch, most: segmentBatch, budgetMs: indexingBudgetMs });
   for (let from = 0, size = batches.next; from < segments.length; from += size, size = batches.next) {
-    if (from > 0) await takeTurnShare();
+    if (from > 0) await nextTurn();
     const wanted: SegmentFields[] = [];
     for (let i = from; i < Math.min(from + size, segments.length); i++) wanted.push(segmentFields(task, segments[i]!, i, position));
     if (from >= indexedBefore) {
@@ -207,7 +207,7 @@ async function replaceSegments(
     await collection.insertMany(changed.map(withWords));
   }
   for (let from = segments.length; from < indexedBefore; from += segmentBatch) {
-    await takeTurnShare();
+    await nextTurn();
     const past = Array.from({ length: Math.min(segmentBatch, indexedBefore - from) }, (_, k) => `${task.taskId}:${from + k}`);
     await collection.deleteMany({ _id: { $in: past } });
   }
