@@ -8,6 +8,7 @@ import type { Server } from "bun";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { scriptPace } from "../support/limits.ts";
 import { createTask, json, waitForStatus, type Json } from "../support/tasks.ts";
+import { until } from "../support/eventually.ts";
 import { joinedMp3, spoken } from "../support/media-fixtures.ts";
 
 type Seen = {
@@ -151,7 +152,8 @@ describe("OpenAI-compatible speech recognition and summary", () => {
       const task = await waitForStatus(app, user, id, "finished", 30_000);
       expect(task.segments).toHaveLength(2);
       expect(task).toMatchObject({ summary: null, mindmap: null });
-      expect(await historyTypes(user.token, id)).toContain("SummaryFailed");
+      // Recorded by its own command after the task finished: it may reach the history a moment after the status.
+      await until("the summary's failure in the task's history", async () => (await historyTypes(user.token, id)).includes("SummaryFailed"));
       const refused = await app.request("GET", `/api/tasks/${id}/refresh-summary`, { token: user.token });
       expect(refused.status).toBe(502);
       expect((await json<{ message: string }>(refused)).message).toBe(
