@@ -147,9 +147,10 @@ describe.skipIf(!hasSphinx)("live PocketSphinx", () => {
     clearInterval(ticker);
     console.log(`pushes ${pushMs.toFixed(0)} ms, decoded in ${decodeMs.toFixed(0)} ms, longest timer gap ${longestGap.toFixed(0)} ms`);
     expect(final.text).toContain("potatoes");
-    // Decoding on this thread would hold it for the whole clip (over a second); pushes only copy and post.
+    // Decoding on this thread would hold it for the whole clip (over a second); pushes only copy and post. The gap's
+    // bound is far from that and far from a busy machine's hiccups (CI once saw 102 ms beside four decoder threads).
     expect(pushMs).toBeLessThan(50);
-    expect(longestGap).toBeLessThan(100);
+    expect(longestGap).toBeLessThan(500);
   });
 
   test("the backlog is the audio pushed and not yet decoded: all of it at once, none once a partial answered, none after clear", async () => {
