@@ -70,7 +70,6 @@ export async function serviceParts(
   onStop: ServiceParts["onStop"],
 ): Promise<ServiceParts> {
   const offer = recognitionOfferOf(config.transcription);
-  const waitForProjections = waits.full;
-  const tasks = await tasksService(adapters.eventStore, adapters.documents, waitForProjections, adapters.transcripts, undefined, offer, waits.answer);
-  return { config, adapters, waitForProjections, heavyWork, tasks, keyFor: (label) => deriveKey(adapters.secret, label), onStop };
+  const tasks = await tasksService(adapters.eventStore, adapters.documents, waits.full, adapters.transcripts, undefined, offer, waits.answer);
+  return { config, adapters, waitForProjections: waits.full, heavyWork, tasks, keyFor: (label) => deriveKey(adapters.secret, label), onStop };
 }

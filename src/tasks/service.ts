@@ -181,18 +181,17 @@ export class Tasks {
       },
       stored,
     );
+    const edit = commands.find((command) => command.type === "EditTranscript");
     let position: number | null = null;
     try {
       position = await this.run(taskId, commands, metadata, condition);
     } catch (error) {
       // Deleted meanwhile (the deletion may already have swept the task's transcripts, before this one was stored),
       // or changed meanwhile (412): the stored transcript is named by no event.
-      const edit = commands.find((command) => command.type === "EditTranscript");
       if ((error instanceof NotFoundError || error instanceof PreconditionFailedError) && edit) await this.transcripts.discard(taskId, edit.transcript);
       throw error;
     }
-    const editsTranscript = commands.some((command) => command.type === "EditTranscript");
-    if (position !== null) await (editsTranscript ? this.transcriptWaitFor(position) : this.waitFor(position));
+    if (position !== null) await (edit ? this.transcriptWaitFor(position) : this.waitFor(position));
   }
 
   async remove(userId: number, taskId: number, metadata: EventMetadata, condition: RevisionCondition | null = null): Promise<void> {
