@@ -45,6 +45,8 @@ function chosenEncoding(request: Request): "br" | "gzip" | null {
  * the encoding.
  */
 export function compressedAnswer(response: Response, request: Request): Response | Promise<Response> {
+  const known = knownBodies.get(response);
+  if (known !== undefined) return knownAnswerCompressed(response, known, request);
   if (!mayCompress(response, request)) return response;
   const encoding = chosenEncoding(request);
   if (encoding === null || declaredSmall(response)) return varied(response);
@@ -70,14 +72,56 @@ function varied(response: Response): Response {
   }
 }
 
-async function compressed(response: Response, encoding: "br" | "gzip"): Promise<Response> {
+type Encoding = "br" | "gzip";
+
+/** The bodies of JSON answers made from bytes already serialized (`knownJsonAnswer`), by answer. */
+const knownBodies = new WeakMap<Response, Uint8Array>();
+
+/**
+ * Each kept body's compressed forms, made the first time a client asks for one: a kept body (versioned-cache.ts) is
+ * the same bytes every time it is served, so it is compressed once, not once per request. They go with the body.
+ */
+const compressedForms = new WeakMap<Uint8Array, Partial<Record<Encoding, Uint8Array>>>();
+
+/**
+ * `response`, a 200 JSON answer whose body is `body`, marked so that `compressedAnswer` need not read or inspect it:
+ * it is compressible by construction, and its size is known. `body` must not change afterwards.
+ */
+export function knownJsonAnswer(response: Response, body: Uint8Array): Response {
+  knownBodies.set(response, body);
+  return response;
+}
+
+/** What `compressedAnswer` does for an answer of known bytes, without reading it, and compressing each body once per encoding. */
+function knownAnswerCompressed(response: Response, body: Uint8Array, request: Request): Response {
+  if (request.method === "HEAD") return response;
+  const encoding = chosenEncoding(request);
+  if (encoding === null || body.byteLength < smallestCompressedBytes) return varied(response);
+  let forms = compressedForms.get(body);
+  if (forms === undefined) compressedForms.set(body, (forms = {}));
+  const sent = (forms[encoding] ??= compress(body, encoding));
+  const headers = new Headers(response.headers);
+  headers.append("vary", "Accept-Encoding");
+  headers.set("content-encoding", encoding);
+  headers.set("content-length", String(sent.byteLength));
+  return new Response(sent, { status: response.status, statusText: response.statusText, headers });
+}
+
+const compress = (bytes: Uint8Array, encoding: Encoding): Uint8Array =>
+  encoding === "br" ? brotliCompressSync(bytes, { params: brotliParams }) : Bun.gzipSync(overArrayBuffer(bytes), { level: 1 });
+
+/** Bun's gzip (faster than node:zlib's) takes bytes over a plain ArrayBuffer only, which ours are: a view of them, else a copy. */
+const overArrayBuffer = (bytes: Uint8Array): Uint8Array<ArrayBuffer> =>
+  bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(bytes);
+
+async function compressed(response: Response, encoding: Encoding): Promise<Response> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const headers = new Headers(response.headers);
   headers.append("vary", "Accept-Encoding");
   if (bytes.byteLength < smallestCompressedBytes) {
     return new Response(bytes, { status: response.status, statusText: response.statusText, headers });
   }
-  const body = encoding === "br" ? brotliCompressSync(bytes, { params: brotliParams }) : Bun.gzipSync(bytes, { level: 1 });
+  const body = compress(bytes, encoding);
   headers.set("content-encoding", encoding);
   headers.set("content-length", String(body.byteLength));
   return new Response(body, { status: response.status, statusText: response.statusText, headers });

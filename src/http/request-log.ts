@@ -1,4 +1,4 @@
-import { logger, type Logger } from "../logging/logger.ts";
+import { flatLine, logger, type Logger } from "../logging/logger.ts";
 import type { RequestObserver } from "./request-observer.ts";
 
 /** Routes that probes and scrapers call every few seconds: their lines are at debug, so they do not drown the others at info. */
@@ -19,7 +19,6 @@ export function requestLog(log: Logger = logger("http")): RequestObserver {
       durationMs: Math.round(observation.durationSeconds * 10_000) / 10,
       userId: observation.userId,
     };
-    if (probeRoutes.has(observation.route)) log.debug(line, "request");
-    else log.info(line, "request");
+    flatLine(log, probeRoutes.has(observation.route) ? "debug" : "info", line, "request");
   };
 }

@@ -20,10 +20,10 @@ export const unmatchedRoute = "(unmatched)";
 
 type AfterResponse = { request: Request; route?: string; code?: unknown; set: { status?: number | string }; responseValue?: unknown };
 
-function statusOf(context: AfterResponse): number {
-  if (context.responseValue instanceof Response) return context.responseValue.status;
-  if (context.code === "NOT_FOUND") return 404;
-  const status = Number(context.set.status ?? 200);
+function statusOf({ responseValue, code, set }: Omit<AfterResponse, "request" | "route">): number {
+  if (responseValue instanceof Response) return responseValue.status;
+  if (code === "NOT_FOUND") return 404;
+  const status = Number(set.status ?? 200);
   return Number.isInteger(status) ? status : 200;
 }
 
@@ -32,21 +32,25 @@ function statusOf(context: AfterResponse): number {
  * observer what happened. One hook for logs and metrics alike, so requests pay for one.
  */
 export function requestObserver(observers: readonly RequestObserver[]) {
-  return new Elysia({ name: "request-observer" })
-    .onRequest(({ request, set }) => {
-      set.headers["x-request-id"] = requestContext(request).id;
-    })
-    .onAfterResponse({ as: "global" }, (context) => {
-      const request = context.request;
-      const stamped = requestContext(request);
-      const observation: RequestObservation = {
-        requestId: stamped.id,
-        method: request.method,
-        route: context.route || unmatchedRoute,
-        status: statusOf(context as AfterResponse),
-        durationSeconds: (performance.now() - stamped.startedAt) / 1000,
-        userId: stamped.userId,
-      };
-      for (const observe of observers) observe(observation);
-    });
+  return (
+    new Elysia({ name: "request-observer" })
+      .onRequest(({ request, set }) => {
+        set.headers["x-request-id"] = requestContext(request).id;
+      })
+      // The context's members are named, not the context passed on whole: Elysia reads a hook's source to learn
+      // what a route uses, and a context handed to a function counts as using everything, cookies included, which
+      // parsed the Cookie header of every request and copied every Response it answered with (about 3 µs a request).
+      .onAfterResponse({ as: "global" }, ({ request, route, code, set, responseValue }: AfterResponse) => {
+        const stamped = requestContext(request);
+        const observation: RequestObservation = {
+          requestId: stamped.id,
+          method: request.method,
+          route: route || unmatchedRoute,
+          status: statusOf({ responseValue, code, set }),
+          durationSeconds: (performance.now() - stamped.startedAt) / 1000,
+          userId: stamped.userId,
+        };
+        for (const observe of observers) observe(observation);
+      })
+  );
 }

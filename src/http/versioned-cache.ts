@@ -1,4 +1,5 @@
 import type { Context } from "elysia";
+import { knownJsonAnswer } from "./compressed-answers.ts";
 
 /**
  * Serialized answers kept under the version of what they were read from (a read model's log position):
@@ -45,7 +46,8 @@ export type ResponseSet = Pick<Context["set"], "headers">;
 
 /**
  * A JSON answer from an already serialized body, carrying the headers the request's hooks set (the rate
- * limit's). They move into the Response: while `set.headers` holds any, Elysia would copy a returned Response
+ * limit's). Its bytes are known to the compression (compressed-answers.ts), which neither reads nor inspects them, and
+ * compresses each kept body once. The headers move into the Response: while `set.headers` holds any, Elysia would copy a returned Response
  * whole, body stream included, just to merge them.
  */
 export function jsonResponse(body: Uint8Array, set: ResponseSet): Response {
@@ -54,5 +56,5 @@ export function jsonResponse(body: Uint8Array, set: ResponseSet): Response {
     if (name !== "content-type") headers[name] = String(set.headers[name]);
     delete set.headers[name];
   }
-  return new Response(body, { headers });
+  return knownJsonAnswer(new Response(body, { headers }), body);
 }

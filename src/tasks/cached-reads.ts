@@ -4,7 +4,8 @@ import { taskDetail, taskListItem } from "./views.ts";
 import { revisionTag } from "../http/if-match.ts";
 import { defaultShape, type DetailShape } from "./detail-include.ts";
 
-const utf8Json = (body: unknown): Uint8Array => Buffer.from(JSON.stringify(body));
+const utf8 = new TextEncoder();
+const utf8Json = (body: unknown): Uint8Array => utf8.encode(JSON.stringify(body));
 
 type ListQuery = Parameters<Tasks["list"]>[1];
 type ListBody = Awaited<ReturnType<CachedTaskReads["freshList"]>>;

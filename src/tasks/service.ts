@@ -6,7 +6,8 @@ import { NotFoundError, PreconditionFailedError, ValidationFailedError } from ".
 import type { WaitForProjections } from "../core/projection.ts";
 import type { TaskDocument, TranscriptDocument } from "./tasks-projection.ts";
 import type { FolderDocument } from "../folders/folders-projection.ts";
-import { findTaskCounts } from "./task-counts.ts";
+import { findTaskCounts, type TaskCountsDocument } from "./task-counts.ts";
+import { StampedCache } from "../readmodels/stamped-cache.ts";
 import { TaskSlots } from "./slots.ts";
 import { assertCostCorrectable, type TaskCommand, type TaskState } from "./decider.ts";
 import { TaskCommands } from "./commands.ts";
@@ -21,6 +22,9 @@ import { patchCommands, type TaskPatch } from "./task-patch.ts";
 import { freshnessOf, type TranscriptFreshness } from "./summary-freshness.ts";
 import { createTaskCommand, storeSuppliedTranscript, type CreateOptions, type CreateTaskInput } from "./task-creation.ts";
 import { recognitionChoice, type RecognitionOffer } from "./recognition-choice.ts";
+
+/** How many task documents and task counts are kept between reads: a few kilobytes each. */
+const keptDocuments = 10_000;
 
 /** PocketSphinx alone, English only: what a service offers unless its configuration says more (capability-parts.ts). */
 const sphinxOnly: RecognitionOffer = { defaultEngine: "sphinx", engines: ["sphinx"], languagesOf: () => ["en"] };
@@ -54,6 +58,8 @@ export class Tasks {
   ) {
     this.slots = new TaskSlots(store, now);
     this.commands = new TaskCommands(store);
+    this.taskDocuments = new StampedCache(db, ["tasks"], keptDocuments);
+    this.taskCounts = new StampedCache(db, ["task_counts"], keptDocuments);
   }
 
   /** How other capabilities and workers change a task (the only writers of `task-<id>` besides this service). */
@@ -66,8 +72,17 @@ export class Tasks {
     return this.db.collection<TaskDocument>("tasks");
   }
 
+  /**
+   * Every read of a task or of a user's task list starts from one of these documents: kept while their read model
+   * is unchanged (StampedCache), so a read asked again reads no row. They come out frozen and shared.
+   */
+  private readonly taskDocuments: StampedCache<TaskDocument>;
+  private readonly taskCounts: StampedCache<TaskCountsDocument>;
+
+  /** The caller's task as the read model has it (404 for anyone else's); frozen, shared between readers. */
   async owned(userId: number, taskId: number): Promise<TaskDocument> {
-    const task = await this.tasks.findOne({ _id: String(taskId) });
+    const id = String(taskId);
+    const task = await this.taskDocuments.get(id, () => this.tasks.findOne({ _id: id }));
     if (!task || task.userId !== userId) throw new NotFoundError("Task not found.");
     return task;
   }
@@ -83,7 +98,7 @@ export class Tasks {
    * null while one is being written (or before their first task), when nothing read should be kept.
    */
   async listVersion(userId: number): Promise<number | null> {
-    const counts = await findTaskCounts(this.db, userId);
+    const counts = await this.taskCounts.get(String(userId), () => findTaskCounts(this.db, userId));
     return counts === null || counts.changing !== undefined ? null : counts._position;
   }
 

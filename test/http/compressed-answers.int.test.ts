@@ -69,6 +69,22 @@ describe("compressed answers", () => {
     }
   });
 
+  test("a kept answer, compressed once and sent again, follows its task: an edit is in the next compressed answer", async () => {
+    const compressedName = async (encoding: "gzip" | "br") => {
+      const response = await get(`/api/tasks/${taskId}`, encoding);
+      expect(response.headers.get("content-encoding")).toBe(encoding);
+      return (JSON.parse(decoded(encoding, new Uint8Array(await response.arrayBuffer()))) as { name: string }).name;
+    };
+    for (const encoding of ["gzip", "br"] as const) expect([await compressedName(encoding), await compressedName(encoding)]).toEqual(["Long", "Long"]);
+    const renamed = await app.request("PATCH", `/api/tasks/${taskId}`, { token: user.token, json: { name: "Renamed" } });
+    expect(renamed.status).toBe(200);
+    for (const encoding of ["gzip", "br"] as const) expect(await compressedName(encoding)).toBe("Renamed");
+    // HEAD: the kept answer's headers, no body to compress.
+    const head = await app.request("HEAD", `/api/tasks/${taskId}`, { token: user.token, headers: { "accept-encoding": "gzip" } });
+    expect(head.headers.get("content-encoding")).toBeNull();
+    await app.request("PATCH", `/api/tasks/${taskId}`, { token: user.token, json: { name: "Long" } });
+  });
+
   test("an answer under 1 KiB goes out as it is", async () => {
     for (const path of ["/api/user", "/api/tasks"]) {
       const response = await get(path, "gzip, br");
