@@ -1,12 +1,13 @@
 // Task reads on a large store, embedded profile: `bun bench/tasks.bench.ts [seconds] [tasks] [tasks of the bench user]`
 // (defaults 10 s, 100,000 and 10,000; quick mode 1 s, 5,000 and 1,000).
 // 100,000 tasks in the log (10,000 of them the bench user's, 2,000 of those in the folder "Work"),
-// seeded as TaskCreated/TaskMoved events straight into the event store and folded into the read models
+// seeded as TaskCreated/TaskFinished/TaskMoved events straight into the event store and folded into the read models
 // by ProjectionRunner.rebuild, then measured over HTTP with wrk (64 connections) against the real
 // service, each as a ratio of GET /api/health measured just before and just after it (health, endpoint, health:
 // a loaded machine slows all three alike; the line also shows the ratio to the one health figure measured first),
 // and at a fixed 1,000 requests/s.
-// Goals: >= 25% of health's requests/s; p99 <= 10 ms at 1,000 requests/s.
+// Goals: a detail >= 70% of health's requests/s, a page, search and folder >= 60%, the rest >= 25% (issue 33, at LOG_LEVEL=info);
+// p99 <= 10 ms at 1,000 requests/s.
 // Then what metrics cost per request: GET /api/tasks/{id} on this service and on a second one on the same data
 // with METRICS=off, measured in turns (bench/support/in-turns.ts), reported as ratios with ÷ without.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,6 +37,9 @@ const benchUserTasks = numberArgument(2, 10_000, 1_000);
 const otherUsers = 900;
 const env = { RATE_LIMIT_PER_MINUTE: "1000000000", LOGIN_ATTEMPTS_PER_MINUTE: "1000000000" };
 const dataDir = mkdtempSync(`${tmpdir()}/scribe-tasks-bench-`);
+// The measured services' logs go to a file, as a collector takes them: kept in this process (which runs wrk beside
+// the service on the same cores), a request line at LOG_LEVEL=info each would be megabytes a second of its work.
+const serviceLog = `${dataDir}/service.log`;
 
 /** Registers the bench account and its folder through the API, on the DATA_DIR the seeding then fills. */
 async function account(): Promise<{ token: string; userId: number; folder: { id: number; name: string } }> {
@@ -92,7 +96,13 @@ async function seed(benchUserId: number, folder: { id: number; name: string }): 
           createdAt: new Date(Date.now() - (totalTasks - taskId) * 1000).toISOString(),
         },
       };
-      const events: TaskEvent[] = [created];
+      // Finished, as nearly every task of a store this size is. Left pending, the stuck-task sweeper would find
+      // them never started and re-drive a thousand a minute while the reads are measured.
+      const finished: TaskEvent = {
+        type: "TaskFinished",
+        data: { userId, taskId, attempt: 1, name, transcript: null, duration: created.data.duration, cost: null, summary: null, mindmap: null },
+      };
+      const events: TaskEvent[] = [created, finished];
       if (mine) {
         benchTaskIds.push(taskId);
         if (benchTaskIds.length % 5 === 0) events.push({ type: "TaskMoved", data: { userId, taskId, folder } });
@@ -151,6 +161,14 @@ async function lastPosition(store: Awaited<ReturnType<typeof openEventStore>>): 
   }
 }
 
+/** Issue 33's goals, in one run at LOG_LEVEL=info with metrics on: a detail 70 % of health, a page, search and folder 60 %. */
+const shareGoals: Record<string, number> = {
+  "GET /api/tasks/{id}": 70,
+  "GET /api/tasks (page of 25)": 60,
+  "GET /api/tasks?search=lecture 1": 60,
+  "GET /api/tasks?folder=Work": 60,
+};
+
 /** A request measured: its name, path and headers. */
 type Endpoint = [name: string, path: string, headers: Record<string, string>];
 
@@ -169,7 +187,7 @@ const line = (name: string, r: WrkResult, health?: WrkResult) =>
  * metrics cost nothing, lower when they cost) and the p50 and p99 at 1,000 requests/s (higher when they cost).
  */
 async function metricsCost(withMetrics: string, path: string, headers: Record<string, string>): Promise<void> {
-  const without = await startServiceProcess({ ...env, METRICS: "off" }, dataDir);
+  const without = await startServiceProcess({ ...env, METRICS: "off" }, dataDir, undefined, undefined, { logFile: `${serviceLog}.metrics-off` });
   try {
     const rounds = 3; // odd, so that the median ratio is one round's
     const turnSeconds = Math.max(1, Math.round(seconds / 2));
@@ -202,7 +220,7 @@ try {
     `seeded ${totalTasks} tasks (${taskIds.length} for the bench user, ${Math.floor(taskIds.length / 5)} in "Work") in ${seedSeconds.toFixed(1)} s; read models rebuilt in ${rebuildSeconds.toFixed(1)} s`,
   );
 
-  const service = await startServiceProcess(env, dataDir);
+  const service = await startServiceProcess(env, dataDir, undefined, undefined, { logFile: serviceLog });
   try {
     const auth = { authorization: `Bearer ${token}` };
     const detailId = taskIds[taskIds.length >> 1]!;
@@ -246,7 +264,7 @@ try {
       const adjacent = (before.requestsPerSecond + after.requestsPerSecond) / 2;
       console.log(`${line(name, r, health)}; ${((r.requestsPerSecond / adjacent) * 100).toFixed(1)}% of health around it (${Math.round(adjacent)} req/s)`);
       figure(name, r.requestsPerSecond, "req/s");
-      figure(`${name}, % of health`, (r.requestsPerSecond / adjacent) * 100, "%", { op: ">=", value: 25 });
+      figure(`${name}, % of health`, (r.requestsPerSecond / adjacent) * 100, "%", { op: ">=", value: shareGoals[name] ?? 25 });
       await Bun.sleep(sized(1000, 200)); // requests wrk gave up on may still be running
     }
 
@@ -276,6 +294,8 @@ try {
   } finally {
     await service.stop();
   }
+  const logged = (await Bun.file(serviceLog).text()).split("\n").filter((line) => line.includes('"msg":"request"')).length;
+  console.log(`\nthe service logged ${logged} request lines (LOG_LEVEL=${process.env.LOG_LEVEL ?? "info, the default"})`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -11,8 +11,11 @@ import type { UserDocument } from "./users-projection.ts";
 export type Caller = { userId: number; kind: "token" | "api_key" | "session"; credentialId: string };
 /** `expiresAt`: a session's end, or a token's unless it is used again (TOKEN_TTL_DAYS); null for API keys, which live until revoked. */
 export type Authentication = { caller: Caller; user: UserDocument; expiresAt: string | null };
-/** What authenticating keeps per secret: when a token's lifetime counts from is worked out on each request. */
-type KnownCredential = Authentication & { createdAt: string; usedAt: string | undefined };
+/**
+ * What authenticating keeps per secret: when a token's lifetime counts from is worked out on each request, from
+ * `lastRecordedMs`, its last recorded use or else its issue (ms).
+ */
+type KnownCredential = Authentication & { lastRecordedMs: number };
 
 /** Where a request's secret came from: a session secret is taken only from the cookie, a token or key only from the header. */
 export type SecretSource = "bearer" | "cookie";
@@ -50,8 +53,7 @@ export class CredentialLookup {
         caller: { userId: credential.userId, kind: credential.kind, credentialId: credential.credentialId },
         user,
         expiresAt: credential.expiresAt ?? null,
-        createdAt: credential.createdAt,
-        usedAt: credential.usedAt,
+        lastRecordedMs: Date.parse(credential.usedAt ?? credential.createdAt),
       };
     });
     if (!found || (found.caller.kind === "session") !== (source === "cookie")) return null;
@@ -63,19 +65,15 @@ export class CredentialLookup {
   }
 
   /** A token within TOKEN_TTL_DAYS of its last recorded use; this use is recorded when the last is a day old. */
-  private async liveToken(
-    { caller, user, createdAt, usedAt }: KnownCredential,
-    now: number,
-    correlationId: string | undefined,
-  ): Promise<Authentication | null> {
+  private async liveToken({ caller, user, lastRecordedMs }: KnownCredential, now: number, correlationId: string | undefined): Promise<Authentication | null> {
     const lifetimes = this.tokenLifetimes;
-    let from = await lifetimes.countsFrom(caller.credentialId, createdAt, usedAt);
+    let from = await lifetimes.countsFrom(caller.credentialId, lastRecordedMs);
     if (now >= from + lifetimes.lifetimeMs) return null;
     if (lifetimes.claimUse(caller.credentialId, from, now)) {
       await this.recordTokenUse(caller, now, correlationId ?? crypto.randomUUID());
       from = now;
     }
-    return { caller, user, expiresAt: new Date(from + lifetimes.lifetimeMs).toISOString() };
+    return { caller, user, expiresAt: lifetimes.endText(from) };
   }
 
   /** Appends AccessTokenUsed; the request does not wait for the read models, and a failure only means a later request records it. */

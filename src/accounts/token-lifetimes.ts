@@ -26,6 +26,7 @@ export class TokenLifetimes {
   private started: Promise<number> | null = null;
   /** Uses this process recorded that the credentials read model may not show yet, so the next request records none. */
   private readonly recorded = new Map<string, number>();
+  private readonly endTexts = new Map<number, string>();
 
   constructor(
     private readonly store: EventStore,
@@ -44,9 +45,23 @@ export class TokenLifetimes {
     return this.started;
   }
 
-  /** When a token's lifetime counts from (ms): `usedAt`, its last recorded use; `issuedAt`, its issue. */
-  async countsFrom(tokenId: string, issuedAt: string, usedAt: string | undefined): Promise<number> {
-    return Math.max(Date.parse(usedAt ?? issuedAt), await this.start(), this.recorded.get(tokenId) ?? 0);
+  /** When a token's lifetime counts from (ms): `lastRecordedMs`, its last recorded use, or else its issue. */
+  async countsFrom(tokenId: string, lastRecordedMs: number): Promise<number> {
+    return Math.max(lastRecordedMs, await this.start(), this.recorded.get(tokenId) ?? 0);
+  }
+
+  /**
+   * The end of a lifetime counting from `from` (ms), as an ISO instant: the same few for all of a token's requests
+   * between two recorded uses, so they are written once, not once per request.
+   */
+  endText(from: number): string {
+    let text = this.endTexts.get(from);
+    if (text === undefined) {
+      text = new Date(from + this.lifetimeMs).toISOString();
+      this.endTexts.set(from, text);
+      if (this.endTexts.size > mostRemembered) this.endTexts.delete(this.endTexts.keys().next().value!);
+    }
+    return text;
   }
 
   /**

@@ -31,7 +31,7 @@ function mayCompress(response: Response, request: Request): boolean {
  * The encoding to send: gzip where the client takes it (every browser and HTTP client does), else brotli, else none.
  * Gzip first because it costs half of what brotli does per answer, for a fifth more bytes on a page of tasks.
  */
-function chosenEncoding(request: Request): "br" | "gzip" | null {
+export function chosenEncoding(request: Request): Encoding | null {
   const acceptEncoding = request.headers.get("accept-encoding");
   if (!acceptEncoding) return null;
   if (accepts(acceptEncoding, "gzip")) return "gzip";
@@ -45,8 +45,6 @@ function chosenEncoding(request: Request): "br" | "gzip" | null {
  * the encoding.
  */
 export function compressedAnswer(response: Response, request: Request): Response | Promise<Response> {
-  const known = knownBodies.get(response);
-  if (known !== undefined) return knownAnswerCompressed(response, known, request);
   if (!mayCompress(response, request)) return response;
   const encoding = chosenEncoding(request);
   if (encoding === null || declaredSmall(response)) return varied(response);
@@ -72,42 +70,9 @@ function varied(response: Response): Response {
   }
 }
 
-type Encoding = "br" | "gzip";
+export type Encoding = "br" | "gzip";
 
-/** The bodies of JSON answers made from bytes already serialized (`knownJsonAnswer`), by answer. */
-const knownBodies = new WeakMap<Response, Uint8Array>();
-
-/**
- * Each kept body's compressed forms, made the first time a client asks for one: a kept body (versioned-cache.ts) is
- * the same bytes every time it is served, so it is compressed once, not once per request. They go with the body.
- */
-const compressedForms = new WeakMap<Uint8Array, Partial<Record<Encoding, Uint8Array>>>();
-
-/**
- * `response`, a 200 JSON answer whose body is `body`, marked so that `compressedAnswer` need not read or inspect it:
- * it is compressible by construction, and its size is known. `body` must not change afterwards.
- */
-export function knownJsonAnswer(response: Response, body: Uint8Array): Response {
-  knownBodies.set(response, body);
-  return response;
-}
-
-/** What `compressedAnswer` does for an answer of known bytes, without reading it, and compressing each body once per encoding. */
-function knownAnswerCompressed(response: Response, body: Uint8Array, request: Request): Response {
-  if (request.method === "HEAD") return response;
-  const encoding = chosenEncoding(request);
-  if (encoding === null || body.byteLength < smallestCompressedBytes) return varied(response);
-  let forms = compressedForms.get(body);
-  if (forms === undefined) compressedForms.set(body, (forms = {}));
-  const sent = (forms[encoding] ??= compress(body, encoding));
-  const headers = new Headers(response.headers);
-  headers.append("vary", "Accept-Encoding");
-  headers.set("content-encoding", encoding);
-  headers.set("content-length", String(sent.byteLength));
-  return new Response(sent, { status: response.status, statusText: response.statusText, headers });
-}
-
-const compress = (bytes: Uint8Array, encoding: Encoding): Uint8Array =>
+export const compress = (bytes: Uint8Array, encoding: Encoding): Uint8Array =>
   encoding === "br" ? brotliCompressSync(bytes, { params: brotliParams }) : Bun.gzipSync(overArrayBuffer(bytes), { level: 1 });
 
 /** Bun's gzip (faster than node:zlib's) takes bytes over a plain ArrayBuffer only, which ours are: a view of them, else a copy. */

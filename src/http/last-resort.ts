@@ -5,6 +5,7 @@ import { isOpenAiRequest, openAiErrorJson } from "./openai-errors.ts";
 import { unmatchedRoute, type RequestObserver } from "./request-observer.ts";
 import { withBaselineHeaders } from "./page-headers.ts";
 import { compressedAnswer } from "./compressed-answers.ts";
+import { sentKnownAnswer } from "./known-answers.ts";
 import { pacedAnswer } from "./answer-pacing.ts";
 
 const log = logger("http");
@@ -99,6 +100,9 @@ export function lastResort(observers: readonly RequestObserver[], { compression 
       return answer;
     }
     try {
+      // A kept JSON answer is finished without being inspected (known-answers.ts).
+      const known = sentKnownAnswer(response, request, compression);
+      if (known !== null) return pacedAnswer(known);
       if (!compression) return pacedAnswer(response);
       const sent = compressedAnswer(response, request);
       return sent instanceof Promise ? sent.then(pacedAnswer, (error: unknown) => failed(error, request)) : pacedAnswer(sent);

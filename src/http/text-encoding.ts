@@ -34,14 +34,18 @@ function queryField(rawKey: string): string {
   return decodeURIComponent(strayPercentsEscaped(rawKey).replaceAll("+", " "));
 }
 
+/** A percent escape of a byte that is not ASCII. */
+const beyondAscii = /%[89a-fA-F][0-9a-fA-F]/;
+
 /** The first query parameter of `url` whose name or value is not UTF-8 once percent-decoded, or null. Linear in the URL. */
 export function badQueryField(url: string): string | null {
   const at = url.indexOf("?");
   if (at < 0) return null;
   const end = url.indexOf("#", at);
   const query = url.slice(at + 1, end < 0 ? undefined : end);
-  // Only an escape can spell a byte that is not UTF-8: Bun has already escaped every character that is not ASCII.
-  if (!query.includes("%")) return null;
+  // Only an escape can spell a byte that is not UTF-8 (Bun has already escaped every character that is not ASCII),
+  // and only one of a byte past ASCII (`%20` never is): most queries are done here.
+  if (!beyondAscii.test(query)) return null;
   for (const pair of query.split("&")) {
     if (!pair.includes("%")) continue;
     const equals = pair.indexOf("=");

@@ -1,5 +1,5 @@
 import type { Context } from "elysia";
-import { knownJsonAnswer } from "./compressed-answers.ts";
+import { knownJsonAnswer } from "./known-answers.ts";
 
 /**
  * Serialized answers kept under the version of what they were read from (a read model's log position):
@@ -46,15 +46,14 @@ export type ResponseSet = Pick<Context["set"], "headers">;
 
 /**
  * A JSON answer from an already serialized body, carrying the headers the request's hooks set (the rate
- * limit's). Its bytes are known to the compression (compressed-answers.ts), which neither reads nor inspects them, and
- * compresses each kept body once. The headers move into the Response: while `set.headers` holds any, Elysia would copy a returned Response
+ * limit's), finished at once (known-answers.ts). The headers move into the Response: while `set.headers` holds any, Elysia would copy a returned Response
  * whole, body stream included, just to merge them.
  */
 export function jsonResponse(body: Uint8Array, set: ResponseSet): Response {
-  const headers: Record<string, string> = { "content-type": "application/json;charset=utf-8" }; // as Elysia sends objects
+  const headers: Record<string, string> = {};
   for (const name in set.headers) {
-    if (name !== "content-type") headers[name] = String(set.headers[name]);
+    headers[name] = String(set.headers[name]);
     delete set.headers[name];
   }
-  return knownJsonAnswer(new Response(body, { headers }), body);
+  return knownJsonAnswer(body, headers);
 }

@@ -139,7 +139,20 @@ export function flatLine(log: Logger, level: "info" | "debug", fields: FlatField
   }
   const own = JSON.stringify(fields);
   const members = own.length > 2 ? `,${own.slice(1, -1)}` : "";
-  target.output.write(`{"level":"${level}","time":"${new Date().toISOString()}"${target.bindings}${members},"msg":${JSON.stringify(msg)}}\n`);
+  target.output.write(`{"level":"${level}","time":"${isoNow()}"${target.bindings}${members},"msg":${JSON.stringify(msg)}}\n`);
+}
+
+let lastMs = 0;
+let lastIso = "";
+
+/** pino's time (`new Date().toISOString()`), made once per millisecond: a busy service writes many lines in one. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }
 
 /**

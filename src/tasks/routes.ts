@@ -58,7 +58,7 @@ function taskCollectionRoutes({ tasks, authenticated, idempotency }: TaskRoutesO
         },
       )
       .get("/api/tasks", ({ query, caller, set }) => bodyOrResponse(reads.list(caller.userId, query, set)), {
-        query: listQuery,
+        query: t.Optional(listQuery),
         response: { 200: taskListSchema },
         detail: detail("List tasks", "Newest first. `folder` names a folder (422 when it does not exist) or `Uncategorized`."),
       })

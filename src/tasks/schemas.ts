@@ -49,7 +49,7 @@ export const createdTask = t.Object({
 });
 
 export const statusFilter = stringEnum(["all", ...taskStatuses], {
-  default: "all",
+  documentedDefault: "all",
   description: "all (default), pending, waiting, scribing, finished or failed.",
 });
 
@@ -65,9 +65,10 @@ export const listQuery = t.Object({
   ),
   folder: t.Optional(t.String({ maxLength: 255, description: "A folder name, or `Uncategorized` for tasks in no folder." })),
   // Ranges are checked in Tasks.list: Elysia's query decoder reports a range error without the field's
-  // name (`errors.property`), and spec 7 wants errors keyed by field.
-  page: t.Optional(t.Integer({ default: 1, description: "Page number, from 1." })),
-  per_page: t.Optional(t.Integer({ default: 25, description: "Tasks per page, 1 to 100." })),
+  // name (`errors.property`), and spec 7 wants errors keyed by field. The defaults are Tasks.list's, documented
+  // only (normalize-schema.ts): a default Elysia filled in would be decoded on every request.
+  page: t.Optional(t.Integer({ documentedDefault: 1, description: "Page number, from 1." })),
+  per_page: t.Optional(t.Integer({ documentedDefault: 25, description: "Tasks per page, 1 to 100." })),
 });
 
 // No range on the path's id: Elysia's decoder reports a range error in a path or query without naming the

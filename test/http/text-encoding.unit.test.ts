@@ -6,6 +6,10 @@ describe("badQueryField: the query parameter whose escapes are not UTF-8", () =>
   const cases: [string, string | null][] = [
     ["/api/tasks", null],
     ["/api/tasks?search=plain&page=2", null],
+    // Escapes of ASCII alone are always UTF-8; lower-case hex is an escape too.
+    ["/api/tasks?search=lecture%201&folder=a%2Fb%7E", null],
+    ["/api/tasks?search=%ff", "search"],
+    ["/api/tasks?search=%20%c3", "search"],
     ["/api/tasks?search=%E4%BC%9A%E8%AE%AE", null],
     ["/api/tasks?search=%F0%9F%98%80", null],
     // A `%` not followed by two hex digits is taken literally, as WHATWG URLs take it.

@@ -36,6 +36,11 @@ export async function startServiceProcess(
   port: number = freePort(),
   /** What starts it: the service itself by default; `["npm", "start"]` for the README's command, setup and all. */
   command: string[] = [bunBinary, "src/main.ts"],
+  /**
+   * `logFile`: its stdout (the log) goes to this file, as a collector would take it, instead of into this process,
+   * which would then hold every line (a bench at LOG_LEVEL=info makes megabytes a second); `stdout()` is then empty.
+   */
+  options: { logFile?: string } = {},
 ): Promise<RunningService> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "scribe-service-"));
   const url = `http://127.0.0.1:${port}`;
@@ -45,10 +50,11 @@ export async function startServiceProcess(
     cwd: root,
     // A newcomer's settings but for what `env` names (test/support/limits.ts): no PUBLIC_URL, the spec's limits.
     env: { ...process.env, PORT: String(port), DATA_DIR: dir, ...(typeof env === "function" ? env(url) : env) },
-    stdout: "pipe",
+    stdout: options.logFile === undefined ? "pipe" : Bun.file(options.logFile),
     stderr: "pipe",
   });
-  const drained = [child.stdout, child.stderr].map(async (stream) => {
+  const piped = [child.stdout, child.stderr].filter((stream) => stream instanceof ReadableStream);
+  const drained = piped.map(async (stream) => {
     const decoder = new TextDecoder();
     for await (const chunk of stream) {
       const text = decoder.decode(chunk, { stream: true });

@@ -7,17 +7,23 @@
  * - an `anyOf` of string constants (t.Union of literals) becomes one `enum`;
  * - `patternProperties` of a record becomes `additionalProperties`; Elysia's own keywords (`error`,
  *   `default` on coercions) go, and so does our `tooLong` (a 422's words, src/http/validation-messages.ts);
- * - a string property named like a timestamp (`*_at`, `time`) gets `format: date-time`.
+ * - a string property named like a timestamp (`*_at`, `time`) gets `format: date-time`;
+ * - `documentedDefault` becomes `default`: a value the service assumes when a query parameter is absent, which
+ *   Elysia must not fill in itself (it would then decode, twice, a parameter the client never sent).
  */
 export type JsonSchema = { [key: string]: unknown };
 
-const dropped = new Set(["error", "nullable", "errorMessage", "$id", "tooLong"]);
+const dropped = new Set(["error", "nullable", "errorMessage", "$id", "tooLong", "documentedDefault"]);
 const timestampName = /(^|_)at$|^time$/;
 
 export function normalizeSchema(schema: unknown, propertyName?: string): JsonSchema {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return {};
   const input = schema as JsonSchema;
+  const normalized = normalizedOf(input, propertyName);
+  return input.documentedDefault === undefined ? normalized : { ...normalized, default: input.documentedDefault };
+}
 
+function normalizedOf(input: JsonSchema, propertyName: string | undefined): JsonSchema {
   const coerced = coercedNumber(input);
   if (coerced) return withDescription(coerced, input);
 
