@@ -37,8 +37,9 @@ export async function wrkInTurns(
   targets: Pair<{ url: string; headers?: Record<string, string> }>,
   options: { rounds: number; seconds: number; warmUpSeconds?: number },
 ): Promise<WrkInTurns> {
-  // Warm-up: B is often a process just started, whose first second under load is slower (JIT, caches).
-  for (const side of ["a", "b"] as const) await wrk(targets[side].url, { seconds: options.warmUpSeconds ?? 2, headers: targets[side].headers });
+  // Warm-up: B is often a process just started, whose first second under load is slower (JIT, caches). 0: none.
+  const warmUpSeconds = options.warmUpSeconds ?? 2;
+  if (warmUpSeconds > 0) for (const side of ["a", "b"] as const) await wrk(targets[side].url, { seconds: warmUpSeconds, headers: targets[side].headers });
   const rounds = await inTurns(options.rounds, async (side, round) => {
     const result = await wrk(targets[side].url, { seconds: options.seconds, headers: targets[side].headers, timeoutSeconds: 10 });
     console.log(`  round ${round + 1}, ${side.toUpperCase()}: ${Math.round(result.requestsPerSecond)} req/s`);

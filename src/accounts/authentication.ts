@@ -50,10 +50,11 @@ export function authentication(accounts: Accounts, { tokens, sessions, site }: A
     return found;
   }
 
+  // The header is read from the request: Elysia reads a hook's source to learn what a route uses, and `headers`
+  // named here made every authenticated request copy all its headers into an object first.
   return new Elysia({ name: "authentication" }).derive(
     { as: "scoped" },
     async ({
-      headers,
       set,
       request,
       server,
@@ -63,7 +64,7 @@ export function authentication(accounts: Accounts, { tokens, sessions, site }: A
       metadata: EventMetadata /** A session's end, or a token's unless used again; null for API keys. */;
       expiresAt: string | null;
     }> => {
-      const { caller, user, expiresAt } = await callerOf({ request, server }, headers.authorization);
+      const { caller, user, expiresAt } = await callerOf({ request, server }, request.headers.get("authorization") ?? undefined);
       if (caller.kind === "api_key" && !accounts.hasApiAccess(user)) {
         throw new ForbiddenError("API access needs a Pro, Max or pay-as-you-go plan.");
       }

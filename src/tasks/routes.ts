@@ -58,6 +58,7 @@ function taskCollectionRoutes({ tasks, authenticated, idempotency }: TaskRoutesO
         },
       )
       .get("/api/tasks", ({ query, caller, set }) => bodyOrResponse(reads.list(caller.userId, query, set)), {
+        // Optional as a whole: a list asked without a query skips its validation.
         query: t.Optional(listQuery),
         response: { 200: taskListSchema },
         detail: detail("List tasks", "Newest first. `folder` names a folder (422 when it does not exist) or `Uncategorized`."),
@@ -100,7 +101,8 @@ function taskItemRoutes({ tasks, authenticated }: TaskRoutesOptions, reads: Cach
     .use(authenticated)
     .get("/api/tasks/:id", ({ params, query, caller, set, request }) => bodyOrResponse(reads.detail(caller.userId, params.id, set, shapeOf(query, request))), {
       params: taskParams,
-      query: detailQuery,
+      // Optional as a whole: a detail asked without a query (nearly every one) skips its validation.
+      query: t.Optional(detailQuery),
       response: { 200: taskDetailSchema },
       detail: {
         ...detail(
