@@ -1,7 +1,8 @@
 import { releaseHeavyWork } from "../http/heavy-work-slots.ts";
 import { takePreparedMember } from "../http/prepared-members.ts";
 import { storedTranscriptFrom } from "./stored-transcript.ts";
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
+import { integerOf } from "../http/text-integer.ts";
 import type { Authenticated } from "../accounts/authentication.ts";
 import type { Tasks } from "./service.ts";
 import type { Idempotency } from "../http/idempotency.ts";
@@ -19,9 +20,13 @@ import {
   taskDetailSchema,
   taskListSchema,
   taskParams,
+  taskParamsAsText,
   taskStatus,
   updateTaskBody,
 } from "./schemas.ts";
+
+/** The list's query with its page numbers as numbers (they arrive as text: text-integer.ts). */
+const listedBy = (query: Static<typeof listQuery>) => ({ ...query, page: integerOf(query.page), per_page: integerOf(query.per_page) });
 
 type TaskRoutesOptions = { tasks: Tasks; authenticated: Authenticated; idempotency: Idempotency };
 
@@ -57,7 +62,7 @@ function taskCollectionRoutes({ tasks, authenticated, idempotency }: TaskRoutesO
           ),
         },
       )
-      .get("/api/tasks", ({ query, caller, set }) => bodyOrResponse(reads.list(caller.userId, query, set)), {
+      .get("/api/tasks", ({ query, caller, set }) => bodyOrResponse(reads.list(caller.userId, listedBy(query), set)), {
         // Optional as a whole: a list asked without a query skips its validation.
         query: t.Optional(listQuery),
         response: { 200: taskListSchema },
@@ -99,8 +104,8 @@ function taskCollectionRoutes({ tasks, authenticated, idempotency }: TaskRoutesO
 function taskItemRoutes({ tasks, authenticated }: TaskRoutesOptions, reads: CachedTaskReads) {
   return new Elysia({ name: "task-item-routes" })
     .use(authenticated)
-    .get("/api/tasks/:id", ({ params, query, caller, set, request }) => bodyOrResponse(reads.detail(caller.userId, params.id, set, shapeOf(query, request))), {
-      params: taskParams,
+    .get("/api/tasks/:id", ({ params, query, caller, set, request }) => bodyOrResponse(reads.detail(caller.userId, +params.id, set, shapeOf(query, request))), {
+      params: taskParamsAsText,
       // Optional as a whole: a detail asked without a query (nearly every one) skips its validation.
       query: t.Optional(detailQuery),
       response: { 200: taskDetailSchema },

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { textInteger } from "../http/text-integer.ts";
 import { Type } from "@sinclair/typebox";
 import { segmentSchema, segmentsSchema, wholeNumber } from "./segments.ts";
 import { segmentWordsView } from "./detail-include.ts";
@@ -67,14 +68,17 @@ export const listQuery = t.Object({
   // Ranges are checked in Tasks.list: Elysia's query decoder reports a range error without the field's
   // name (`errors.property`), and spec 7 wants errors keyed by field. The defaults are Tasks.list's, documented
   // only (normalize-schema.ts): a default Elysia filled in would be decoded on every request.
-  page: t.Optional(t.Integer({ documentedDefault: 1, description: "Page number, from 1." })),
-  per_page: t.Optional(t.Integer({ documentedDefault: 25, description: "Tasks per page, 1 to 100." })),
+  page: t.Optional(textInteger({ documentedDefault: 1, description: "Page number, from 1." })),
+  per_page: t.Optional(textInteger({ documentedDefault: 25, description: "Tasks per page, 1 to 100." })),
 });
 
 // No range on the path's id: Elysia's decoder reports a range error in a path or query without naming the
 // field (`errors.property`), and an integer that is no task of the caller's (0, negative, huge) is simply
 // not found: 404, like any other such id. Not an integer at all is 422 on `id`.
 export const taskParams = t.Object({ id: t.Integer({ description: "Task id" }) });
+
+/** The same, for the most asked read (a task's detail): the id is checked as text and read by the route (text-integer.ts). */
+export const taskParamsAsText = t.Object({ id: textInteger({ description: "Task id" }) });
 
 /**
  * The query of a signed audio URL (`/audio/signed`, the share page's `/audio`): ours are a few dozen characters,

@@ -8,12 +8,13 @@
  * - `patternProperties` of a record becomes `additionalProperties`; Elysia's own keywords (`error`,
  *   `default` on coercions) go, and so does our `tooLong` (a 422's words, src/http/validation-messages.ts);
  * - a string property named like a timestamp (`*_at`, `time`) gets `format: date-time`;
+ * - `documentedType: "integer"` (a query's integer checked as text) is an integer;
  * - `documentedDefault` becomes `default`: a value the service assumes when a query parameter is absent, which
  *   Elysia must not fill in itself (it would then decode, twice, a parameter the client never sent).
  */
 export type JsonSchema = { [key: string]: unknown };
 
-const dropped = new Set(["error", "nullable", "errorMessage", "$id", "tooLong", "documentedDefault"]);
+const dropped = new Set(["error", "nullable", "errorMessage", "$id", "tooLong", "documentedDefault", "documentedType"]);
 const timestampName = /(^|_)at$|^time$/;
 
 export function normalizeSchema(schema: unknown, propertyName?: string): JsonSchema {
@@ -24,6 +25,8 @@ export function normalizeSchema(schema: unknown, propertyName?: string): JsonSch
 }
 
 function normalizedOf(input: JsonSchema, propertyName: string | undefined): JsonSchema {
+  // Text checked as an integer (src/http/text-integer.ts): what a client sends is an integer.
+  if (input.documentedType === "integer") return withDescription({ type: "integer" }, input);
   const coerced = coercedNumber(input);
   if (coerced) return withDescription(coerced, input);
 
