@@ -32,7 +32,7 @@ export type WrkInTurns = {
   rounds: Pair<WrkResult>[];
 };
 
-/** wrk (64 connections, a 10 s timeout) on two targets in turns, after a 2 s warm-up of each. */
+/** wrk (64 connections, a 10 s timeout) on two targets in turns, after a warm-up of each (2 s unless told; 0: none). */
 export async function wrkInTurns(
   targets: Pair<{ url: string; headers?: Record<string, string> }>,
   options: { rounds: number; seconds: number; warmUpSeconds?: number },

@@ -44,6 +44,8 @@ export type BoundedBodyParserOptions = {
 
 /** The global body parser of request-limits.ts: every body read once, as it arrives, within its route's limits. */
 export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, beforeSizeRefusal }: BoundedBodyParserOptions) {
+  // Two parameters, as Elysia calls a parser: Elysia reads a hook's source to learn what a route uses, finds no one
+  // context parameter here, and so does not take this hook as using everything (cookies included) on every route.
   return async (context: ParseContext, contentType: string): Promise<unknown> => {
     const { request } = context;
     if (request.body === null) return;

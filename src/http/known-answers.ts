@@ -2,9 +2,9 @@ import { chosenEncoding, compress, smallestCompressedBytes, type Encoding } from
 
 /**
  * JSON answers made from bytes already serialized (the kept task lists and details, versioned-cache.ts), finished
- * when they are made: they carry the headers the last layer (last-resort.ts) gives every answer of theirs, so it
- * neither inspects nor reads them, and each body is compressed once per encoding, not once per request. About
- * 2 µs of a kept read's 30 (issue 33's per-request cost).
+ * when they are made: the last layer (last-resort.ts) need not inspect them to know they may be compressed, nor
+ * read their bodies, and each body is compressed once per encoding, not once per request. About 2 µs of a kept
+ * read's 30 (issue 33's per-request cost).
  */
 
 const jsonType = "application/json;charset=utf-8"; // as Elysia sends objects
@@ -12,38 +12,43 @@ const jsonType = "application/json;charset=utf-8"; // as Elysia sends objects
 /** Each known answer's body. */
 const knownBodies = new WeakMap<Response, Uint8Array>();
 
-/** Each body's compressed forms, made the first time a client asks for one; they go with the body. */
+/**
+ * Each body's compressed forms, made the first time a client asks for one; they go with the body (outside the kept
+ * answers' byte bound, which they add about a fifth to).
+ */
 const compressedForms = new WeakMap<Uint8Array, Partial<Record<Encoding, Uint8Array>>>();
 
 /**
- * A 200 JSON answer of `body` with `headers`, and what the last layer would add: nosniff (page-headers.ts; never an
- * HTML page), and `Vary: Accept-Encoding`, as it may be compressed (compressed-answers.ts; said even with
- * COMPRESSION=off, when the proxy that compresses varies on it too). `body` must not change afterwards.
+ * A 200 JSON answer of `body` with `headers`, and nosniff, which the last layer would add (page-headers.ts; never an
+ * HTML page). `body` must not change afterwards.
  */
 export function knownJsonAnswer(body: Uint8Array, headers: Record<string, string>): Response {
   headers["content-type"] = jsonType;
   headers["x-content-type-options"] = "nosniff";
-  headers.vary = "Accept-Encoding";
   const response = new Response(body, { headers });
   knownBodies.set(response, body);
   return response;
 }
 
 /**
- * `answer` as it is sent when it is a known answer: compressed as the request accepts (when `compression` is on, the
- * body is at least 1 KiB, and the request is no HEAD), else as it is. Null for any other answer, which the last layer
- * finishes the general way.
+ * `answer` as it is sent when it is a known answer, as compressed-answers.ts would send it: with COMPRESSION on,
+ * compressed as the request accepts when the body is at least 1 KiB, and saying `Vary: Accept-Encoding` either way.
+ * Null for any other answer, which the last layer finishes the general way.
  */
 export function sentKnownAnswer(answer: Response, request: Request, compression: boolean): Response | null {
   const body = knownBodies.get(answer);
   if (body === undefined) return null;
-  if (!compression || request.method === "HEAD" || body.byteLength < smallestCompressedBytes) return answer;
-  const encoding = chosenEncoding(request);
-  if (encoding === null) return answer;
+  if (!compression || request.method === "HEAD") return answer;
+  const encoding = body.byteLength < smallestCompressedBytes ? null : chosenEncoding(request);
+  if (encoding === null) {
+    answer.headers.append("vary", "Accept-Encoding");
+    return answer;
+  }
   let forms = compressedForms.get(body);
   if (forms === undefined) compressedForms.set(body, (forms = {}));
   const sent = (forms[encoding] ??= compress(body, encoding));
   const headers = new Headers(answer.headers);
+  headers.append("vary", "Accept-Encoding");
   headers.set("content-encoding", encoding);
   headers.set("content-length", String(sent.byteLength));
   return new Response(sent, { status: answer.status, statusText: answer.statusText, headers });

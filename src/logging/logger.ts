@@ -125,7 +125,7 @@ function withFlatLines(log: Logger, output: LogOutput, bindings: string): Logger
 }
 
 /**
- * `log[level](fields, msg)`, the same line byte for byte (test/logging/flat-lines.unit.test.ts), written without pino's
+ * `log[level](fields, msg)`, the same line byte for byte (test/logging/flat-lines.int.test.ts), written without pino's
  * generic path (mixin, formatters, its tracing channel), which cost about 2 µs of a request's 30 at LOG_LEVEL=info: the
  * request log writes one per request. Falls back to pino wherever the line would differ: inside a log context, with a
  * field named like a secret, or on a logger made elsewhere. The line is scrubbed and prettified as any other.
