@@ -6,7 +6,7 @@
 // service, each as a share of GET /api/health's requests/s measured in turns with it (bench/support/in-turns.ts: a
 // loaded machine slows both alike; the endpoint's line also shows the share of the one health figure measured first),
 // and at a fixed 1,000 requests/s.
-// Goals: a detail >= 70% of health's requests/s, a page, search and folder >= 60%, the rest >= 25% (issue 33, at LOG_LEVEL=info);
+// Goals: a detail >= 70% of health's requests/s, a page, search and folder >= 60%, the rest >= 25% (at LOG_LEVEL=info, metrics on);
 // p99 <= 10 ms at 1,000 requests/s.
 // Then what metrics cost per request: GET /api/tasks/{id} on this service and on a second one on the same data
 // with METRICS=off, measured in turns (bench/support/in-turns.ts), reported as ratios with ÷ without.
@@ -158,7 +158,7 @@ async function lastPosition(store: Awaited<ReturnType<typeof openEventStore>>): 
   }
 }
 
-/** Issue 33's goals, in one run at LOG_LEVEL=info with metrics on: a detail 70 % of health, a page, search and folder 60 %. */
+/** The per-request cost goals, in one run at LOG_LEVEL=info with metrics on: a detail 70 % of health, a page, search and folder 60 %. */
 const shareGoals: Record<string, number> = {
   "GET /api/tasks/{id}": 70,
   "GET /api/tasks (page of 25)": 60,

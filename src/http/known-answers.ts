@@ -4,7 +4,7 @@ import { chosenEncoding, compress, smallestCompressedBytes, type Encoding } from
  * JSON answers made from bytes already serialized (the kept task lists and details, versioned-cache.ts), finished
  * when they are made: the last layer (last-resort.ts) need not inspect them to know they may be compressed, nor
  * read their bodies, and each body is compressed once per encoding, not once per request. About 2 µs of a kept
- * read's 30 (issue 33's per-request cost).
+ * read's 30.
  */
 
 const jsonType = "application/json;charset=utf-8"; // as Elysia sends objects
