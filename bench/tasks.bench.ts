@@ -246,9 +246,9 @@ try {
     figure("GET /api/health", health.requestsPerSecond, "req/s");
     // This machine's speed drifts by tens of percent within a minute (other tenants, CPU boost), so the share of
     // health that the goals are about is measured in turns (bench/support/in-turns.ts): endpoint and health for
-    // `adjacentSeconds` each, one right after the other, five rounds (three in quick mode), the median of the
+    // `adjacentSeconds` each, one right after the other, seven rounds (three in quick mode; the rounds of one run here spread by a tenth either way), the median of the
     // rounds' ratios. The endpoint's own run above gives its ceiling, for the fixed-rate part below.
-    console.log(`(then each endpoint for ${seconds} s, and in turns with health, ${adjacentSeconds} s each, ${sized(5, 3)} rounds)`);
+    console.log(`(then each endpoint for ${seconds} s, and in turns with health, ${adjacentSeconds} s each, ${sized(7, 3)} rounds)`);
     const ceilings = new Map<string, number>();
     for (const [name, path, headers] of endpoints) {
       if (!quick) await measure(`${service.url}${path}`, 1, headers); // warm-up
@@ -258,7 +258,7 @@ try {
       figure(name, r.requestsPerSecond, "req/s");
       const turns = await wrkInTurns(
         { a: { url: `${service.url}${path}`, headers }, b: { url: `${service.url}/api/health` } },
-        { rounds: sized(5, 3), seconds: adjacentSeconds, warmUpSeconds: 0 },
+        { rounds: sized(7, 3), seconds: adjacentSeconds, warmUpSeconds: 0 },
       );
       figure(`${name}, % of health`, turns.ratio * 100, "%", { op: ">=", value: shareGoals[name] ?? 25 });
       await Bun.sleep(sized(1000, 200)); // requests wrk gave up on may still be running

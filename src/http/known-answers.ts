@@ -19,15 +19,27 @@ const knownBodies = new WeakMap<Response, Uint8Array>();
 const compressedForms = new WeakMap<Uint8Array, Partial<Record<Encoding, Uint8Array>>>();
 
 /**
- * A 200 JSON answer of `body` with `headers`, and nosniff, which the last layer would add (page-headers.ts; never an
- * HTML page). `body` must not change afterwards.
+ * A 200 JSON answer of `body`, with nosniff, which the last layer would add (page-headers.ts; never an HTML page):
+ * the template each request's answer is cloned from (`answerFrom`). `body` must not change afterwards.
  */
-export function knownJsonAnswer(body: Uint8Array, headers: Record<string, string>): Response {
-  headers["content-type"] = jsonType;
-  headers["x-content-type-options"] = "nosniff";
-  const response = new Response(body, { headers });
+export function knownJsonAnswer(body: Uint8Array): Response {
+  const response = new Response(body, { headers: { "content-type": jsonType, "x-content-type-options": "nosniff" } });
   knownBodies.set(response, body);
   return response;
+}
+
+/**
+ * A request's copy of a known answer, to add its own headers to (the rate limit's, the ETag). Cloned, not made anew:
+ * a Response made with six headers given as an object cost twice as much as a clone given the three that differ
+ * (1.07 µs against 0.5, scratch measurement); the body is shared, never copied.
+ */
+export function answerFrom(template: Response): Response {
+  const body = knownBodies.get(template);
+  if (body === undefined) throw new Error("answerFrom: not a known answer");
+  // Bun's types declare clone() as returning undici's Response; it returns Bun's own.
+  const answer = template.clone() as Response;
+  knownBodies.set(answer, body);
+  return answer;
 }
 
 /**

@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { hostname } from "node:os";
 import pino, { type LevelWithSilent, type Logger } from "pino";
 import { prettyFactory } from "pino-pretty";
-import { redactSecretFields, scrubber } from "./scrubbing.ts";
+import { mayHoldPattern, redactSecretFields, scrubber, secretFinder } from "./scrubbing.ts";
 import { BatchedOutput } from "./batched-output.ts";
 
 export type { Logger } from "pino";
@@ -44,12 +44,20 @@ export function withLogContext<T>(fields: LogContext, work: () => T): T {
   return context.run({ ...context.getStore(), ...fields }, work);
 }
 
+/**
+ * Text that JSON writes as it is and that none of the scrubbing patterns can match (scrubbing.ts: they need a
+ * space, `?`, `&`, `_`, `$` or `://`): a request's id, method and route template.
+ */
+const plainText = /^[A-Za-z0-9.:/{}-]*$/;
+
 /** pino's JSON line at error or fatal level (its level formatter below writes the label). */
 const urgentLevel = /^\{"level":"(error|fatal)"/;
 
 /** The stream pino writes to: scrubs, then prettifies or not. Reconfigurable, so loggers made before start-up follow the configuration. */
 class LogOutput {
   private scrub = scrubber();
+  /** Whether a plain text (`plainText`) holds a configured secret. */
+  holdsSecret = secretFinder([], plainText);
   private prettify: ((line: string) => string) | null = null;
   private sink: LogSink;
 
@@ -61,6 +69,7 @@ class LogOutput {
 
   configure(options: LogOutputOptions): void {
     this.scrub = scrubber(options.secrets);
+    this.holdsSecret = secretFinder(options.secrets ?? [], plainText);
     // Colours only where the terminal shows them; the time of day is enough to read a terminal by.
     this.prettify = options.pretty ? prettyFactory({ translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }) : null;
     if (options.sink) this.sink = options.sink;
@@ -71,6 +80,11 @@ class LogOutput {
     this.sink.write(this.prettify ? this.prettify(clean) : clean);
     // An error may be the last thing the process says: it and every line before it go out now.
     if (urgentLevel.test(clean)) this.sink.flush?.();
+  }
+
+  /** A line at info or below that is known to need no scrubbing (`flatLine`). */
+  writeClean(line: string): void {
+    this.sink.write(this.prettify ? this.prettify(line) : line);
   }
 }
 
@@ -117,10 +131,11 @@ export type FlatFields = Readonly<Record<string, string | number | boolean | nul
 const baseFields = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
 
 /** Where each of our loggers writes, and the fields it binds, as pino writes them. */
-const flatTargets = new WeakMap<Logger, { output: LogOutput; bindings: string }>();
+const flatTargets = new WeakMap<Logger, { output: LogOutput; bindings: string; plainBindings: boolean }>();
 
 function withFlatLines(log: Logger, output: LogOutput, bindings: string): Logger {
-  flatTargets.set(log, { output, bindings: baseFields + bindings });
+  const all = baseFields + bindings;
+  flatTargets.set(log, { output, bindings: all, plainBindings: !mayHoldPattern.test(all) });
   return log;
 }
 
@@ -128,18 +143,65 @@ function withFlatLines(log: Logger, output: LogOutput, bindings: string): Logger
  * `log[level](fields, msg)`, the same line byte for byte (test/logging/flat-lines.int.test.ts), written without pino's
  * generic path (mixin, formatters, its tracing channel), which cost about 2 µs of a request's 30 at LOG_LEVEL=info: the
  * request log writes one per request. Falls back to pino wherever the line would differ: inside a log context, with a
- * field named like a secret, or on a logger made elsewhere. The line is scrubbed and prettified as any other.
+ * field named like a secret, or on a logger made elsewhere. The line is scrubbed and prettified as any other, but for
+ * a line of plain values only (`plainMembers`): no scrubbing pattern can match one, and a configured secret is looked
+ * for in its strings alone (the rest of the line is the logger's own).
  */
 export function flatLine(log: Logger, level: "info" | "debug", fields: FlatFields, msg: string): void {
   if (!log.isLevelEnabled(level)) return;
   const target = flatTargets.get(log);
-  if (target === undefined || context.getStore() !== undefined || redactSecretFields(fields) !== fields) {
+  if (target === undefined || context.getStore() !== undefined) {
     log[level](fields, msg);
     return;
   }
-  const own = JSON.stringify(fields);
-  const members = own.length > 2 ? `,${own.slice(1, -1)}` : "";
-  target.output.write(`{"level":"${level}","time":"${isoNow()}"${target.bindings}${members},"msg":${JSON.stringify(msg)}}\n`);
+  const plain = target.plainBindings && plainText.test(msg) ? plainMembers(fields, target.output) : null;
+  if (plain === null && redactSecretFields(fields) !== fields) {
+    log[level](fields, msg);
+    return;
+  }
+  let members = plain;
+  if (members === null) {
+    const own = JSON.stringify(fields);
+    members = own.length > 2 ? `,${own.slice(1, -1)}` : "";
+  }
+  const line = `{"level":"${level}","time":"${isoNow()}"${target.bindings}${members},"msg":${JSON.stringify(msg)}}\n`;
+  if (plain === null) target.output.write(line);
+  else target.output.writeClean(line);
+}
+
+/** Member names known to be plain and no secret's name, as JSON writes them (`,"route":`). */
+const plainNames = new Map<string, string | null>();
+
+function plainName(name: string): string | null {
+  let written = plainNames.get(name);
+  if (written === undefined) {
+    written = plainText.test(name) && redactSecretFields({ [name]: 0 })[name] === 0 ? `,"${name}":` : null;
+    if (plainNames.size < 1000) plainNames.set(name, written);
+  }
+  return written;
+}
+
+/**
+ * The members of `fields` as JSON.stringify writes them, built by hand, when every name is plain and no secret's,
+ * every string plain text without `://` or a configured secret, and every number finite; null otherwise (the line is
+ * made and scrubbed the general way).
+ */
+function plainMembers(fields: FlatFields, output: LogOutput): string | null {
+  let members = "";
+  for (const name in fields) {
+    const written = plainName(name);
+    if (written === null) return null;
+    const value = fields[name];
+    if (typeof value === "string") {
+      if (!plainText.test(value) || value.includes("://") || output.holdsSecret(value)) return null;
+      members += `${written}"${value}"`;
+    } else if (typeof value === "number") {
+      if (!Number.isFinite(value)) return null;
+      members += written + value;
+    } else if (typeof value === "boolean" || value === null) members += written + value;
+    else return null; // not a flat value after all (a caller in plain JavaScript)
+  }
+  return members;
 }
 
 let lastMs = 0;

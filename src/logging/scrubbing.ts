@@ -132,6 +132,19 @@ export function scrubber(secrets: readonly string[] = []): (text: string) => str
   };
 }
 
+/**
+ * Whether a text holds one of the configured secrets' values, for texts of `characters` only (logger.ts, `flatLine`):
+ * a secret with any other character cannot be in one.
+ */
+export function secretFinder(secrets: readonly string[], characters: RegExp): (text: string) => boolean {
+  const literals = formsOf(secrets).filter((literal) => characters.test(literal));
+  return (text) => {
+    if (text.length < shortestSecret) return false;
+    for (const literal of literals) if (text.includes(literal)) return true;
+    return false;
+  };
+}
+
 /** A URL fit for a log line: scheme, host and path; its query (signatures, tokens) and any password left out. */
 export function loggableUrl(url: string): string {
   try {
