@@ -1,10 +1,11 @@
-import type { Bus, Consumer } from "../src/bus/port.ts";
+import type { Bus, BusMessage, Consumer } from "../src/bus/port.ts";
 import { deliverTo, type JobObservation, type JobObserver, type JobOutcome, type Worker } from "../src/core/worker.ts";
 import type { EventStore } from "../src/core/event-store.ts";
 import type { RecordedEvent } from "../src/core/event.ts";
 import { decodeReference, loadReferenced } from "./subjects.ts";
 import { logger, withLogContext } from "../src/logging/logger.ts";
 import { doublingMs } from "../src/core/backoff.ts";
+import { inTurnShare } from "../src/core/turn-share.ts";
 import { DEFAULT_MAX_DELIVER } from "../src/bus/retry.ts";
 import { deadLetterRecorder, type DeadLetterFailure, type DeadLetterRecorder } from "../src/dead-letters/record.ts";
 import { RedriveFailed } from "../src/dead-letters/redrive-worker.ts";
@@ -71,14 +72,13 @@ export async function startWorker(
           observe("skipped");
           return;
         }
-        // Every line logged while the worker handles the event carries its worker and correlation id (see withLogContext).
         const handled = event;
-        await whileDown(
-          () => withLogContext({ worker: worker.name, correlationId: handled.metadata.correlationId }, () => deliverTo(worker, handled, message)),
-          dependenciesDown,
-          stopping.signal,
-          { worker: worker.name, eventType: handled.type, eventId: handled.id, stream: handled.streamName },
-        );
+        await whileDown(() => inTurnShare(() => delivery(worker, handled, message, stopping.signal)), dependenciesDown, stopping.signal, {
+          worker: worker.name,
+          eventType: handled.type,
+          eventId: handled.id,
+          stream: handled.streamName,
+        });
         observe("done");
       } catch (error) {
         observe("failed", error);
@@ -99,6 +99,17 @@ export async function startWorker(
       await consumer.stop();
     },
   };
+}
+
+/**
+ * The worker's handling of the event, a piece of the turn's share (turn-share.ts): every worker of a process is handed
+ * the same event at once, and an append wakes them beside every projection. One that gets its turn after the stop
+ * began hands its message back, as a wait for a dependency does. Every line logged meanwhile carries the worker and
+ * the event's correlation id (see withLogContext).
+ */
+function delivery(worker: Worker, event: RecordedEvent, message: BusMessage, stopping: AbortSignal): Promise<boolean> {
+  if (stopping.aborted) throw new Error(`${worker.name}: stopping; the message goes back to the bus`);
+  return withLogContext({ worker: worker.name, correlationId: event.metadata.correlationId }, () => deliverTo(worker, event, message));
 }
 
 /** What failed: a retried dead letter that failed again is its own worker's and event's, not the redrive worker's. */

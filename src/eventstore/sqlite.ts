@@ -11,6 +11,7 @@ import {
 import { assertEventSizes } from "./event-size.ts";
 import { openEventsDatabase } from "./sqlite-file.ts";
 import { EVENT_COLUMNS, ours, type EventRow } from "./sqlite-rows.ts";
+import { inTurnShare } from "../core/turn-share.ts";
 
 type Stored = { stream_name: string; revision: number; position: number };
 
@@ -130,17 +131,26 @@ export class SqliteEventStore implements EventStore {
         // Catching up on a backlog, page after full page: let timers and I/O run in between (a live feed reads short pages).
         if (catchingUp) await yieldToEventLoop();
         if (stopped) return;
-        // Rows, not events: a row another application wrote is skipped once and passed, never read again.
-        const batch = this.allRows.all(checkpoint, CATCH_UP_BATCH);
-        catchingUp = batch.length === CATCH_UP_BATCH;
-        if (batch.length === 0) {
-          await waitForNews();
+        // Rows, not events: a row another application wrote is skipped once and passed, never read again. Every
+        // subscription wakes at each append and reads its page: a piece of the turn's share (turn-share.ts) like each
+        // event. An empty page waits for news from the same piece, so no append can come between the read and the wait.
+        const page = await inTurnShare(() => {
+          if (stopped) return { rows: [], news: null };
+          const rows = this.allRows.all(checkpoint, CATCH_UP_BATCH);
+          return { rows, news: rows.length === 0 ? waitForNews() : null };
+        });
+        if (stopped) return;
+        if (page.news) {
+          await page.news;
           continue;
         }
+        const batch = page.rows;
+        catchingUp = batch.length === CATCH_UP_BATCH;
         for (const row of batch) {
           if (stopped) return;
           const event = ours(row);
-          if (event) await handler(event);
+          if (event) await inTurnShare(() => (stopped ? undefined : handler(event)));
+          if (stopped) return;
           checkpoint = row.position;
         }
       }
