@@ -73,7 +73,7 @@ export async function startWorker(
           return;
         }
         const handled = event;
-        await whileDown(() => inTurnShare(() => delivery(worker, handled, message, stopping.signal)), dependenciesDown, stopping.signal, {
+        await whileDown(() => inTurnShare(() => delivery(worker, handled, message)), dependenciesDown, stopping.signal, {
           worker: worker.name,
           eventType: handled.type,
           eventId: handled.id,
@@ -103,12 +103,12 @@ export async function startWorker(
 
 /**
  * The worker's handling of the event, a piece of the turn's share (turn-share.ts): every worker of a process is handed
- * the same event at once, and an append wakes them beside every projection. One that gets its turn after the stop
- * began hands its message back, as a wait for a dependency does. Every line logged meanwhile carries the worker and
- * the event's correlation id (see withLogContext).
+ * the same event at once, and an append wakes them beside every projection. A delivery still waiting for its turn when
+ * the stop begins runs in a later turn, and the stop waits for it (the stores close only once every role has stopped):
+ * handing it back instead would spend one of its deliveries, and on the last one lose it. Every line logged meanwhile
+ * carries the worker and the event's correlation id (see withLogContext).
  */
-function delivery(worker: Worker, event: RecordedEvent, message: BusMessage, stopping: AbortSignal): Promise<boolean> {
-  if (stopping.aborted) throw new Error(`${worker.name}: stopping; the message goes back to the bus`);
+function delivery(worker: Worker, event: RecordedEvent, message: BusMessage): Promise<boolean> {
   return withLogContext({ worker: worker.name, correlationId: event.metadata.correlationId }, () => deliverTo(worker, event, message));
 }
 

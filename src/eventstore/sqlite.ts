@@ -134,6 +134,8 @@ export class SqliteEventStore implements EventStore {
         // Rows, not events: a row another application wrote is skipped once and passed, never read again. Every
         // subscription wakes at each append and reads its page: a piece of the turn's share (turn-share.ts) like each
         // event. An empty page waits for news from the same piece, so no append can come between the read and the wait.
+        // A stop that came while the read waited for its turn ends the loop before and after it: stop() woke only the
+        // wait it knew of, and a wait begun after it would never be woken (a closing service once hung on one).
         const page = await inTurnShare(() => {
           if (stopped) return { rows: [], news: null };
           const rows = this.allRows.all(checkpoint, CATCH_UP_BATCH);
