@@ -69,7 +69,8 @@ export function readClientEvent(frame: string | Uint8Array): ReadEvent {
     return problem("invalid_value", `${named}; a transcription session takes ${clientEventTypes.join(", ")}.`, "type", eventId);
   }
   const check = checks[fields.type];
-  const error = check.Errors(value).First();
+  // The compiled check first: the errors' iterator walks the schema on every call, valid events too.
+  const error = check.Check(value) ? undefined : check.Errors(value).First();
   if (error !== undefined) {
     const param = fieldName(error.path, "event");
     const code =
