@@ -182,8 +182,14 @@ describe("embedded store: the tasks projection's indexes", () => {
     const store = new EmbeddedDocumentStore(":memory:");
     await tasksProjection.setup!(store);
     await usersProjection.setup!(store);
-    // failStuckTasks (every minute) and the monthly allowance job (every few minutes).
-    expect(store.collection("tasks").explain({ status: "scribing" }, { limit: 1000 }).join("\n")).toContain("USING INDEX ix2:tasks:status_1");
+    // failStuckTasks and requeueLostTasks (every minute), and the monthly allowance job (every few minutes).
+    const tasks = store.collection("tasks") as EmbeddedCollection;
+    expect(tasks.explain({ status: "scribing" }, { limit: 1000 }).join("\n")).toContain("USING INDEX ix2:tasks:status_1_updatedAt_1");
+    // The pending and waiting ones last moved before a cutoff, oldest first: found by the index's ranges, only those
+    // sorted (with a status index alone, a store whose tasks were all pending read every one of them every minute).
+    const lost = tasks.explain({ status: { $in: ["pending", "waiting"] }, updatedAt: { $lt: "2026-11-27" } }, { sort: { updatedAt: 1 }, limit: 1000 });
+    expect(lost.join("\n")).toContain("USING INDEX ix2:tasks:status_1_updatedAt_1 (<expr>=? AND <expr><?)");
+    expect(lost.join("\n")).not.toContain("SCAN");
     expect(
       store
         .collection("users")
