@@ -253,8 +253,9 @@ try {
     figure("GET /api/health", health.requestsPerSecond, "req/s");
     // This machine's speed drifts by tens of percent within a minute (other tenants, CPU boost), so the share of
     // health that the goals are about is measured in turns (bench/support/in-turns.ts): endpoint and health for
-    // `adjacentSeconds` each, one right after the other, seven rounds (three in quick mode; the rounds of one run here spread by a tenth either way), the median of the
-    // rounds' ratios. The endpoint's own run above gives its ceiling, for the fixed-rate part below.
+    // `adjacentSeconds` each, one right after the other, seven rounds (three in quick mode), the median of the rounds'
+    // ratios (one run's rounds spread widely here: 0.54 to 0.92 of health for the detail). The endpoint's own run above
+    // gives its ceiling, for the fixed-rate part below.
     console.log(`(then each endpoint for ${seconds} s, and in turns with health, ${adjacentSeconds} s each, ${sized(7, 3)} rounds)`);
     const ceilings = new Map<string, number>();
     for (const [name, path, headers] of endpoints) {
