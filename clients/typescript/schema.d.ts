@@ -3667,7 +3667,7 @@ export interface operations {
                 headers: {
                     /** @description Requests left to this credential in the current minute. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description The task's version, as a strong entity tag (`"7"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it meanwhile. It changes with every change to the task's own record, the service's included (status, summary, exports); a folder renamed elsewhere leaves it as it is. */
+                    /** @description The task's version, as a strong entity tag (`"7"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it meanwhile. It changes with every change to what the task shows, the service's included (status, summary); the service's bookkeeping (a pdf or docx made or asked for) and a folder renamed elsewhere leave it as it is. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -3856,7 +3856,7 @@ export interface operations {
                 headers: {
                     /** @description Requests left to this credential in the current minute. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description The task's version, as a strong entity tag (`"7"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it meanwhile. It changes with every change to the task's own record, the service's included (status, summary, exports); a folder renamed elsewhere leaves it as it is. */
+                    /** @description The task's version, as a strong entity tag (`"7"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it meanwhile. It changes with every change to what the task shows, the service's included (status, summary); the service's bookkeeping (a pdf or docx made or asked for) and a folder renamed elsewhere leave it as it is. */
                     ETag?: string;
                     [name: string]: unknown;
                 };

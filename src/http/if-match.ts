@@ -1,9 +1,10 @@
 import { PreconditionFailedError, ValidationFailedError } from "../core/errors.ts";
 
 /**
- * Optimistic concurrency over HTTP (RFC 9110 8.8.3 and 13.1.1) for resources whose version is their event
- * stream's revision: the ETag is that revision as a strong entity tag (`"7"`), opaque to clients, and a write
- * with `If-Match` happens only while the stream is still at a revision it names.
+ * Optimistic concurrency over HTTP (RFC 9110 8.8.3 and 13.1.1) for resources whose version is a revision of their
+ * event stream, that of the last event that changed what they show: the ETag is that revision as a strong entity tag
+ * (`"7"`), opaque to clients, and a write with `If-Match` happens only while nothing a reader sees changed after a
+ * revision it names.
  */
 
 export const ifMatchHeader = "If-Match";
@@ -47,8 +48,15 @@ export function parseIfMatch(value: string): IfMatch | { problem: string } {
 /** The ETag of a resource at a stream revision: strong, since one revision is one representation. */
 export const revisionTag = (revision: number): string => `"${revision}"`;
 
-/** A check of the revision a write is about to be decided on: throws PreconditionFailedError (412) when the header does not name it. */
-export type RevisionCondition = (revision: number) => void;
+/**
+ * Where a stream stands when a write is decided on it: its `revision`, and `shown`, the revision of its last event
+ * that changed what a reader sees (at most `revision`). Events after `shown` are the service's bookkeeping (an export
+ * made, a lost message sent again): a reader who read at any revision from `shown` on saw what is there now.
+ */
+export type StreamVersion = { shown: number; revision: number };
+
+/** A check of the version a write is about to be decided on: throws PreconditionFailedError (412) when the header names none of it. */
+export type RevisionCondition = (version: StreamVersion) => void;
 
 /**
  * What an `If-Match` header asks of a write on a stream: null when nothing (no header, or `*`, which any
@@ -65,8 +73,8 @@ export function revisionCondition(header: string | null, stale: string): Revisio
   const revisions = new Set<number>();
   for (const tag of parsed.tags) if (!tag.weak && /^(0|[1-9]\d{0,14})$/.test(tag.opaque)) revisions.add(Number(tag.opaque));
   const onlyWeak = parsed.tags.every((tag) => tag.weak);
-  return (revision) => {
-    if (revisions.has(revision)) return;
+  return ({ shown, revision }) => {
+    for (const tagged of revisions) if (tagged >= shown && tagged <= revision) return;
     throw new PreconditionFailedError(
       onlyWeak ? `${ifMatchHeader} compares entity tags strongly, so a weak one (W/"…") never matches: send the ETag as the API gave it, without W/.` : stale,
     );

@@ -5,6 +5,8 @@ import type { EventStore } from "../core/event-store.ts";
 import { loadState, type LoadedState } from "../core/state-cache.ts";
 import { taskDecider, type TaskCommand, type TaskState } from "./decider.ts";
 import { isTaskEvent, taskStream, type TaskEvent } from "./events.ts";
+import { taskVersion } from "./decider.ts";
+import type { RevisionCondition } from "../http/if-match.ts";
 
 export type { TaskCommand, TaskState } from "./decider.ts";
 export { isScribingAttempt } from "./decider.ts";
@@ -63,11 +65,11 @@ export class TaskCommands {
 
   /**
    * Decides now, on the current state (refusing here, before the caller's work), and appends on `append`; the
-   * commands are decided again only when the task changed in between. `condition` sees each revision decided on.
+   * commands are decided again only when the task changed in between. `condition` sees each version decided on.
    */
-  async prepare(taskId: number, commands: TaskCommand | readonly TaskCommand[], condition?: (revision: number) => void): Promise<PreparedTaskCommand> {
+  async prepare(taskId: number, commands: TaskCommand | readonly TaskCommand[], condition?: RevisionCondition): Promise<PreparedTaskCommand> {
     const decide = (state: TaskState, revision: number) => {
-      condition?.(revision);
+      condition?.(taskVersion(state, revision));
       return decideInTurn(asList(commands), state);
     };
     const loaded = await this.state(taskId);

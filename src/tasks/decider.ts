@@ -4,7 +4,7 @@ import { isInFlight, maxRetries, type FolderRef, type RequeueStep, type TaskEven
 import type { TranscriptRef } from "./transcripts.ts";
 import { assertCostCorrectable, evolveTask, live, type LiveTask, type TaskState } from "./task-state.ts";
 
-export { assertCostCorrectable, isScribingAttempt, type LiveTask, type TaskState } from "./task-state.ts";
+export { assertCostCorrectable, isScribingAttempt, taskVersion, type LiveTask, type TaskState } from "./task-state.ts";
 
 type Created = Extract<TaskEvent, { type: "TaskCreated" }>["data"];
 

@@ -9,7 +9,7 @@ import type { FolderDocument } from "../folders/folders-projection.ts";
 import { findTaskCounts, type TaskCountsDocument } from "./task-counts.ts";
 import { StampedCache } from "../readmodels/stamped-cache.ts";
 import { TaskSlots } from "./slots.ts";
-import { assertCostCorrectable, type TaskCommand, type TaskState } from "./decider.ts";
+import { assertCostCorrectable, taskVersion, type TaskCommand, type TaskState } from "./decider.ts";
 import { TaskCommands } from "./commands.ts";
 import { segmentErrors, type Segment } from "./segments.ts";
 import type { TranscriptRef, TranscriptStore } from "./transcripts.ts";
@@ -113,8 +113,8 @@ export class Tasks {
    * other's retry meets the newer revision and is refused (412).
    */
   private async run(taskId: number, commands: TaskCommand | readonly TaskCommand[], metadata: EventMetadata, condition: RevisionCondition | null = null) {
-    const decision = (_state: TaskState, revision: number) => {
-      condition?.(revision);
+    const decision = (state: TaskState, revision: number) => {
+      condition?.(taskVersion(state, revision));
       return commands;
     };
     return (await this.commands.decide(taskId, decision, { metadata })).position;
@@ -123,7 +123,7 @@ export class Tasks {
   /** The task as it stands, refused (412) before any work when it is already past the version the caller read; checked again on the append. */
   private async checkEarly(taskId: number, condition: RevisionCondition | null): Promise<TaskState> {
     const { state, revision } = await this.commands.state(taskId);
-    condition?.(revision);
+    condition?.(taskVersion(state, revision));
     return state;
   }
 

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationFailedError } from "../core/errors.ts";
 import type { Disk, TaskEvent, TaskStatus } from "./events.ts";
 import { hasTranscript } from "./transcripts.ts";
 import { evolveFreshness, noSummaryYet, type SummaryFreshness } from "./summary-freshness.ts";
+import type { StreamVersion } from "../http/if-match.ts";
 
 export type TaskState =
   | { status: "none" }
@@ -10,7 +11,8 @@ export type TaskState =
   /**
    * `recognised`: the service transcribed it, so its `cost` is what was charged and is no client's to change.
    * `mediaReady`: this attempt's media is in the blob store (an upload, or fetched); `supplied`: created with its
-   * transcript; `requeues`: this attempt's re-drives by the sweeper; `freshness`: which transcript the summary is of.
+   * transcript; `requeues`: this attempt's re-drives by the sweeper; `freshness`: which transcript the summary is of;
+   * `unshown`: how many of the last events are bookkeeping (taskVersion); absent in states saved before it was kept.
    */
   | {
       status: "live";
@@ -27,6 +29,7 @@ export type TaskState =
       supplied: boolean;
       requeues: number;
       freshness: SummaryFreshness;
+      unshown?: number;
     };
 
 export type LiveTask = Extract<TaskState, { status: "live" }>;
@@ -48,10 +51,25 @@ export function assertCostCorrectable(state: TaskState): void {
   }
 }
 
+/**
+ * Events the service records for its own bookkeeping: a heavy export made or asked for, a lost step sent again. They
+ * change nothing `GET /api/tasks/{id}` shows, so the task's version (its ETag) stays: a person editing a task that has
+ * just finished is not refused because its pdf was made meanwhile.
+ */
+export const bookkeepingEvents: ReadonlySet<TaskEvent["type"]> = new Set(["ExportGenerated", "ExportRequested", "TaskRequeued"]);
+
+/** The task's version at stream `revision`: the revision of its last event that changed what it shows. */
+export const taskVersion = (state: TaskState, revision: number): StreamVersion => ({
+  shown: state.status === "live" ? revision - (state.unshown ?? 0) : revision,
+  revision,
+});
+
 /** How a task's events fold into its state (the decider's evolve). */
 export function evolveTask(state: TaskState, event: TaskEvent): TaskState {
   const next = evolveRecord(state, event);
-  return next.status === "live" ? { ...next, freshness: evolveFreshness(next.freshness, event) } : next;
+  if (next.status !== "live") return next;
+  const unshown = bookkeepingEvents.has(event.type) && state.status === "live" ? (state.unshown ?? 0) + 1 : 0;
+  return { ...next, freshness: evolveFreshness(next.freshness, event), unshown };
 }
 
 function evolveRecord(state: TaskState, event: TaskEvent): TaskState {

@@ -1,7 +1,8 @@
 import { ifMatchHeader, revisionCondition, type RevisionCondition } from "../http/if-match.ts";
 
 /**
- * A task's version over HTTP: its stream's revision, answered as the `ETag` of `GET` and `PATCH /api/tasks/{id}`
+ * A task's version over HTTP: the revision of its stream's last event that changed what it shows (task-state.ts
+ * taskVersion), answered as the `ETag` of `GET` and `PATCH /api/tasks/{id}`
  * (src/http/if-match.ts), and named by `If-Match` on the writes to one task, so that a change made on an
  * older version (another tab, another device) is refused with 412 instead of overwriting the newer one.
  */
@@ -31,8 +32,8 @@ export const etagResponseHeader = {
   ETag: {
     description:
       'The task\'s version, as a strong entity tag (`"7"`): opaque. Send it back in `If-Match` to change the task only if nobody changed it ' +
-      "meanwhile. It changes with every change to the task's own record, the service's included (status, summary, exports); a folder renamed " +
-      "elsewhere leaves it as it is.",
+      "meanwhile. It changes with every change to what the task shows, the service's included (status, summary); the service's bookkeeping " +
+      "(a pdf or docx made or asked for) and a folder renamed elsewhere leave it as it is.",
     schema: { type: "string" as const },
   },
 };

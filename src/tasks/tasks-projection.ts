@@ -44,8 +44,8 @@ export type TaskFields = {
   createdAt: string;
   updatedAt: string;
   /**
-   * The revision of the task's stream this document shows (its last event's): the task's version, which
-   * `GET /api/tasks/{id}` answers as its ETag and `If-Match` names. Folder renames reach the document
+   * The revision of the task's stream this document shows (its last event's but bookkeeping, task-state.ts
+   * bookkeepingEvents): the task's version, which `GET /api/tasks/{id}` answers as its ETag and `If-Match` names. Folder renames reach the document
    * from the account's stream and leave it as it is: they change no task's own record.
    */
   revision: number;
@@ -127,11 +127,13 @@ export function evolveTask(doc: TaskFields | null, event: Recorded<TaskEvent>): 
       return { ...next, status: "scribing" };
     case "SummaryRefreshed":
     case "SummaryFailed":
+      // Nothing the list shows, but the detail shows the summary: the version moves.
+      return { ...doc, revision: event.revision };
     case "ExportGenerated":
     case "ExportRequested":
     case "TaskRequeued":
-      // Nothing the list shows, but the version moves with every event of the stream (an If-Match names the stream's revision).
-      return { ...doc, revision: event.revision };
+      // Bookkeeping (bookkeepingEvents): nothing the task shows changes, nor its version.
+      return doc;
     case "TaskFinished": {
       const d = event.data;
       return {

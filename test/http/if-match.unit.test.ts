@@ -45,11 +45,19 @@ describe("revisionCondition", () => {
     expect(() => revisionCondition("7", "stale")).toThrow(ValidationFailedError);
   });
 
+  const at = (revision: number, shown = revision) => ({ shown, revision });
+
   test("matches the revision a strong tag names, and nothing else", () => {
     const condition = revisionCondition(`"x", ${revisionTag(7)}`, "stale")!;
-    expect(() => condition(7)).not.toThrow();
-    expect(() => condition(8)).toThrow(PreconditionFailedError);
-    expect(() => revisionCondition('"07"', "stale")!(7)).toThrow("stale");
-    expect(() => revisionCondition(`W/${revisionTag(7)}`, "stale")!(7)).toThrow(/weak/);
+    expect(() => condition(at(7))).not.toThrow();
+    expect(() => condition(at(8))).toThrow(PreconditionFailedError);
+    expect(() => revisionCondition('"07"', "stale")!(at(7))).toThrow("stale");
+    expect(() => revisionCondition(`W/${revisionTag(7)}`, "stale")!(at(7))).toThrow(/weak/);
+  });
+
+  test("matches any revision from the last change shown up to the stream's: only bookkeeping came after it", () => {
+    const condition = (tag: number) => revisionCondition(revisionTag(tag), "stale")!;
+    for (const tag of [5, 6, 7]) expect(() => condition(tag)(at(7, 5))).not.toThrow();
+    for (const tag of [4, 8]) expect(() => condition(tag)(at(7, 5))).toThrow(PreconditionFailedError);
   });
 });

@@ -71,13 +71,13 @@ describe("the task's commands", () => {
     const tasks = new TaskCommands(store);
     await tasks.run(7, [create, { type: "StartTranscription" }, { type: "FailTask", reason: "no audio" }], { metadata });
     const revisions: number[] = [];
-    const retry = await tasks.prepare(7, { type: "RetryTask" }, (revision) => revisions.push(revision));
+    const retry = await tasks.prepare(7, { type: "RetryTask" }, ({ revision }) => revisions.push(revision));
     await retry.append({ metadata });
     expect(revisions).toEqual([2]);
 
     await tasks.run(7, [{ type: "StartTranscription" }, { type: "FailTask", reason: "no audio" }], { metadata });
     const seen: number[] = [];
-    const again = await tasks.prepare(7, { type: "RetryTask" }, (revision) => seen.push(revision));
+    const again = await tasks.prepare(7, { type: "RetryTask" }, ({ revision }) => seen.push(revision));
     await tasks.run(7, { type: "RenameTask", name: "Renamed meanwhile" }, { metadata });
     const { events } = await again.append({ metadata });
     expect(seen).toEqual([5, 6]);

@@ -31,8 +31,8 @@ const name = async (user: User, id: number) => (await json(await get(user, id)))
 
 /**
  * A finished task with a two-segment transcript, once the service's own changes to it have settled: its summary, and
- * the pdf and docx made ahead of time after it finished and again after the summary. Each moves the version, and on a
- * busy machine they land after the test has read it. Settled: the task's stream has not grown for half a second.
+ * the pdf and docx made ahead of time after it finished and again after the summary. The summary moves the version,
+ * and on a busy machine it lands after the test has read it. Settled: the task's stream has not grown for half a second.
  */
 async function transcribed(user: User): Promise<number> {
   const id = await createTask(app, user, { segments: [segment(0, 1000, "One two."), segment(1000, 2500, "Three.")], duration: 3 });
@@ -101,6 +101,29 @@ describe("the ETag of GET /api/tasks/{id}", () => {
     expect(after.headers.get("etag")).toBe(before);
     // So a change made on that version still lands.
     expect((await patch(user, id, { name: "Moved on" }, before)).status).toBe(200);
+  });
+
+  test("the service's bookkeeping leaves it: the pdf and docx made after a rename, so a change made on the version read still lands", async () => {
+    const user = await app.register();
+    const id = await transcribed(user);
+    const renamed = await patch(user, id, { name: "Renamed" }, await etag(user, id));
+    expect(renamed.status).toBe(200);
+    const version = renamed.headers.get("etag")!;
+    // The rename has the pdf and docx made again, each recorded on the task's stream after it.
+    const afterRename = Number(JSON.parse(version));
+    const madeSince = async () =>
+      (await app.adapters.eventStore.readStream(taskStream(id), { fromRevision: afterRename + 1 })).filter((e) => e.type === "ExportGenerated").length;
+    for (let tries = 0; (await madeSince()) < 2; tries++) {
+      if (tries === 300) throw new Error("the pdf and docx were not made again within 30 s");
+      await Bun.sleep(100);
+    }
+    const newest = (await app.adapters.eventStore.readStream(taskStream(id))).at(-1)!;
+    await app.service.waitForProjections(newest.position);
+    expect(await etag(user, id)).toBe(version);
+    // Any revision from the last change shown on names what the task shows (a read model from before answers the newest).
+    expect(newest.revision).toBeGreaterThan(afterRename);
+    expect((await patch(user, id, { quality: 3 }, `"${newest.revision}"`)).status).toBe(200);
+    await expectPreconditionFailed(await patch(user, id, { name: "On the old version" }, version));
   });
 });
 
