@@ -10,7 +10,9 @@ import type { BlobStore } from "./blobs/port.ts";
 import { SqliteEventStore } from "./eventstore/sqlite.ts";
 import { applicationStreamPrefixes } from "./application-streams.ts";
 import { EventStoreDbEventStore } from "./eventstore/eventstoredb.ts";
-import { EmbeddedDocumentStore } from "./readmodels/embedded.ts";
+import { EmbeddedDocumentStore, type EmbeddedUpkeep } from "./readmodels/embedded.ts";
+import { inTurnShare } from "./core/turn-share.ts";
+import { WalCheckpoints } from "./core/wal-checkpoints.ts";
 import { MongoDocumentStore } from "./readmodels/mongodb.ts";
 import { InProcessBus } from "./bus/in-process.ts";
 import { NatsBus } from "./bus/nats.ts";
@@ -73,8 +75,14 @@ export async function openDocumentStore(config: Config): Promise<DocumentStore> 
   mkdirSync(config.dataDir, { recursive: true });
   return config.mongodbUrl
     ? new MongoDocumentStore(config.mongodbUrl, config.mongodbDatabase)
-    : new EmbeddedDocumentStore(join(config.dataDir, "readmodels.sqlite"));
+    : new EmbeddedDocumentStore(join(config.dataDir, "readmodels.sqlite"), embeddedUpkeep);
 }
+
+/** The service's upkeep of the embedded read models: merge steps in the turn share, WAL checkpoints on a thread. */
+export const embeddedUpkeep: EmbeddedUpkeep = {
+  inBackground: inTurnShare,
+  checkpoints: (path, fallBack) => new WalCheckpoints(path, fallBack),
+};
 
 /** The blob store alone: for the CLIs whose projections read transcripts (replay, admin). */
 export function openBlobStore(config: Config, secret = signingSecret(config)): BlobStore {

@@ -112,18 +112,23 @@ export function createTextIndex(session: SqliteSession, collection: string, inde
     // file. Not free: taking 1,000 rows out of a 50,000-row index took 350 ms a commit against 8 (scratch measurement,
     // 2 shared cores), so the search projection takes segments out 50 at a time.
     const secureDelete = `INSERT INTO "${textTable(collection)}" ("${textTable(collection)}", rank) VALUES ('secure-delete', 1)`;
+    // Merged in small steps after the writes (embedded-text-merges.ts), not inside them.
+    const noAutomerge = `INSERT INTO "${textTable(collection)}" ("${textTable(collection)}", rank) VALUES ('automerge', 0)`;
     if (existing !== null) {
       if (existing.sql !== sql.triggers[0]) throw new TypeError(`${collection} already has a text index with another spec`);
       session.statement(secureDelete).run();
+      session.statement(noAutomerge).run();
       return;
     }
     session.statement(`DROP TABLE IF EXISTS "${textTable(collection)}"`).run();
     session.statement(sql.table).run();
     session.statement(secureDelete).run();
+    session.statement(noAutomerge).run();
     for (const trigger of sql.triggers) session.statement(trigger).run();
     const { names, values } = columns(index, "doc");
     session.statement(`INSERT INTO "${textTable(collection)}" (rowid, ${names}) SELECT rowid, ${values} FROM "${collection}"`).run();
   });
+  session.textIndexMade(collection);
 }
 
 /**

@@ -15,6 +15,7 @@
  */
 import { Database, SQLiteError, type Statement } from "bun:sqlite";
 import type { Document, DocumentStore } from "./port.ts";
+import { pagesPerStep, stepATurn, TextIndexMerges, type InBackground } from "./embedded-text-merges.ts";
 import { DuplicateKeyError } from "./port.ts";
 import type { SqlParam } from "./embedded-sql.ts";
 import { EmbeddedCollection } from "./embedded-collection.ts";
@@ -25,6 +26,19 @@ export { EmbeddedCollection } from "./embedded-collection.ts";
 
 const COLLECTION_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 const STATEMENT_CACHE_SIZE = 256;
+
+/** Checkpoints of a WAL made off the store's connection: told of each write, waited for when the store closes. */
+export type OffConnectionCheckpoints = { written(): void; settled(): Promise<void>; close(): Promise<void> };
+
+/**
+ * What keeps the store in shape apart from its writes, as the service gives it (src/adapters.ts): where merge steps of
+ * its text indexes run (`inBackground`; by default a step a turn), and what checkpoints its WAL off its connection
+ * (`checkpoints`, handed the file and what to do should it fail; by default SQLite checkpoints inside the commits).
+ */
+export type EmbeddedUpkeep = {
+  inBackground?: InBackground;
+  checkpoints?: (path: string, fallBack: () => void) => OffConnectionCheckpoints;
+};
 
 export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   private readonly db: Database;
@@ -45,16 +59,26 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   private snapshotVersion = 0;
   /** This connection's writes, per collection: they leave data_version as it is. */
   private readonly writesTo = new Map<string, number>();
+  /** Whether each collection written to has a text index (embedded-text.ts), asked once per collection. */
+  private readonly textIndexed = new Map<string, boolean>();
+  private readonly textMerges: TextIndexMerges;
+  private readonly checkpoints: OffConnectionCheckpoints | null = null;
   private readonly endSnapshot = () => {
     if (!this.snapshotOpen) return;
     this.snapshotOpen = false;
     if (this.db.inTransaction) this.commit.run();
   };
 
-  constructor(path: string) {
+  constructor(path: string, upkeep: EmbeddedUpkeep = {}) {
     this.db = new Database(path, { create: true });
     this.db.exec("PRAGMA busy_timeout = 5000");
-    this.db.exec("PRAGMA journal_mode = WAL");
+    const { journal_mode: journal } = this.db.query("PRAGMA journal_mode = WAL").get() as { journal_mode: string };
+    this.textMerges = new TextIndexMerges((collection) => this.mergeTextIndex(collection), upkeep.inBackground ?? stepATurn);
+    // A file's WAL may be checkpointed elsewhere (the service's thread, src/core/wal-checkpoints.ts); one in memory has none.
+    if (journal === "wal" && upkeep.checkpoints) {
+      this.db.exec("PRAGMA wal_autocheckpoint = 0");
+      this.checkpoints = upkeep.checkpoints(path, () => this.db.exec("PRAGMA wal_autocheckpoint = 1000"));
+    }
     this.db.exec("PRAGMA synchronous = NORMAL");
     // A deleted document's bytes are overwritten, not left in free pages: deleting a task deletes its words.
     this.db.exec("PRAGMA secure_delete = ON");
@@ -129,6 +153,8 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   /** A table that is gone: that it was made, and the statements prepared on it. */
   private forget(name: string): void {
     this.tables.delete(name);
+    this.textIndexed.delete(name);
+    this.textMerges.forget(name);
     for (const [sql, statement] of this.statements) {
       if (!sql.includes(`"${name}"`) && !sql.includes(`"${textIndexObjects.table(name)}"`)) continue;
       statement.finalize();
@@ -137,6 +163,8 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
   }
 
   async close(): Promise<void> {
+    await this.textMerges.close();
+    await this.checkpoints?.close();
     this.endSnapshot();
     for (const statement of this.statements.values()) statement.finalize();
     this.statements.clear();
@@ -204,6 +232,8 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
       try {
         const result = work();
         this.commit.run();
+        this.checkpoints?.written();
+        if (this.hasTextIndex(collection)) this.textMerges.written(collection);
         return result;
       } catch (error) {
         // A failed COMMIT may already have rolled back on its own.
@@ -214,6 +244,48 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
       if (error instanceof SQLiteError && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(error.code ?? "")) {
         throw new DuplicateKeyError(collection, error.message);
       }
+      throw error;
+    }
+  }
+  /** Resolves once no text index waits to be merged and no WAL checkpoint is under way (what a test waits for). */
+  async maintenanceSettled(): Promise<void> {
+    await this.textMerges.settled();
+    await this.checkpoints?.settled();
+  }
+
+  textIndexMade(collection: string): void {
+    this.textIndexed.set(collection, true);
+  }
+
+  private hasTextIndex(collection: string): boolean {
+    let indexed = this.textIndexed.get(collection);
+    if (indexed === undefined) {
+      indexed = this.statement(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(textIndexObjects.table(collection)) !== null;
+      this.textIndexed.set(collection, indexed);
+    }
+    return indexed;
+  }
+
+  /**
+   * One bounded step of merging the collection's text index (embedded-text-merges.ts), in a write transaction of its
+   * own that changes no document (so no change stamp moves). FTS5 says it merged by adding 2 or more to total_changes.
+   */
+  private mergeTextIndex(collection: string): boolean {
+    const table = textIndexObjects.table(collection);
+    const merge = this.statement(`INSERT INTO "${table}" ("${table}", rank) VALUES ('merge', ${pagesPerStep})`);
+    const totalChanges = this.statement("SELECT total_changes() AS changes");
+    const changes = () => (totalChanges.get() as { changes: number }).changes;
+    this.endSnapshot();
+    this.begin.run();
+    try {
+      const before = changes();
+      merge.run();
+      const worked = changes() - before >= 2;
+      this.commit.run();
+      this.checkpoints?.written();
+      return worked;
+    } catch (error) {
+      if (this.db.inTransaction) this.rollback.run();
       throw error;
     }
   }

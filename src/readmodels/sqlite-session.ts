@@ -13,4 +13,6 @@ export interface SqliteSession {
   write<R>(collection: string, work: () => R): R;
   /** Runs `work` in the read snapshot this turn of the event loop shares. */
   read<R>(work: () => R): R;
+  /** The collection's text index was made: what the store knew of it is asked again. */
+  textIndexMade(collection: string): void;
 }
