@@ -8,6 +8,7 @@ import type { RoutePlan } from "./body-plans.ts";
 import { holdsHeavyWork, markReadWhole, moveHeavyWork, waitForHeavyWork } from "./heavy-work-slots.ts";
 import { carryRequestContext } from "./correlation.ts";
 import type { Semaphore } from "../core/semaphore.ts";
+import { inTurnShare } from "../core/turn-share.ts";
 import { DomainError, ValidationFailedError } from "../core/errors.ts";
 import type { RequestContext } from "./request-origin.ts";
 import { mediaTypeOf, tooLarge, unlimited, type RequestLimits, type RouteBodyLimits } from "./route-body-limits.ts";
@@ -77,21 +78,21 @@ export function boundedBodyParser({ limits, heavyWork, sizes, bodyThreads, befor
       if (!streamed) return; // bounded by its Content-Length in onRequest
       return readStreamedForm(read);
     }
-    const { parts, bytes, memberNames } = await readJsonText(read, sizes.shapeOf(request.method, path));
+    const { parts, chunks, bytes, memberNames } = await readJsonText(read, sizes.shapeOf(request.method, path), limits.bodyBytes);
     if (bytes > limits.bodyBytes) {
       markReadWhole(request);
       const route: RoutePlan | null = sizes.planOf(request.method, path);
       // A member the route makes ready off the main thread (a transcript's segments): the route gets the body without it.
       if (route?.preparer) {
         const fingerprint = request.headers.has(idempotencyKeyHeader) ? { method: request.method, path } : undefined;
-        const { body, prepared } = await bodyThreads.parse(parts, route.plan, { preparer: route.preparer, fingerprint });
+        const { body, prepared } = await bodyThreads.parse(chunks, route.plan, { preparer: route.preparer, fingerprint });
         if (prepared) keepPreparedMember(request, prepared);
         return body;
       }
       // A member its route's schema does not name: parsed on a thread, which gives back only what the schema reads.
-      if (route?.names && [...memberNames].some((name) => !route.names!.has(name))) return (await bodyThreads.parse(parts, route.plan)).body;
+      if (route?.names && [...memberNames].some((name) => !route.names!.has(name))) return (await bodyThreads.parse(chunks, route.plan)).body;
     }
-    const text = parts.length === 1 ? parts[0]! : parts.join("");
+    const text = parts === null ? new TextDecoder().decode(Buffer.concat(chunks)) : parts.length === 1 ? parts[0]! : parts.join("");
     if (bytes <= limits.bodyBytes) keepRawBody(request, text);
     // Empty: left to Elysia's own parser, which finds no body (an optional body stays absent, a required one is 400).
     if (text.trim() === "") return undefined;
@@ -113,34 +114,48 @@ async function readStreamedForm({ context, request, limit, passedOrdinaryLimit, 
 }
 
 /**
- * A JSON body's text, in the pieces it arrived in, checked as it arrives: UTF-8 (422), within its byte limit (413)
- * and within its shape's bounds (422), refused as soon as it breaks one, unread rest and all.
+ * A JSON body, checked as it arrives: UTF-8 (422), within its byte limit (413) and within its shape's bounds (422),
+ * refused as soon as it breaks one, unread rest and all. The bytes in the chunks they arrived in (`chunks`), and, while
+ * they are at most `textUpTo` bytes, their text in the pieces it was read as (`parts`; null past it: a larger body is
+ * parsed from its bytes, on a thread).
  */
-async function readJsonText({ request, limit, passedOrdinaryLimit, refuseUnread }: BodyRead, shape: JsonShapeLimits) {
+async function readJsonText({ request, limit, passedOrdinaryLimit, refuseUnread }: BodyRead, shape: JsonShapeLimits, textUpTo: number) {
   const scanner = new JsonShapeScanner(shape);
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const reader = request.body!.getReader();
-  const parts: string[] = [];
+  let parts: string[] | null = [];
+  const chunks: Uint8Array[] = [];
   let bytes = 0;
   // Thrown from the parser, these reach the error handler as a ParseError's cause (see error-handler.ts).
   const reject = (error: DomainError): Promise<never> => refuseUnread(reader, error);
   for (;;) {
     const { value, done } = await reader.read();
-    let text: string;
-    try {
-      text = decoder.decode(done ? undefined : value, { stream: !done });
-    } catch {
-      return reject(new ValidationFailedError({ body: ["The request body is not valid UTF-8."] }));
+    if (!done) {
+      bytes += value.byteLength;
+      chunks.push(value);
     }
-    if (!done) bytes += value.byteLength;
     if (bytes > limit) return reject(new DomainError(413, tooLarge(limit)));
     await passedOrdinaryLimit(bytes);
-    const violation = scanner.feed(text);
-    if (violation) return reject(new ValidationFailedError({ body: [violation.message] }, violation.message));
-    parts.push(text);
+    const check = (): { text: string } | { problem: ValidationFailedError } => {
+      let text: string;
+      try {
+        text = decoder.decode(done ? undefined : value, { stream: !done });
+      } catch {
+        return { problem: new ValidationFailedError({ body: ["The request body is not valid UTF-8."] }) };
+      }
+      const violation = scanner.feed(text);
+      return violation ? { problem: new ValidationFailedError({ body: [violation.message] }, violation.message) } : { text };
+    };
+    // Past the ordinary limit a body is heavy work: its chunks are checked in the turn's share of background work
+    // (turn-share.ts), so that four clients' 24 MiB bodies arriving at once do not hold the event loop together.
+    const checked = bytes > textUpTo ? await inTurnShare(check) : check();
+    if ("problem" in checked) return reject(checked.problem);
+    const { text } = checked;
+    if (bytes > textUpTo) parts = null;
+    else parts?.push(text);
     if (done) break;
   }
-  return { parts, bytes, memberNames: scanner.memberNames };
+  return { parts, chunks, bytes, memberNames: scanner.memberNames };
 }
 
 /** The whole body of a request, or, as soon as it passes `limit` bytes, its reader with the rest unread (to let go). */

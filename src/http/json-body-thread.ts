@@ -12,8 +12,11 @@ import type { LargeBodyJob, LargeBodyOutcome } from "./json-body-threads.ts";
  * (json-body.ts, with its refusals), then the members the route's schema cannot use taken out, and the rest
  * handed back as JSON text; a member the route prepares here (prepared-members.ts) handed back made ready.
  */
-async function parseHere({ parts, plan, preparer, fingerprint }: LargeBodyJob): Promise<LargeBodyOutcome> {
-  const text = parts.join("");
+async function parseHere({ body, plan, preparer, fingerprint }: LargeBodyJob): Promise<LargeBodyOutcome> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  text += decoder.decode();
   if (text.trim() === "") return { empty: true };
   let value: unknown;
   try {
