@@ -171,3 +171,21 @@ describe("a refusal before the body is read whole reaches the client", () => {
     expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
   });
 });
+
+describe("a large body read over a socket", () => {
+  test("reaches its parsing thread as bytes whole: characters split between 64 KiB chunks come through intact", async () => {
+    // 3- and 4-byte characters, so that chunk boundaries fall inside them; well over the 1 MiB that sends a body to the thread.
+    const text = (i: number) => `${i} Grüße, 日本語の文字, emoji 😀 and naïve café`;
+    const segments = Array.from({ length: 30_000 }, (_, i) => ({ start: i * 1000, end: i * 1000 + 900, text: text(i) }));
+    const body = new TextEncoder().encode(JSON.stringify({ disk: "objstore", path: "talk.mp3", name: "Ünïcödé", segments }));
+    expect(body.byteLength).toBeGreaterThan(2 * 1024 * 1024);
+    const auth = { authorization: `Bearer ${token}` };
+    const created = await fetch(`${service.url}/api/tasks`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const shown = (await (await fetch(`${service.url}/api/tasks/${id}`, { headers: auth })).json()) as { name: string; segments: { text: string }[] };
+    expect(shown.name).toBe("Ünïcödé");
+    expect(shown.segments).toHaveLength(30_000);
+    expect(shown.segments.every((segment, i) => segment.text === text(i))).toBe(true);
+  });
+});
