@@ -115,7 +115,11 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     this.write(pairs[0]!.target, () => {
       for (const { target, source } of pairs) this.renameTable(source, target);
     });
-    for (const { source } of pairs) this.forget(source);
+    for (const { source, target } of pairs) {
+      this.forget(source);
+      // The target is the source's table now: whether it has a text index is asked again.
+      this.textIndexed.delete(target);
+    }
   }
 
   private renameTable(source: string, target: string): void {

@@ -68,13 +68,15 @@ describe("GET /metrics", () => {
     const { id } = (await created.json()) as { id: number };
     for (const path of [`/api/tasks/${id}`, "/api/tasks/987654321", "/api/tasks/987654322"]) await fetch(`${service.url}${path}`, { headers: auth });
 
-    // The supplied transcript finishes the task through a worker; wait for the read model to say so.
+    // The supplied transcript finishes the task through a worker; wait for the read model to say so, and for the
+    // worker's queue to empty: it also gets the events that follow (the pdf and docx made after the task finished).
     let text = "";
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       ({ text } = await scrape(service.url));
-      if (sample(text, 'scribe_tasks{status="finished"}') === 1 && sample(text, 'scribe_worker_jobs_total{worker="supplied-transcripts",outcome="done"}'))
-        break;
+      const finished = sample(text, 'scribe_tasks{status="finished"}') === 1;
+      const done = sample(text, 'scribe_worker_jobs_total{worker="supplied-transcripts",outcome="done"}');
+      if (finished && done && sample(text, 'scribe_queue_depth{worker="supplied-transcripts"}') === 0) break;
       await Bun.sleep(100);
     }
     const { response } = await scrape(service.url);
