@@ -11,8 +11,12 @@
  * job) holds nothing back after that: each new turn starts the next piece waiting.
  */
 
-/** Background work run in one turn before the rest waits for the next: well under the 10 ms a probe may wait. */
-export const turnShareMs = 4;
+/**
+ * Background work run in one turn before the rest waits for the next: well under the 10 ms a probe may wait. 3 rather
+ * than 4: with four clients creating maximal transcripts, `/api/health` p99 was 10.5-10.9 ms against 11.9-13.4 (two
+ * runs each of bench/hostile-load.bench.ts), and the transcripts were answered no later.
+ */
+export const turnShareMs = 3;
 
 let sliceStartedAt = 0;
 let sliceOpen = false;
