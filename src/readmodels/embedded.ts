@@ -232,18 +232,9 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     try {
       // Inside another transaction (never from this store's own code), bun nests with a SAVEPOINT.
       if (this.db.inTransaction) return this.db.transaction(work).immediate();
-      this.begin.run();
-      try {
-        const result = work();
-        this.commit.run();
-        this.checkpoints?.written();
-        if (this.hasTextIndex(collection)) this.textMerges.written(collection);
-        return result;
-      } catch (error) {
-        // A failed COMMIT may already have rolled back on its own.
-        if (this.db.inTransaction) this.rollback.run();
-        throw error;
-      }
+      const result = this.committed(work);
+      if (this.hasTextIndex(collection)) this.textMerges.written(collection);
+      return result;
     } catch (error) {
       if (error instanceof SQLiteError && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(error.code ?? "")) {
         throw new DuplicateKeyError(collection, error.message);
@@ -251,6 +242,23 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
       throw error;
     }
   }
+
+  /** `work` in a BEGIN IMMEDIATE transaction of its own, committed (and the WAL's checkpointer told), or rolled back. */
+  private committed<R>(work: () => R): R {
+    this.endSnapshot();
+    this.begin.run();
+    try {
+      const result = work();
+      this.commit.run();
+      this.checkpoints?.written();
+      return result;
+    } catch (error) {
+      // A failed COMMIT may already have rolled back on its own.
+      if (this.db.inTransaction) this.rollback.run();
+      throw error;
+    }
+  }
+
   /** Resolves once no text index waits to be merged and no WAL checkpoint is under way (what a test waits for). */
   async maintenanceSettled(): Promise<void> {
     await this.textMerges.settled();
@@ -279,18 +287,10 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     const merge = this.statement(`INSERT INTO "${table}" ("${table}", rank) VALUES ('merge', ${pagesPerStep})`);
     const totalChanges = this.statement("SELECT total_changes() AS changes");
     const changes = () => (totalChanges.get() as { changes: number }).changes;
-    this.endSnapshot();
-    this.begin.run();
-    try {
+    return this.committed(() => {
       const before = changes();
       merge.run();
-      const worked = changes() - before >= 2;
-      this.commit.run();
-      this.checkpoints?.written();
-      return worked;
-    } catch (error) {
-      if (this.db.inTransaction) this.rollback.run();
-      throw error;
-    }
+      return changes() - before >= 2;
+    });
   }
 }
