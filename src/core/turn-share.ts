@@ -14,7 +14,8 @@
 /**
  * Background work run in one turn before the rest waits for the next: well under the 10 ms a probe may wait. 3 rather
  * than 4: with four clients creating maximal transcripts, `/api/health` p99 was 10.5-10.9 ms against 11.9-13.4 (two
- * runs each of bench/hostile-load.bench.ts), and the transcripts were answered no later.
+ * runs each of bench/hostile-load.bench.ts, measured while the read models' WAL was left to grow), and the transcripts
+ * were answered no later.
  */
 export const turnShareMs = 3;
 

@@ -2,16 +2,17 @@
  * The embedded store's upkeep off its writes as the service sets it up (src/adapters.ts embeddedUpkeep:
  * src/readmodels/embedded-text-merges.ts, src/core/wal-checkpoints.ts), on a real SQLite file: a text index merged in
  * steps after the writes, with FTS5's automerge off; the WAL checkpointed by a thread, with the store's connection never
- * checkpointing; the connection checkpointing by itself again if the thread cannot. Without that upkeep (a tool), SQLite
+ * checkpointing but to catch up once the WAL is long, so that it starts over; the connection checkpointing by itself
+ * again if the thread cannot. Without that upkeep (a tool), SQLite
  * checkpoints as usual and the index is still merged, a step a turn.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
-import { WalCheckpoints } from "../../src/core/wal-checkpoints.ts";
+import { WalCheckpoints, type ConnectionCheckpoints } from "../../src/core/wal-checkpoints.ts";
 import { embeddedUpkeep } from "../../src/adapters.ts";
 
 let dir: string;
@@ -87,7 +88,7 @@ describe("a text index on the embedded store", () => {
 });
 
 describe("the embedded store's WAL", () => {
-  test("is checkpointed by a thread: the connection never checkpoints, and the pages reach the database file", async () => {
+  test("is checkpointed by a thread: the connection does not checkpoint by itself, and the pages reach the database file", async () => {
     const path = join(dir, "readmodels.sqlite");
     const store = new EmbeddedDocumentStore(path, embeddedUpkeep);
     try {
@@ -111,9 +112,39 @@ describe("the embedded store's WAL", () => {
     }
   });
 
+  test("stays bounded while writes go on: past catchUpFrames the connection catches up after a commit, and the WAL starts over", async () => {
+    /** The WAL's largest size over 400 writes of 20 indexed documents, one a turn, with a thread checkpoint after each. */
+    const peakWal = async (name: string, catchUpFrames: number): Promise<number> => {
+      const path = join(dir, name);
+      const checkpoints = (file: string, connection: ConnectionCheckpoints) => new WalCheckpoints(file, connection, { everyMs: 0, catchUpFrames });
+      const store = new EmbeddedDocumentStore(path, { ...embeddedUpkeep, checkpoints });
+      let peak = 0;
+      try {
+        const collection = store.collection("segments");
+        await collection.createTextIndex({ scope: "owner", field: "words" });
+        for (let b = 0; b < 400; b++) {
+          const doc = (i: number) => ({ _id: `${b}:${i}`, owner: 1, words: `${words} w${b}x${i} `.repeat(4) });
+          await collection.insertMany(Array.from({ length: 20 }, (_, i) => doc(i)));
+          await Bun.sleep(0);
+          peak = Math.max(peak, existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+        }
+        await store.maintenanceSettled();
+        expect(await collection.countDocuments({})).toBe(8000);
+      } finally {
+        await store.close();
+      }
+      return peak;
+    };
+    // 500 frames are 2 MB of 4 KiB pages; what comes between two checkpoints rides on top.
+    expect(await peakWal("bounded.sqlite", 500)).toBeLessThan(16_000_000);
+    // Without the catch-up, the thread's checkpoints alone never let it start over (78 MB here; 1.1 GB for a large transcript).
+    expect(await peakWal("unbounded.sqlite", Number.POSITIVE_INFINITY)).toBeGreaterThan(40_000_000);
+  });
+
   test("when the thread cannot checkpoint, the connection is told to checkpoint by itself again, once", async () => {
     let fellBack = 0;
-    const checkpoints = new WalCheckpoints(join(dir, "missing", "readmodels.sqlite"), () => fellBack++, 0);
+    const connection = { here: () => undefined, inCommits: () => fellBack++ };
+    const checkpoints = new WalCheckpoints(join(dir, "missing", "readmodels.sqlite"), connection, { everyMs: 0, catchUpFrames: 16_384 });
     checkpoints.written();
     await checkpoints.settled();
     checkpoints.written();
