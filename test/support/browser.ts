@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from "playwright-core";
 import { startServiceProcess, type RunningService } from "./service-process.ts";
 import { until } from "./eventually.ts";
 
@@ -50,6 +50,12 @@ export type BrowserHarness = {
   errors: string[];
   /** Forgets what was recorded so far: each test checks what it caused. */
   checkpoint(): void;
+  /**
+   * Resolves once the page has had no request of its own open for `quietMs`: what it asked for when it opened has
+   * all been answered. Playwright's "networkidle" does not serve here, being about document loads, not a client-side
+   * page's requests. A page that holds a stream open (a task's events) never settles.
+   */
+  requestsSettled(quietMs?: number): Promise<void>;
   /**
    * Fails unless the browser stayed on the origin (but for `allowedOrigins`) and logged no error since the last
    * checkpoint. The API's own 4xx answers (a 422 of a form, the 401 that ends a session) are the app working, so
@@ -108,6 +114,10 @@ export async function startBrowserHarness(
     if (message.type() === "error" && !apiRefusal.test(message.text())) errors.push(message.text());
   });
   page.on("pageerror", (error) => errors.push(`uncaught: ${error.message}`));
+  const open = new Set<Request>();
+  page.on("request", (request) => open.add(request));
+  page.on("requestfinished", (request) => open.delete(request));
+  page.on("requestfailed", (request) => open.delete(request));
   return {
     service,
     browser,
@@ -120,6 +130,15 @@ export async function startBrowserHarness(
     checkpoint() {
       offOrigin.length = 0;
       errors.length = 0;
+    },
+    async requestsSettled(quietMs = 300) {
+      const deadline = Date.now() + 20_000;
+      let quietSince = Date.now();
+      while (Date.now() - quietSince < quietMs) {
+        if (Date.now() > deadline) throw new Error(`requests still open after 20 s: ${[...open].map((r) => r.url()).join(", ")}`);
+        await Bun.sleep(25);
+        if (open.size > 0) quietSince = Date.now();
+      }
     },
     expectClean(allowedOrigins = []) {
       const strays = offOrigin.filter((url) => !allowedOrigins.includes(new URL(url).origin));

@@ -93,9 +93,10 @@ describe.skipIf(!haveChromium)("the web app's accounts", () => {
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
-    // Once the page has asked for everything it shows (its prices come after the heading): a request still on its way
-    // would meet the ended session first and end it there, before the reload this part is about.
+    // Once the page has asked for everything it shows (its prices, keys and settings come after the heading): a request
+    // still on its way would meet the ended session first and end it there, before the reload this part is about.
     await page.getByRole("list", { name: "Plans for sale" }).waitFor();
+    await web.requestsSettled();
 
     // Ended behind the app's back (signed out elsewhere): its next request gets 401, and the app asks to sign in.
     const ended = await fetch(`${web.service.url}/api/session`, { method: "DELETE", headers: await sessionHeaders(page) });
@@ -109,6 +110,9 @@ describe.skipIf(!haveChromium)("the web app's accounts", () => {
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+    // As above: a request still on its way would meet the ended session before the click.
+    await page.getByRole("list", { name: "Plans for sale" }).waitFor();
+    await web.requestsSettled();
     expect((await fetch(`${web.service.url}/api/session`, { method: "DELETE", headers: await sessionHeaders(page) })).status).toBe(204);
     await page.getByRole("link", { name: "Transcriptions" }).click();
     await page.getByText("Your session has ended. Please sign in again.").waitFor();
