@@ -9,19 +9,21 @@ import { logger } from "../logging/logger.ts";
  * itself (`wal_autocheckpoint = 0`, src/readmodels/embedded.ts); after a write, at most every `everyMs`, a thread
  * checkpoints on its own connection (PASSIVE: readers and writers go on meanwhile).
  *
- * A checkpoint made beside writes never quite finishes while they go on, and SQLite starts the WAL over only after one
- * that did: indexing an 80,000-segment transcript grew it to 1.1 GB. So once the thread finds more than
- * `catchUpFrames` in the WAL, the connection checkpoints right after its next commit (`here`), copying only what came
- * since the thread's checkpoint, and the write after that starts the WAL over. Should the thread fail, the connection
- * checkpoints as SQLite would again (`inCommits`).
+ * A checkpoint made beside writes never quite finishes while they go on, and SQLite starts the WAL over only at the
+ * first write after one that did: indexing an 80,000-segment transcript grew it to 1.1 GB. So once the thread finds
+ * more than `catchUpFrames` in the WAL, it checkpoints again at once, a catch-up, while the store's writes wait
+ * (`writesPaused`: they are asynchronous, so the event loop goes on). It copies only what came since the checkpoint
+ * before, it finishes, and the write after it starts the WAL over. Making the connection catch up itself after a
+ * commit did the same, but on the event loop: `/api/health` p99 went from 11-13 to 23-25 ms under maximal transcripts.
+ * Should the thread fail, the connection checkpoints as SQLite would again (`inCommits`).
  */
 
 export type CheckpointJob = { path: string };
 /** What PRAGMA wal_checkpoint says: the WAL's frames, and how many of them are in the database file now. */
 export type CheckpointResult = { walFrames: number; copiedFrames: number };
 
-/** What the store's connection does when told: checkpoint now, or go back to checkpointing inside its commits. */
-export type ConnectionCheckpoints = { here(): void; inCommits(): void };
+/** What the store's connection does when the thread fails: go back to checkpointing inside its commits. */
+export type ConnectionCheckpoints = { inCommits(): void };
 
 const log = logger("readmodels");
 const thread = new BackgroundThread<CheckpointJob, CheckpointResult>(new URL("./wal-checkpoint-thread.ts", import.meta.url), "WAL checkpoint", {
@@ -32,13 +34,14 @@ export class WalCheckpoints {
   private inFlight: Promise<void> | null = null;
   private lastStartedAt = Number.NEGATIVE_INFINITY;
   private catchUpDue = false;
+  /** While a catch-up runs: what the store's writes wait for, and what lets them go on. */
+  private pause: { over: Promise<void>; end: () => void } | null = null;
   private failed = false;
   private closed = false;
 
   /**
-   * `catchUpFrames`: 2,000 frames are 8 MiB of 4 KiB pages. With four clients creating maximal transcripts,
-   * `/api/health` p99 was 23-25 ms with this bound, 20-60 ms with 16,384 frames (rarer but larger catch-ups), 34-55 ms
-   * with SQLite checkpointing inside the commits, and 10.5-12.8 ms with no bound, which let the WAL grow without end.
+   * `catchUpFrames`: 2,000 frames are 8 MiB of 4 KiB pages. `everyMs`: how often at most the thread checkpoints
+   * beside ongoing writes.
    */
   constructor(
     private readonly path: string,
@@ -46,28 +49,22 @@ export class WalCheckpoints {
     private readonly options: { everyMs: number; catchUpFrames: number } = { everyMs: 250, catchUpFrames: 2_000 },
   ) {}
 
-  /**
-   * The store committed a write: the connection catches up if the thread found the WAL too long; a checkpoint starts
-   * unless one is under way or began less than `everyMs` ago.
-   */
+  /** The store committed a write: a checkpoint starts unless one is under way or began less than `everyMs` ago. */
   written(): void {
-    if (this.closed || this.failed) return;
-    if (this.catchUpDue) {
-      this.catchUpDue = false;
-      this.connection.here();
-    }
-    if (this.inFlight !== null) return;
-    const now = performance.now();
-    if (now - this.lastStartedAt < this.options.everyMs) return;
-    this.lastStartedAt = now;
-    this.inFlight = this.checkpoint().finally(() => {
-      this.inFlight = null;
-    });
+    if (this.closed || this.failed || this.inFlight !== null) return;
+    if (performance.now() - this.lastStartedAt < this.options.everyMs) return;
+    this.start(false);
+  }
+
+  /** While a catch-up runs, what the store's writes wait for before they begin; null otherwise (almost always). */
+  writesPaused(): Promise<void> | null {
+    return this.pause?.over ?? null;
   }
 
   /** Resolves once no checkpoint is under way. */
   async settled(): Promise<void> {
-    await this.inFlight;
+    // A checkpoint that found the WAL long is followed at once by its catch-up.
+    while (this.inFlight !== null) await this.inFlight;
   }
 
   /** No checkpoint starts after this; resolves once the one under way (if any) is done. */
@@ -76,10 +73,28 @@ export class WalCheckpoints {
     await this.inFlight;
   }
 
-  private async checkpoint(): Promise<void> {
+  private start(catchUp: boolean): void {
+    this.lastStartedAt = performance.now();
+    if (catchUp) {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      this.pause = { over: promise, end: resolve };
+    }
+    this.inFlight = this.checkpoint(catchUp).finally(() => {
+      this.inFlight = null;
+      this.pause?.end();
+      this.pause = null;
+      if (this.catchUpDue && !this.closed && !this.failed) {
+        this.catchUpDue = false;
+        this.start(true);
+      }
+    });
+  }
+
+  private async checkpoint(catchUp: boolean): Promise<void> {
     try {
       const { walFrames } = await thread.run({ path: this.path });
-      if (walFrames > this.options.catchUpFrames) this.catchUpDue = true;
+      // After a catch-up the WAL still counts its frames until the next write starts it over.
+      this.catchUpDue = !catchUp && walFrames > this.options.catchUpFrames;
     } catch (error) {
       this.failed = true;
       log.warn({ err: error, path: this.path }, "the WAL checkpoint thread failed; the read models' connection checkpoints by itself again");

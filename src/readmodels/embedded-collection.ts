@@ -25,6 +25,16 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
     this.byIdSql = `SELECT id, doc FROM ${this.table} WHERE id = ?`;
   }
 
+  /**
+   * `work` in a write transaction of its own, begun at once but while the store's WAL is being caught up
+   * (src/core/wal-checkpoints.ts): then after it, in the order the writes were asked for.
+   */
+  private async written<R>(work: () => R): Promise<R> {
+    const paused = this.store.writesPaused();
+    if (paused !== null) await paused;
+    return this.store.write(this.name, work);
+  }
+
   async findOne(filter: Filter): Promise<T | null> {
     return this.store.read(() => this.findOneNow(filter));
   }
@@ -53,12 +63,12 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   async insertOne(doc: T): Promise<void> {
-    this.store.write(this.name, () => this.insert(doc));
+    await this.written(() => this.insert(doc));
   }
 
   async insertMany(docs: readonly T[]): Promise<void> {
     if (docs.length === 0) return;
-    this.store.write(this.name, () => {
+    await this.written(() => {
       for (const doc of docs) this.insert(doc);
     });
   }
@@ -66,7 +76,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   async replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult> {
     const node = parseFilter(filter);
     const seededId = seedFromFilter(node)._id;
-    return this.store.write(this.name, () => {
+    return this.written(() => {
       const [row] = this.candidates(filter, 1);
       if (row !== undefined) {
         if (doc._id !== row.id) throw new TypeError(`replaceOne in ${this.name}: _id cannot change`);
@@ -81,7 +91,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   async updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
     const parsed = parseUpdate(update);
-    return this.store.write(this.name, () => {
+    return this.written(() => {
       const [row] = this.candidates(filter, 1);
       if (row !== undefined) return { matchedCount: 1, modifiedCount: this.modify(row, parsed) ? 1 : 0, upsertedCount: 0 };
       if (!options?.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
@@ -96,7 +106,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   async findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null> {
     const parsed = parseUpdate(update);
     const id = idOnly(filter);
-    return this.store.write(this.name, () => {
+    return this.written(() => {
       // Destructuring closes the generator, which resets its statement.
       const [row] = id !== null ? [this.byId(id) ?? undefined] : this.candidates(filter, 1);
       if (row !== undefined) {
@@ -116,7 +126,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const parsed = parseUpdate(update);
-    return this.store.write(this.name, () => {
+    return this.written(() => {
       // Collected first: rewriting rows while walking an index over them could visit a row twice.
       const rows = [...this.candidates(filter)];
       let modified = 0;
@@ -126,7 +136,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   async deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
-    return this.store.write(this.name, () => {
+    return this.written(() => {
       const [row] = this.candidates(filter, 1);
       if (row === undefined) return { deletedCount: 0 };
       this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(row.id);
@@ -136,7 +146,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   async deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
     const t = translateFilter(filter);
-    return this.store.write(this.name, () => {
+    return this.written(() => {
       if (t.exact) return { deletedCount: this.store.statement(`DELETE FROM ${this.table} WHERE ${t.where}`).run(...t.params).changes };
       const ids = [...this.candidates(filter)].map((row) => row.id);
       const remove = this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`);
@@ -154,7 +164,7 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
   }
 
   async clear(): Promise<void> {
-    this.store.write(this.name, () => this.store.statement(`DELETE FROM ${this.table}`).run());
+    await this.written(() => this.store.statement(`DELETE FROM ${this.table}`).run());
   }
 
   async createTextIndex(index: TextIndexSpec): Promise<void> {

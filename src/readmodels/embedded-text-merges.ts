@@ -36,10 +36,14 @@ export class TextIndexMerges {
   private running: Promise<void> | null = null;
   private closed = false;
 
-  /** `step`: one bounded merge of the collection's text index, and whether it found work to do. */
+  /**
+   * `step`: one bounded merge of the collection's text index, and whether it found work to do; `writesPaused`: what a
+   * step waits for first, as every write of the store does.
+   */
   constructor(
     private readonly step: (collection: string) => boolean,
     private readonly inBackground: InBackground,
+    private readonly writesPaused: () => Promise<void> | null = () => null,
   ) {}
 
   /** The collection's text index was written to: it is merged in the background from now on until nothing is left. */
@@ -73,7 +77,11 @@ export class TextIndexMerges {
   private async mergeWhileDue(): Promise<void> {
     try {
       for (const collection of this.due) {
-        const worked = await this.inBackground(() => !this.closed && this.step(collection)).catch((error: unknown) => {
+        const paused = this.writesPaused();
+        if (paused !== null) await paused;
+        if (this.closed) return;
+        // A pause may also have begun while the step waited for its turn: then it stays due, and waits as above.
+        const worked = await this.inBackground(() => !this.closed && (this.writesPaused() !== null || this.step(collection))).catch((error: unknown) => {
           // The collection dropped meanwhile, the disk full: the next write to it makes it due again.
           log.warn({ err: error, collection }, "could not merge a text index; the next write to it tries again");
           return false;

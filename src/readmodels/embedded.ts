@@ -27,18 +27,27 @@ export { EmbeddedCollection } from "./embedded-collection.ts";
 const COLLECTION_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 const STATEMENT_CACHE_SIZE = 256;
 
-/** Checkpoints of a WAL made off the store's connection: told of each write, waited for when the store closes. */
-export type OffConnectionCheckpoints = { written(): void; settled(): Promise<void>; close(): Promise<void> };
+/**
+ * Checkpoints of a WAL made off the store's connection: told of each write, waited for when the store closes, and
+ * asked before each write whether writes wait for a while (`writesPaused`: while the WAL is caught up, so that it can
+ * start over).
+ */
+export type OffConnectionCheckpoints = {
+  written(): void;
+  writesPaused(): Promise<void> | null;
+  settled(): Promise<void>;
+  close(): Promise<void>;
+};
 
 /**
  * What keeps the store in shape apart from its writes, as the service gives it (src/adapters.ts): where merge steps of
  * its text indexes run (`inBackground`; by default a step a turn), and what checkpoints its WAL off its connection
- * (`checkpoints`, handed the file and how to make the connection checkpoint now, or inside its commits again should
- * they fail; by default SQLite checkpoints inside the commits).
+ * (`checkpoints`, handed the file and how to make the connection checkpoint inside its commits again should they
+ * fail; by default SQLite checkpoints inside the commits).
  */
 export type EmbeddedUpkeep = {
   inBackground?: InBackground;
-  checkpoints?: (path: string, connection: { here(): void; inCommits(): void }) => OffConnectionCheckpoints;
+  checkpoints?: (path: string, connection: { inCommits(): void }) => OffConnectionCheckpoints;
 };
 
 export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
@@ -74,12 +83,15 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     this.db = new Database(path, { create: true });
     this.db.exec("PRAGMA busy_timeout = 5000");
     const { journal_mode: journal } = this.db.query("PRAGMA journal_mode = WAL").get() as { journal_mode: string };
-    this.textMerges = new TextIndexMerges((collection) => this.mergeTextIndex(collection), upkeep.inBackground ?? stepATurn);
+    this.textMerges = new TextIndexMerges(
+      (collection) => this.mergeTextIndex(collection),
+      upkeep.inBackground ?? stepATurn,
+      () => this.writesPaused(),
+    );
     // A file's WAL may be checkpointed elsewhere (the service's thread, src/core/wal-checkpoints.ts); one in memory has none.
     if (journal === "wal" && upkeep.checkpoints) {
       this.db.exec("PRAGMA wal_autocheckpoint = 0");
       this.checkpoints = upkeep.checkpoints(path, {
-        here: () => this.db.exec("PRAGMA wal_checkpoint(PASSIVE)"),
         inCommits: () => this.db.exec("PRAGMA wal_autocheckpoint = 1000"),
       });
     }
@@ -261,6 +273,10 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
       if (this.db.inTransaction) this.rollback.run();
       throw error;
     }
+  }
+
+  writesPaused(): Promise<void> | null {
+    return this.checkpoints?.writesPaused() ?? null;
   }
 
   /** Resolves once no text index waits to be merged and no WAL checkpoint is under way (what a test waits for). */

@@ -11,6 +11,11 @@ export interface SqliteSession {
   explain(sql: string, params: SqlParam[]): string[];
   /** Runs `work` in one IMMEDIATE transaction; unique violations become DuplicateKeyError. */
   write<R>(collection: string, work: () => R): R;
+  /**
+   * What a write waits for before it begins, while the WAL is being caught up (src/core/wal-checkpoints.ts); null when
+   * it may begin at once.
+   */
+  writesPaused(): Promise<void> | null;
   /** Runs `work` in the read snapshot this turn of the event loop shares. */
   read<R>(work: () => R): R;
   /** The collection's text index was made: what the store knew of it is asked again. */

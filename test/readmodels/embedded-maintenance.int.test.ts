@@ -2,8 +2,8 @@
  * The embedded store's upkeep off its writes as the service sets it up (src/adapters.ts embeddedUpkeep:
  * src/readmodels/embedded-text-merges.ts, src/core/wal-checkpoints.ts), on a real SQLite file: a text index merged in
  * steps after the writes, with FTS5's automerge off; the WAL checkpointed by a thread, with the store's connection never
- * checkpointing but to catch up once the WAL is long, so that it starts over; the connection checkpointing by itself
- * again if the thread cannot. Without that upkeep (a tool), SQLite
+ * checkpointing, and its writes waiting while the thread catches up once the WAL is long, so that it starts over; the
+ * connection checkpointing by itself again if the thread cannot. Without that upkeep (a tool), SQLite
  * checkpoints as usual and the index is still merged, a step a turn.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -112,7 +112,7 @@ describe("the embedded store's WAL", () => {
     }
   });
 
-  test("stays bounded while writes go on: past catchUpFrames the connection catches up after a commit, and the WAL starts over", async () => {
+  test("stays bounded while writes go on: past catchUpFrames the thread catches up while the writes wait, and the WAL starts over", async () => {
     /** The WAL's largest size over 400 writes of 20 indexed documents, one a turn, with a thread checkpoint after each. */
     const peakWal = async (name: string, catchUpFrames: number): Promise<number> => {
       const path = join(dir, name);
@@ -143,7 +143,7 @@ describe("the embedded store's WAL", () => {
 
   test("when the thread cannot checkpoint, the connection is told to checkpoint by itself again, once", async () => {
     let fellBack = 0;
-    const connection = { here: () => undefined, inCommits: () => fellBack++ };
+    const connection = { inCommits: () => fellBack++ };
     const checkpoints = new WalCheckpoints(join(dir, "missing", "readmodels.sqlite"), connection, { everyMs: 0, catchUpFrames: 16_384 });
     checkpoints.written();
     await checkpoints.settled();

@@ -62,4 +62,28 @@ describe("TextIndexMerges", () => {
     expect(calls).not.toContain("b");
     expect(before).toBeLessThan(100);
   });
+
+  test("given writes paused (the WAL caught up), no step runs until they go on, even one already waiting for its turn", async () => {
+    const { calls, step } = steps({ a: 1 });
+    let pause: PromiseWithResolvers<void> | null = null;
+    const turns: (() => void)[] = [];
+    // Steps run when the test says, as the turn share would run them later.
+    const inBackground = (work: () => boolean) => new Promise<boolean>((done) => turns.push(() => done(work())));
+    const merges = new TextIndexMerges(step, inBackground, () => pause?.promise ?? null);
+    merges.written("a");
+    await Bun.sleep(0);
+    pause = Promise.withResolvers<void>();
+    turns.shift()!();
+    await Bun.sleep(0);
+    expect(calls).toEqual([]);
+    expect(turns).toHaveLength(0);
+    const paused = pause;
+    pause = null;
+    paused.resolve();
+    while (merges.busy) {
+      turns.shift()?.();
+      await Bun.sleep(0);
+    }
+    expect(calls).toEqual(["a", "a"]);
+  });
 });
