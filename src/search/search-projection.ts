@@ -224,16 +224,25 @@ async function apply(event: Recorded<SearchedEvent>, db: DocumentStore, context?
     if (current && current._position >= event.position) return;
     const next = evolve(current, event);
     let indexed = current?.segments ?? 0;
+    let expected = current?._position ?? null;
     if (next.segments.kind === "remove") {
       await removeSegments(db, taskId);
       indexed = 0;
     } else if (next.segments.kind === "replace" && next.task) {
+      if (current === null) {
+        // A new task is named before its segments are written: a search part-way through a large transcript shows
+        // the segments written so far, where it counted them but could name none (total 1,242, no results). Dated
+        // just before the event, so that a crash before the end makes the event come again.
+        const named: SearchTaskDocument = { ...next.task, segments: 0, _id: id, _position: event.position - 1 };
+        if (!(await compareAndSet(tasks, id, null, named))) continue;
+        expected = named._position;
+      }
       const segments = await segmentsOf(next.segments.source, context, taskId);
       await replaceSegments(db, next.task, segments, event.position, indexed);
       indexed = segments.length;
     }
     const document = next.task && { ...next.task, segments: indexed, _id: id, _position: event.position };
-    if (await compareAndSet(tasks, id, current?._position ?? null, document)) return;
+    if (await compareAndSet(tasks, id, expected, document)) return;
     if (attempt >= 10) throw new Error(`${searchTasksCollection}/${id}: still changing under event ${event.position} after ${attempt} attempts`);
   }
 }

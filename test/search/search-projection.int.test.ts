@@ -93,3 +93,21 @@ test("an event that comes again after a crash part-way (some segments written, t
   expect((await segmentDocs()).length).toBe(100);
   expect(await found("lima")).toEqual([51]);
 });
+
+test("a search part-way through a new task's transcript shows the segments written so far, named, as many as it counts", async () => {
+  const many = lines(...Array.from({ length: 600 }, (_, i) => `line ${i} kilo`));
+  const applying = applyDeclared(searchProjection, created(1, many), db);
+  const search = new Search(db);
+  let partWay = await search.search(userId, { q: "kilo" });
+  while (partWay.total === 0) {
+    await new Promise((resolve) => setImmediate(resolve));
+    partWay = await search.search(userId, { q: "kilo" });
+  }
+  await applying;
+  expect(partWay.total).toBeLessThan(600);
+  expect(partWay.data).toHaveLength(Math.min(partWay.total, 25));
+  expect(partWay.data[0]?.task_name).toBe("Standup");
+  // Once done, the task's document says so: the event is not folded again.
+  expect(await db.collection<SearchTaskDocument>(searchTasksCollection).findOne({ _id: "1" })).toMatchObject({ _position: 1, segments: 600 });
+  expect((await search.search(userId, { q: "kilo" })).total).toBe(600);
+});
