@@ -55,7 +55,19 @@ export class JsonShapeScanner {
   feed(text: string): JsonShapeViolation | null {
     const { items, limits } = this;
     let nameFrom = 0;
+    // Inside a string only a quote or a backslash matters: the scan jumps to the next of either (indexOf, native),
+    // instead of looking at every character. A string filling an 88 KB body made this loop a third of what
+    // refusing that body cost. -2: not looked for yet in this text; -1: none left in it.
+    let nextQuote = -2;
+    let nextBackslash = -2;
     for (let i = 0; i < text.length; i++) {
+      if (this.inString && !this.escaped) {
+        if (nextQuote !== -1 && nextQuote < i) nextQuote = text.indexOf('"', i);
+        if (nextBackslash !== -1 && nextBackslash < i) nextBackslash = text.indexOf("\\", i);
+        const stop = nextQuote === -1 ? nextBackslash : nextBackslash === -1 ? nextQuote : Math.min(nextQuote, nextBackslash);
+        if (stop === -1) break;
+        i = stop;
+      }
       const c = text.charCodeAt(i);
       if (this.inString) {
         if (this.escaped) this.escaped = false;
