@@ -12,8 +12,15 @@
  */
 export const answersPerTurn = 8;
 
+/**
+ * Nor do answers go out once the turn has spent this long since its first: eight costly requests (88 KB registrations
+ * read, parsed and refused, about 1 ms each on a loaded machine) still held a keep-alive `/api/health` behind them.
+ */
+export const answeringMsPerTurn = 2;
+
 // Process-wide on purpose: the event loop, and so the turn, is the process's, whichever app answers.
 let answeredThisTurn = 0;
+let firstAnsweredAt = 0;
 let held: (() => void)[] = [];
 let turnEndQueued = false;
 
@@ -27,16 +34,17 @@ function turnEnded(): void {
 }
 
 /**
- * `response` as it is while fewer than `answersPerTurn` answers went out in this turn; past that, a promise of it
- * that settles in the next turn. Keep-alive traffic is rarely held: a turn reads one request from each connection
+ * `response` as it is while fewer than `answersPerTurn` answers went out in this turn, within `answeringMsPerTurn` of
+ * its first; past either, a promise of it that settles in the next turn. Keep-alive traffic is rarely held: a turn reads one request from each connection
  * epoll found ready, and a turn that answers more than a few has many connections behind it.
  */
 export function pacedAnswer(response: Response): Response | Promise<Response> {
-  answeredThisTurn++;
+  const now = performance.now();
+  if (++answeredThisTurn === 1) firstAnsweredAt = now;
   if (!turnEndQueued) {
     turnEndQueued = true;
     setImmediate(turnEnded);
   }
-  if (answeredThisTurn <= answersPerTurn) return response;
+  if (answeredThisTurn <= answersPerTurn && now - firstAnsweredAt <= answeringMsPerTurn) return response;
   return new Promise((resolve) => held.push(() => resolve(response)));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { guardAnswers } from "../../src/http/last-resort.ts";
-import { answersPerTurn, pacedAnswer } from "../../src/http/answer-pacing.ts";
+import { answeringMsPerTurn, answersPerTurn, pacedAnswer } from "../../src/http/answer-pacing.ts";
 
 /** Starts `count` answers in one turn; how many settled before that turn's immediates ran, and the answers in order. */
 async function burst(count: number, answer: (i: number) => Response | Promise<Response>) {
@@ -26,6 +26,24 @@ describe("answers in one turn of the event loop (answer-pacing.ts)", () => {
     const { beforeTurnEnded, settled } = await burst(answersPerTurn + 5, () => pacedAnswer(new Response("ok")));
     expect(beforeTurnEnded).toBe(answersPerTurn);
     expect(settled).toEqual(Array.from({ length: answersPerTurn + 5 }, (_, i) => i));
+  });
+
+  test("once the turn has spent its time on answers, the rest wait for the next turn, though fewer than the count went out", async () => {
+    const busyFor = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    // Each answer costs 0.3 of the turn's time: the answers asked for after it has passed wait.
+    const askedAt: number[] = [];
+    const { beforeTurnEnded, settled } = await burst(6, (i) => {
+      if (i > 0) busyFor(answeringMsPerTurn * 0.3);
+      askedAt.push(performance.now());
+      return pacedAnswer(new Response("ok"));
+    });
+    const inTime = askedAt.filter((at) => at - askedAt[0]! <= answeringMsPerTurn).length;
+    expect(inTime).toBeLessThan(6);
+    expect(beforeTurnEnded).toBe(inTime);
+    expect(settled).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
   test("through the app's outermost layer, compressed answers included", async () => {
