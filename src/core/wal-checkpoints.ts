@@ -35,18 +35,21 @@ export class WalCheckpoints {
   private lastStartedAt = Number.NEGATIVE_INFINITY;
   private catchUpDue = false;
   /** While a catch-up runs: what the store's writes wait for, and what lets them go on. */
-  private pause: { over: Promise<void>; end: () => void } | null = null;
+  private pause: { over: Promise<void>; end: () => void; bound: Timer } | null = null;
   private failed = false;
   private closed = false;
 
   /**
    * `catchUpFrames`: 2,000 frames are 8 MiB of 4 KiB pages. `everyMs`: how often at most the thread checkpoints
-   * beside ongoing writes.
+   * beside ongoing writes. `mostPauseMs`: how long at most the writes wait for a catch-up (10-25 ms as a rule); one that
+   * takes longer (a stalled disk, a thread that does not answer) lets them go on, and the WAL starts over after a later
+   * one. `checkpoint`: what runs one, by default on the thread.
    */
   constructor(
     private readonly path: string,
     private readonly connection: ConnectionCheckpoints,
-    private readonly options: { everyMs: number; catchUpFrames: number } = { everyMs: 250, catchUpFrames: 2_000 },
+    private readonly options: { everyMs: number; catchUpFrames: number; mostPauseMs?: number } = { everyMs: 250, catchUpFrames: 2_000 },
+    private readonly checkpointOn: (job: CheckpointJob) => Promise<CheckpointResult> = (job) => thread.run(job),
   ) {}
 
   /** The store committed a write: a checkpoint starts unless one is under way or began less than `everyMs` ago. */
@@ -77,12 +80,12 @@ export class WalCheckpoints {
     this.lastStartedAt = performance.now();
     if (catchUp) {
       const { promise, resolve } = Promise.withResolvers<void>();
-      this.pause = { over: promise, end: resolve };
+      const pause = { over: promise, end: resolve, bound: setTimeout(() => this.pause === pause && this.endPause(), this.options.mostPauseMs ?? 500) };
+      this.pause = pause;
     }
     this.inFlight = this.checkpoint(catchUp).finally(() => {
       this.inFlight = null;
-      this.pause?.end();
-      this.pause = null;
+      this.endPause();
       if (this.catchUpDue && !this.closed && !this.failed) {
         this.catchUpDue = false;
         this.start(true);
@@ -90,9 +93,16 @@ export class WalCheckpoints {
     });
   }
 
+  private endPause(): void {
+    if (this.pause === null) return;
+    clearTimeout(this.pause.bound);
+    this.pause.end();
+    this.pause = null;
+  }
+
   private async checkpoint(catchUp: boolean): Promise<void> {
     try {
-      const { walFrames } = await thread.run({ path: this.path });
+      const { walFrames } = await this.checkpointOn({ path: this.path });
       // After a catch-up the WAL still counts its frames until the next write starts it over.
       this.catchUpDue = !catchUp && walFrames > this.options.catchUpFrames;
     } catch (error) {

@@ -27,7 +27,9 @@ export class EmbeddedCollection<T extends Document = Document> implements Collec
 
   /**
    * `work` in a write transaction of its own, begun at once but while the store's WAL is being caught up
-   * (src/core/wal-checkpoints.ts): then after it, in the order the writes were asked for.
+   * (src/core/wal-checkpoints.ts): then after it, the writes that waited in the order they came. The store's own
+   * writes (making a table, an index, dropping or renaming) do not wait: they are rare, and only delay the WAL's
+   * starting over.
    */
   private async written<R>(work: () => R): Promise<R> {
     const paused = this.store.writesPaused();

@@ -190,8 +190,9 @@ async function replaceSegments(
     if (from >= indexedBefore) {
       try {
         const started = performance.now();
-        // The embedded store writes before this returns; a server's write is only sent: either way, what is timed
-        // is what the batch held the event loop for.
+        // The embedded store writes before this returns (unless its WAL is being caught up: then the batch stays
+        // within `most`); a server's write is only sent: either way, what is timed is what the batch held the event
+        // loop for.
         const written = collection.insertMany(wanted.map(withWords));
         batches.took(performance.now() - started, wanted.length);
         await written;
@@ -234,7 +235,10 @@ async function apply(event: Recorded<SearchedEvent>, db: DocumentStore, context?
         // the segments written so far, where it counted them but could name none (total 1,242, no results). Dated
         // just before the event, so that a crash before the end makes the event come again.
         const named: SearchTaskDocument = { ...next.task, segments: 0, _id: id, _position: event.position - 1 };
-        if (!(await compareAndSet(tasks, id, null, named))) continue;
+        if (!(await compareAndSet(tasks, id, null, named))) {
+          if (attempt >= 10) throw new Error(`${searchTasksCollection}/${id}: still changing under event ${event.position} after ${attempt} attempts`);
+          continue;
+        }
         expected = named._position;
       }
       const segments = await segmentsOf(next.segments.source, context, taskId);

@@ -99,7 +99,8 @@ test("a search part-way through a new task's transcript shows the segments writt
   const applying = applyDeclared(searchProjection, created(1, many), db);
   const search = new Search(db);
   let partWay = await search.search(userId, { q: "kilo" });
-  while (partWay.total === 0) {
+  for (let turn = 0; partWay.total === 0; turn++) {
+    if (turn > 10_000) throw new Error("nothing was indexed");
     await new Promise((resolve) => setImmediate(resolve));
     partWay = await search.search(userId, { q: "kilo" });
   }
