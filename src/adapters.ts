@@ -81,7 +81,7 @@ export async function openDocumentStore(config: Config): Promise<DocumentStore> 
 /** The service's upkeep of the embedded read models: merge steps in the turn share, WAL checkpoints on a thread. */
 export const embeddedUpkeep: EmbeddedUpkeep = {
   inBackground: inTurnShare,
-  checkpoints: (path, connection) => new WalCheckpoints(path, connection),
+  checkpoints: (path, fallBack) => new WalCheckpoints(path, fallBack),
 };
 
 /** The blob store alone: for the CLIs whose projections read transcripts (replay, admin). */

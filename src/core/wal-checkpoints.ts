@@ -15,20 +15,25 @@ import { logger } from "../logging/logger.ts";
  * (`writesPaused`: they are asynchronous, so the event loop goes on). It copies only what came since the checkpoint
  * before, it finishes, and the write after it starts the WAL over. Making the connection catch up itself after a
  * commit did the same, but on the event loop: `/api/health` p99 went from 11-13 to 23-25 ms under maximal transcripts.
- * Should the thread fail, the connection checkpoints as SQLite would again (`inCommits`).
+ * Should the thread fail, the connection checkpoints as SQLite would again (`fallBack`).
  */
 
 export type CheckpointJob = { path: string };
 /** What PRAGMA wal_checkpoint says: the WAL's frames, and how many of them are in the database file now. */
 export type CheckpointResult = { walFrames: number; copiedFrames: number };
 
-/** What the store's connection does when the thread fails: go back to checkpointing inside its commits. */
-export type ConnectionCheckpoints = { inCommits(): void };
-
 const log = logger("readmodels");
 const thread = new BackgroundThread<CheckpointJob, CheckpointResult>(new URL("./wal-checkpoint-thread.ts", import.meta.url), "WAL checkpoint", {
   smol: true,
 });
+
+/**
+ * `everyMs`: how often at most the thread checkpoints beside ongoing writes. `catchUpFrames`: 2,000 frames are 8 MiB of
+ * 4 KiB pages. `mostPauseMs`: how long at most the writes wait for a catch-up (10-25 ms as a rule); one that takes
+ * longer (a stalled disk, a thread that does not answer) lets them go on, and the WAL starts over after a later one.
+ */
+export type WalCheckpointOptions = { everyMs: number; catchUpFrames: number; mostPauseMs: number };
+const defaultOptions: WalCheckpointOptions = { everyMs: 250, catchUpFrames: 2_000, mostPauseMs: 500 };
 
 export class WalCheckpoints {
   private inFlight: Promise<void> | null = null;
@@ -39,18 +44,20 @@ export class WalCheckpoints {
   private failed = false;
   private closed = false;
 
+  private readonly options: WalCheckpointOptions;
+
   /**
-   * `catchUpFrames`: 2,000 frames are 8 MiB of 4 KiB pages. `everyMs`: how often at most the thread checkpoints
-   * beside ongoing writes. `mostPauseMs`: how long at most the writes wait for a catch-up (10-25 ms as a rule); one that
-   * takes longer (a stalled disk, a thread that does not answer) lets them go on, and the WAL starts over after a later
-   * one. `checkpoint`: what runs one, by default on the thread.
+   * `fallBack`: makes the store's connection checkpoint inside its commits again, should the thread fail.
+   * `checkpointOn`: what runs a checkpoint, by default the thread.
    */
   constructor(
     private readonly path: string,
-    private readonly connection: ConnectionCheckpoints,
-    private readonly options: { everyMs: number; catchUpFrames: number; mostPauseMs?: number } = { everyMs: 250, catchUpFrames: 2_000 },
+    private readonly fallBack: () => void,
+    options: Partial<WalCheckpointOptions> = {},
     private readonly checkpointOn: (job: CheckpointJob) => Promise<CheckpointResult> = (job) => thread.run(job),
-  ) {}
+  ) {
+    this.options = { ...defaultOptions, ...options };
+  }
 
   /** The store committed a write: a checkpoint starts unless one is under way or began less than `everyMs` ago. */
   written(): void {
@@ -80,7 +87,7 @@ export class WalCheckpoints {
     this.lastStartedAt = performance.now();
     if (catchUp) {
       const { promise, resolve } = Promise.withResolvers<void>();
-      const pause = { over: promise, end: resolve, bound: setTimeout(() => this.pause === pause && this.endPause(), this.options.mostPauseMs ?? 500) };
+      const pause = { over: promise, end: resolve, bound: setTimeout(() => this.pause === pause && this.endPause(), this.options.mostPauseMs) };
       this.pause = pause;
     }
     this.inFlight = this.checkpoint(catchUp).finally(() => {
@@ -108,7 +115,7 @@ export class WalCheckpoints {
     } catch (error) {
       this.failed = true;
       log.warn({ err: error, path: this.path }, "the WAL checkpoint thread failed; the read models' connection checkpoints by itself again");
-      if (!this.closed) this.connection.inCommits();
+      if (!this.closed) this.fallBack();
     }
   }
 }

@@ -35,8 +35,9 @@ function turnEnded(): void {
 
 /**
  * `response` as it is while fewer than `answersPerTurn` answers went out in this turn, within `answeringMsPerTurn` of
- * its first; past either, a promise of it that settles in the next turn. Keep-alive traffic is rarely held: a turn reads one request from each connection
- * epoll found ready, and a turn that answers more than a few has many connections behind it.
+ * its first; past either, a promise of it that settles in the next turn. Keep-alive traffic is rarely held: a turn
+ * reads one request from each connection epoll found ready, and a turn that answers more than a few has many
+ * connections behind it.
  */
 export function pacedAnswer(response: Response): Response | Promise<Response> {
   const now = performance.now();

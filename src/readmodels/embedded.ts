@@ -42,12 +42,11 @@ export type OffConnectionCheckpoints = {
 /**
  * What keeps the store in shape apart from its writes, as the service gives it (src/adapters.ts): where merge steps of
  * its text indexes run (`inBackground`; by default a step a turn), and what checkpoints its WAL off its connection
- * (`checkpoints`, handed the file and how to make the connection checkpoint inside its commits again should they
- * fail; by default SQLite checkpoints inside the commits).
+ * (`checkpoints`, handed the file and what to do should it fail; by default SQLite checkpoints inside the commits).
  */
 export type EmbeddedUpkeep = {
   inBackground?: InBackground;
-  checkpoints?: (path: string, connection: { inCommits(): void }) => OffConnectionCheckpoints;
+  checkpoints?: (path: string, fallBack: () => void) => OffConnectionCheckpoints;
 };
 
 export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
@@ -91,9 +90,7 @@ export class EmbeddedDocumentStore implements DocumentStore, SqliteSession {
     // A file's WAL may be checkpointed elsewhere (the service's thread, src/core/wal-checkpoints.ts); one in memory has none.
     if (journal === "wal" && upkeep.checkpoints) {
       this.db.exec("PRAGMA wal_autocheckpoint = 0");
-      this.checkpoints = upkeep.checkpoints(path, {
-        inCommits: () => this.db.exec("PRAGMA wal_autocheckpoint = 1000"),
-      });
+      this.checkpoints = upkeep.checkpoints(path, () => this.db.exec("PRAGMA wal_autocheckpoint = 1000"));
     }
     this.db.exec("PRAGMA synchronous = NORMAL");
     // A deleted document's bytes are overwritten, not left in free pages: deleting a task deletes its words.

@@ -221,6 +221,7 @@ async function apply(event: Recorded<SearchedEvent>, db: DocumentStore, context?
   const id = String(taskId);
   const tasks = db.collection<SearchTaskDocument>(searchTasksCollection);
   for (let attempt = 1; ; attempt++) {
+    if (attempt > 10) throw new Error(`${searchTasksCollection}/${id}: still changing under event ${event.position} after ${attempt - 1} attempts`);
     const current = await tasks.findOne({ _id: id });
     if (current && current._position >= event.position) return;
     const next = evolve(current, event);
@@ -235,10 +236,7 @@ async function apply(event: Recorded<SearchedEvent>, db: DocumentStore, context?
         // the segments written so far, where it counted them but could name none (total 1,242, no results). Dated
         // just before the event, so that a crash before the end makes the event come again.
         const named: SearchTaskDocument = { ...next.task, segments: 0, _id: id, _position: event.position - 1 };
-        if (!(await compareAndSet(tasks, id, null, named))) {
-          if (attempt >= 10) throw new Error(`${searchTasksCollection}/${id}: still changing under event ${event.position} after ${attempt} attempts`);
-          continue;
-        }
+        if (!(await compareAndSet(tasks, id, null, named))) continue;
         expected = named._position;
       }
       const segments = await segmentsOf(next.segments.source, context, taskId);
@@ -247,7 +245,6 @@ async function apply(event: Recorded<SearchedEvent>, db: DocumentStore, context?
     }
     const document = next.task && { ...next.task, segments: indexed, _id: id, _position: event.position };
     if (await compareAndSet(tasks, id, expected, document)) return;
-    if (attempt >= 10) throw new Error(`${searchTasksCollection}/${id}: still changing under event ${event.position} after ${attempt} attempts`);
   }
 }
 

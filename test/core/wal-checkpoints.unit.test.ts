@@ -17,13 +17,13 @@ function answeredByTest() {
   return { asked, run };
 }
 
-const connection = { inCommits: () => undefined };
+const fallBack = () => undefined;
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("WalCheckpoints", () => {
   test("given a checkpoint that finds the WAL long, when the catch-up answers, then the writes that waited go on", async () => {
     const { asked, run } = answeredByTest();
-    const checkpoints = new WalCheckpoints("store.sqlite", connection, { everyMs: 0, catchUpFrames: 100 }, run);
+    const checkpoints = new WalCheckpoints("store.sqlite", fallBack, { everyMs: 0, catchUpFrames: 100 }, run);
     checkpoints.written();
     expect(checkpoints.writesPaused()).toBeNull();
     asked[0]!.resolve({ walFrames: 500, copiedFrames: 480 });
@@ -45,7 +45,7 @@ describe("WalCheckpoints", () => {
 
   test("given a catch-up that does not answer, the writes wait no longer than mostPauseMs", async () => {
     const { asked, run } = answeredByTest();
-    const checkpoints = new WalCheckpoints("store.sqlite", connection, { everyMs: 0, catchUpFrames: 100, mostPauseMs: 30 }, run);
+    const checkpoints = new WalCheckpoints("store.sqlite", fallBack, { everyMs: 0, catchUpFrames: 100, mostPauseMs: 30 }, run);
     checkpoints.written();
     asked[0]!.resolve({ walFrames: 500, copiedFrames: 500 });
     await turn();
@@ -59,7 +59,7 @@ describe("WalCheckpoints", () => {
 
   test("given a short WAL, no catch-up and no pause", async () => {
     const { asked, run } = answeredByTest();
-    const checkpoints = new WalCheckpoints("store.sqlite", connection, { everyMs: 0, catchUpFrames: 100 }, run);
+    const checkpoints = new WalCheckpoints("store.sqlite", fallBack, { everyMs: 0, catchUpFrames: 100 }, run);
     checkpoints.written();
     asked[0]!.resolve({ walFrames: 50, copiedFrames: 50 });
     await checkpoints.settled();

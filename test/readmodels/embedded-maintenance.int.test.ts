@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmbeddedDocumentStore } from "../../src/readmodels/embedded.ts";
-import { WalCheckpoints, type ConnectionCheckpoints } from "../../src/core/wal-checkpoints.ts";
+import { WalCheckpoints } from "../../src/core/wal-checkpoints.ts";
 import { embeddedUpkeep } from "../../src/adapters.ts";
 
 let dir: string;
@@ -116,7 +116,7 @@ describe("the embedded store's WAL", () => {
     /** The WAL's largest size over 400 writes of 20 indexed documents, one a turn, with a thread checkpoint after each. */
     const peakWal = async (name: string, catchUpFrames: number): Promise<number> => {
       const path = join(dir, name);
-      const checkpoints = (file: string, connection: ConnectionCheckpoints) => new WalCheckpoints(file, connection, { everyMs: 0, catchUpFrames });
+      const checkpoints = (file: string, fallBack: () => void) => new WalCheckpoints(file, fallBack, { everyMs: 0, catchUpFrames });
       const store = new EmbeddedDocumentStore(path, { ...embeddedUpkeep, checkpoints });
       let peak = 0;
       try {
@@ -143,8 +143,7 @@ describe("the embedded store's WAL", () => {
 
   test("when the thread cannot checkpoint, the connection is told to checkpoint by itself again, once", async () => {
     let fellBack = 0;
-    const connection = { inCommits: () => fellBack++ };
-    const checkpoints = new WalCheckpoints(join(dir, "missing", "readmodels.sqlite"), connection, { everyMs: 0, catchUpFrames: 16_384 });
+    const checkpoints = new WalCheckpoints(join(dir, "missing", "readmodels.sqlite"), () => fellBack++, { everyMs: 0, catchUpFrames: 16_384 });
     checkpoints.written();
     await checkpoints.settled();
     checkpoints.written();
