@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { openAdapters } from "./adapters.ts";
 import { startService, type Service } from "./service.ts";
 import { serverOptions } from "./http/server-options.ts";
-import { configureLogging, logger } from "./logging/logger.ts";
+import { configureLogging, logger, writeLogOffThread } from "./logging/logger.ts";
 import { settingNames, settingOf } from "./settings-schema.ts";
 
 const log = logger("scribe");
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const secrets = secretSettingValues(process.env);
   configureLogging({ level: config.logLevel, secrets });
+  writeLogOffThread();
   const adapters = await openAdapters(config);
   // The secret that signs storage URLs may have just been made under DATA_DIR.
   configureLogging({ level: config.logLevel, secrets: [...secrets, adapters.secret] });

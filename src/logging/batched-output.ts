@@ -3,11 +3,14 @@
  * request, and writing each as it came cost a fifth to a third of its requests a second at LOG_LEVEL=info. Lines wait
  * at most `maxDelayMs` (or until `maxBytes` have gathered); a line at error level or above is written at once with
  * everything before it, and whatever waits is written when the process exits, so a crash, an exit or a SIGTERM loses
- * nothing. Only a SIGKILL can lose the last few milliseconds' lines.
+ * nothing. Only a SIGKILL can lose the last few milliseconds' lines. The service hands its batches to a thread that
+ * writes them (`moveOffThread`, off-thread-writes.ts); an error line and the exit still write everything at once.
  */
 import pino from "pino";
+import { OffThreadWrites } from "./off-thread-writes.ts";
 
-type Destination = { write(text: string): unknown };
+/** `writeNow`: what the destination still holds of what it was given, written before it returns. */
+type Destination = { write(text: string): unknown; writeNow?(): void; close?(): void };
 
 /** Standard output or error, written synchronously (pino's destination retries a full pipe) when a batch goes out. */
 const standardStream = (fd: 1 | 2): Destination => pino.destination({ dest: fd, sync: true });
@@ -16,6 +19,7 @@ export class BatchedOutput {
   private pending: string[] = [];
   private pendingBytes = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private fd: 1 | 2 | null = null;
   private readonly onExit = () => this.flush();
 
   constructor(
@@ -27,7 +31,16 @@ export class BatchedOutput {
   }
 
   static of(fd: 1 | 2): BatchedOutput {
-    return new BatchedOutput(standardStream(fd));
+    const output = new BatchedOutput(standardStream(fd));
+    output.fd = fd;
+    return output;
+  }
+
+  /** Batches are written by a thread of their own from now on (the service; tools keep writing themselves). */
+  moveOffThread(): void {
+    if (this.fd === null || this.destination instanceof OffThreadWrites) return;
+    this.flush();
+    this.destination = new OffThreadWrites(this.fd, this.destination);
   }
 
   /**
@@ -36,22 +49,30 @@ export class BatchedOutput {
    */
   switchTo(fd: 1 | 2): void {
     this.flush();
+    this.destination.close?.();
     this.destination = standardStream(fd);
+    this.fd = fd;
   }
 
   write(line: string): void {
     this.pending.push(line);
     this.pendingBytes += line.length;
-    if (this.pendingBytes >= this.maxBytes) this.flush();
+    if (this.pendingBytes >= this.maxBytes) this.handOver();
     else if (this.timer === null) {
-      this.timer = setTimeout(() => this.flush(), this.maxDelayMs);
+      this.timer = setTimeout(() => this.handOver(), this.maxDelayMs);
       // Lines waiting to be written do not keep the process alive: exit writes them.
       this.timer.unref?.();
     }
   }
 
-  /** Writes what waits, now. */
+  /** Writes what waits, now: written when this returns. */
   flush(): void {
+    this.handOver();
+    this.destination.writeNow?.();
+  }
+
+  /** What waits goes to the destination as one batch (to its thread, when it has one). */
+  private handOver(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0) return;
@@ -64,6 +85,7 @@ export class BatchedOutput {
   /** No more lines: what waits is written, and exit has nothing left to do. */
   close(): void {
     this.flush();
+    this.destination.close?.();
     process.off("exit", this.onExit);
   }
 }

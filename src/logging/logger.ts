@@ -226,6 +226,14 @@ export function configureLogging(options: { level: LogLevel; pretty?: boolean; s
   setLevel(options.level);
 }
 
+/**
+ * The service's log batches go to a thread that writes them (off-thread-writes.ts), so requests never wait for a
+ * write; error lines and the exit still write everything before they return. Tools keep writing on their own thread.
+ */
+export function writeLogOffThread(): void {
+  standardOutput.moveOffThread();
+}
+
 /** For the command-line tools, whose stdout is their product (NDJSON, a new key, a report): the log goes to stderr. */
 export function logToStderr(level: LogLevel = "info"): void {
   standardOutput.switchTo(2);
