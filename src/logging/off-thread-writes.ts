@@ -21,8 +21,12 @@ const free = 0;
 const heldByThread = 1;
 const heldHere = 2;
 
-/** How long `writeNow` waits for a thread stuck in a write before writing over it: a log line late, not a service hung. */
-const mostWaitMs = 2_000;
+/**
+ * How long `writeNow` waits for the thread's write before writing over it. Its write only blocks while the collector
+ * does not read, when a write here would block as long; the limit is for a thread that died holding the lock, so the
+ * exit cannot hang on it, and is long, since writing over a write that was merely slow can double part of a batch.
+ */
+const mostWaitMs = 10_000;
 
 /** What the thread is told first: where to write, and the shared lock and count (log-writes-thread.ts). */
 export type OpenWrites = { fd: 1 | 2; shared: SharedArrayBuffer };
