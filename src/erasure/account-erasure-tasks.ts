@@ -65,6 +65,20 @@ export async function eraseAccountTasks(
 }
 
 /**
+ * How many of the account's tasks this erasure deleted, whoever ran the command: the request (or `bun run admin erase`)
+ * or the AccountErased worker beside it, which reacts in the same correlation and may get to a task first, or finish
+ * before the request lists any. A task its owner deleted before is not counted.
+ */
+export async function tasksDeletedBy(tasks: Pick<Tasks, "commands">, userId: number, ids: readonly number[], correlationId: string): Promise<number> {
+  let deleted = 0;
+  for (const taskId of ids) {
+    const deletion = (await tasks.commands.events(taskId)).filter(isDeletion).at(-1);
+    if (deletion?.data.userId === userId && deletion.metadata.correlationId === correlationId) deleted++;
+  }
+  return deleted;
+}
+
+/**
  * The task's erasure, unless its key is gone already (done) or it is not a deleted task of this account; its stream's
  * name, or null when it has none.
  */

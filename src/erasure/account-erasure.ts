@@ -14,7 +14,7 @@ import type { DataKeyStore } from "./data-keys.ts";
 import { accountScope } from "./key-scopes.ts";
 import { decideAccountErasure, type ErasedBy } from "./account-erasure-decider.ts";
 import { holdingsOf } from "./account-erasure-holdings.ts";
-import { accountTaskIds, eraseAccountTasks } from "./account-erasure-tasks.ts";
+import { accountTaskIds, eraseAccountTasks, tasksDeletedBy } from "./account-erasure-tasks.ts";
 import { deleteSnapshots, forgetKeptAnswers } from "./account-erasure-leftovers.ts";
 import { InlineTaskErasure } from "./inline-task-erasure.ts";
 import { forgetDecryptedFields } from "./decrypted-fields.ts";
@@ -29,7 +29,10 @@ export type ErasureRemainder = {
   dataKeys: number;
 };
 
-/** What an erasure removed, counted: what `bun run admin erase` prints. */
+/**
+ * What an erasure removed, counted: what `bun run admin erase` prints. `tasks` counts every task deleted in the
+ * erasure's correlation, by it or by the AccountErased worker beside it; the other remainders count what it found left.
+ */
 export type ErasureReport = ErasureRemainder & {
   userId: number;
   apiKeys: number;
@@ -95,14 +98,17 @@ export class AccountErasure {
     const revoked = (type: string) => recorded.events.filter((event) => event.type === type).length;
     const remainder = await this.finish(userId, metadata);
     const erasedNow = recorded.events.length > 0;
+    const taskIds = await accountTaskIds(db, userId, await this.accounts.history(userId));
     return {
+      ...remainder,
+      // The AccountErased worker may have deleted some or all of them, in this erasure's correlation.
+      tasks: await tasksDeletedBy(this.parts.tasks, userId, taskIds, metadata.correlationId),
       userId,
       apiKeys: revoked("ApiKeyRevoked"),
       tokens: revoked("AccessTokenRevoked"),
       sessions: revoked("SessionEnded"),
       folders: erasedNow ? folders : 0,
       notifications: erasedNow ? notifications : 0,
-      ...remainder,
     };
   }
 

@@ -14,6 +14,8 @@ import { taskStream } from "../../src/tasks/events.ts";
 import { AccountCommands } from "../../src/accounts/commands.ts";
 import { decideAccountErasure } from "../../src/erasure/account-erasure-decider.ts";
 import { bySystem } from "../../src/core/event.ts";
+import { AccountErasure } from "../../src/erasure/account-erasure.ts";
+import { tasksService } from "../../src/tasks/index.ts";
 
 let app: TestApp;
 // The spec's 5 logins a minute an email: what the password check of DELETE /api/user counts against.
@@ -117,6 +119,31 @@ describe("an erasure that stopped right after AccountErased", () => {
     expect(await app.adapters.dataKeys.find(`account-${account.id}`)).toBe("erased");
     expect((await app.request("POST", "/api/login", { json: { email: account.email, password: account.password } })).status).toBe(401);
     expect((await app.register({ email: account.email })).id).not.toBe(account.id);
+  });
+});
+
+describe("what an erasure reports", () => {
+  /** The erasure as `bun run admin erase` makes it, on the app's stores. */
+  async function operatorErasure(): Promise<AccountErasure> {
+    const { eventStore: store, documents: db, blobs, transcripts, dataKeys } = app.adapters;
+    const tasks = await tasksService(store, db, async () => undefined, transcripts);
+    return new AccountErasure({ store, db, blobs, transcripts, waitFor: async () => undefined, tasks, dataKeys });
+  }
+
+  test("given the AccountErased worker (another process) got to the tasks first, then the tasks it deleted in the erasure's correlation are counted, and none its owner deleted before", async () => {
+    const account = await app.register({ name: "Raced Report" });
+    const { tasks } = await tasksWithMedia(account, 3);
+    expect((await app.request("DELETE", `/api/tasks/${tasks[0]}`, { token: account.token })).status).toBe(200);
+    await workersCaughtUp(app);
+    const correlationId = crypto.randomUUID();
+    const erasure = await operatorErasure();
+    // What the worker beside `admin erase` does when it reacts to AccountErased before the command lists the tasks.
+    await erasure.finish(account.id, bySystem("account-erasure", correlationId, "the AccountErased event"));
+    const report = await erasure.erase(account.id, "operator", bySystem("operator", correlationId));
+    expect(report.tasks).toBe(2);
+    expect(report.tokens).toBe(1);
+    // Run again (a new correlation): it deletes nothing, and says so.
+    expect((await erasure.erase(account.id, "operator", bySystem("operator", crypto.randomUUID()))).tasks).toBe(0);
   });
 });
 
