@@ -136,9 +136,12 @@ describe("the embedded store's WAL", () => {
       return peak;
     };
     // 500 frames are 2 MB of 4 KiB pages; what comes between two checkpoints rides on top.
-    expect(await peakWal("bounded.sqlite", 500)).toBeLessThan(16_000_000);
-    // Without the catch-up, the thread's checkpoints alone never let it start over (78 MB here; 1.1 GB for a large transcript).
-    expect(await peakWal("unbounded.sqlite", Number.POSITIVE_INFINITY)).toBeGreaterThan(40_000_000);
+    const bound = 16_000_000;
+    expect(await peakWal("bounded.sqlite", 500)).toBeLessThan(bound);
+    // Without the catch-up, the thread's checkpoints alone seldom let it start over: 78 MB on a quiet machine (1.1 GB
+    // for a large transcript), 36.5 MB once beside a busy CI run, where a slow event loop left the thread time to
+    // finish between writes. What matters is that it passes the bound the catch-up keeps.
+    expect(await peakWal("unbounded.sqlite", Number.POSITIVE_INFINITY)).toBeGreaterThan(bound);
   });
 
   test("when the thread cannot checkpoint, the connection is told to checkpoint by itself again, once", async () => {
