@@ -9,8 +9,8 @@
 import pino from "pino";
 import { OffThreadWrites } from "./off-thread-writes.ts";
 
-/** `writeNow`: what the destination still holds of what it was given, written before it returns. */
-type Destination = { write(text: string): unknown; writeNow?(): void; close?(): void };
+/** `writeNow`: what the destination still holds of what it was given, then `more`, written before it returns. */
+type Destination = { write(text: string): unknown; writeNow?(more?: string): void; close?(): void };
 
 /** Standard output or error, written synchronously (pino's destination retries a full pipe) when a batch goes out. */
 const standardStream = (fd: 1 | 2): Destination => pino.destination({ dest: fd, sync: true });
@@ -65,21 +65,26 @@ export class BatchedOutput {
     }
   }
 
-  /** Writes what waits, now: written when this returns. */
+  /** Writes what waits, now: written when this returns (not handed to a thread first, which would only copy it). */
   flush(): void {
-    this.handOver();
-    this.destination.writeNow?.();
+    const text = this.takePending();
+    if (this.destination.writeNow) this.destination.writeNow(text);
+    else if (text.length > 0) this.destination.write(text);
   }
 
   /** What waits goes to the destination as one batch (to its thread, when it has one). */
   private handOver(): void {
+    const text = this.takePending();
+    if (text.length > 0) this.destination.write(text);
+  }
+
+  private takePending(): string {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (this.pending.length === 0) return;
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join("");
     this.pending = [];
     this.pendingBytes = 0;
-    this.destination.write(text);
+    return text;
   }
 
   /** No more lines: what waits is written, and exit has nothing left to do. */

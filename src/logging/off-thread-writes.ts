@@ -1,51 +1,39 @@
 /**
- * Log batches written to standard output or error by a thread of its own, so the event loop never waits in a write
+ * Log batches written to standard output or error by a thread of their own, so the event loop never waits in a write
  * system call: a file under the kernel's writeback, or a pipe whose collector reads slowly, held every request behind
  * it (at LOG_LEVEL=info, a task's detail served 2 to 4 % fewer requests a second writing to a file than to /dev/null).
  *
  * Nothing is lost, doubled or reordered, whatever the thread has got to:
  * - each batch carries a number; the thread writes a batch only while holding a lock shared with this thread, and
  *   records the highest number written;
- * - `writeNow` (an error line, the process's exit) takes the same lock, writes here every batch not yet recorded, and
- *   records them, so the thread skips them when their messages reach it.
- * - Beyond `maxQueuedBytes` not yet written, batches are written here: a collector that stops reading then slows the
- *   service, as it always did, instead of growing its memory.
- * - If the thread fails or cannot start, everything is written here from then on.
+ * - `writeNow` (an error line, the process's exit) takes the same lock, ahead of the thread's next batch, writes here
+ *   every batch not yet recorded, and records them, so the thread skips them when their messages reach it. It waits
+ *   for a write the thread has begun, however long: writing over it could tear a line.
+ * - Beyond `maxQueuedChars` not yet written, batches are written here: a collector that stops reading then slows the
+ *   service, as it always did, instead of growing its memory (about twice that many bytes at most, with the thread's
+ *   copies).
+ * - If the thread fails, it is retired (the lock set so that it never writes again) and everything is written here.
  */
 import pino from "pino";
+import { lockWords, type OpenWrites } from "./off-thread-lock.ts";
 
 export type Destination = { write(text: string): unknown };
 
-/** Who holds the shared lock. */
-const free = 0;
-const heldByThread = 1;
-const heldHere = 2;
-
-/**
- * How long `writeNow` waits for the thread's write before writing over it. Its write only blocks while the collector
- * does not read, when a write here would block as long; the limit is for a thread that died holding the lock, so the
- * exit cannot hang on it, and is long, since writing over a write that was merely slow can double part of a batch.
- */
-const mostWaitMs = 10_000;
-
-/** What the thread is told first: where to write, and the shared lock and count (log-writes-thread.ts). */
-export type OpenWrites = { fd: 1 | 2; shared: SharedArrayBuffer };
-
 export class OffThreadWrites implements Destination {
   private readonly shared = new SharedArrayBuffer(16);
-  private readonly lock = new Int32Array(this.shared, 0, 1);
+  private readonly lock = new Int32Array(this.shared, 0, 2);
   private readonly written = new BigInt64Array(this.shared, 8, 1);
   private thread: Worker | null = null;
   /** Batches handed to the thread, oldest first, from `head`; kept until recorded written. */
   private readonly queued: { number: number; text: string }[] = [];
   private head = 0;
-  private queuedBytes = 0;
+  private queuedChars = 0;
   private lastNumber = 0;
 
   constructor(
     fd: 1 | 2,
     private readonly here: Destination = pino.destination({ dest: fd, sync: true }),
-    private readonly maxQueuedBytes = 8 * 1024 * 1024,
+    private readonly maxQueuedChars = 8 * 1024 * 1024,
   ) {
     try {
       const thread = new Worker(new URL("./log-writes-thread.ts", import.meta.url).href, { smol: true });
@@ -59,70 +47,90 @@ export class OffThreadWrites implements Destination {
     }
   }
 
-  /** Bytes handed over and not yet written (tests, and the bound). */
-  get waitingBytes(): number {
+  /** Characters handed over and not yet written (tests, and the bound). */
+  get waitingChars(): number {
     this.forgetWritten();
-    return this.queuedBytes;
+    return this.queuedChars;
   }
 
   write(text: string): void {
+    if (this.thread === null) {
+      this.here.write(text);
+      return;
+    }
     this.forgetWritten();
     const number = ++this.lastNumber;
     this.queued.push({ number, text });
-    this.queuedBytes += text.length;
-    if (this.thread === null || this.queuedBytes > this.maxQueuedBytes) this.writeNow();
+    this.queuedChars += text.length;
+    if (this.queuedChars > this.maxQueuedChars) this.writeNow();
     else this.thread.postMessage({ number, text });
   }
 
-  /** Everything handed over so far is written when this returns. */
-  writeNow(): void {
+  /** Everything handed over so far, then `more`, is written when this returns. */
+  writeNow(more = ""): void {
     this.forgetWritten();
-    if (this.head === this.queued.length) return;
-    this.take();
-    try {
-      const done = Number(Atomics.load(this.written, 0));
-      for (let i = this.head; i < this.queued.length; i++) if (this.queued[i]!.number > done) this.here.write(this.queued[i]!.text);
-      Atomics.store(this.written, 0, BigInt(this.lastNumber));
-    } finally {
-      Atomics.store(this.lock, 0, free);
-      Atomics.notify(this.lock, 0);
+    if (this.thread !== null && this.head < this.queued.length) {
+      this.take();
+      try {
+        this.writeWaiting();
+      } finally {
+        this.release(lockWords.free);
+      }
     }
-    this.forgetWritten();
+    if (more.length > 0) this.here.write(more);
   }
 
   /** Writes what waits, and writes everything here from now on. */
   close(): void {
-    this.writeNow();
-    this.thread?.terminate();
-    this.thread = null;
-  }
-
-  private take(): void {
-    const giveUpAt = performance.now() + mostWaitMs;
-    while (Atomics.compareExchange(this.lock, 0, free, heldHere) !== free) {
-      if (performance.now() > giveUpAt) {
-        // The thread is stuck in a write (a pipe nobody reads) or gone mid-write: write over it from now on.
-        this.thread?.terminate();
-        this.thread = null;
-        Atomics.store(this.lock, 0, heldHere);
-        return;
-      }
-      Atomics.wait(this.lock, 0, heldByThread, 50);
-    }
+    if (this.thread !== null) this.retire(this.thread);
   }
 
   /** The thread said it failed (its only message) or died: what it had not written is written here, now and later. */
   private lose(thread: Worker): void {
-    if (this.thread !== thread) return;
-    this.thread = null;
-    thread.terminate();
-    this.writeNow();
+    if (this.thread === thread) this.retire(thread);
+  }
+
+  /** Takes the lock for good (the thread never takes it again), writes what waits, and stops the thread. */
+  private retire(thread: Worker): void {
+    this.take();
+    try {
+      this.writeWaiting();
+    } finally {
+      this.release(lockWords.retired);
+      this.thread = null;
+      this.queued.length = 0;
+      this.head = 0;
+      this.queuedChars = 0;
+      thread.terminate();
+    }
+  }
+
+  private writeWaiting(): void {
+    const done = Number(Atomics.load(this.written, 0));
+    for (let i = this.head; i < this.queued.length; i++) if (this.queued[i]!.number > done) this.here.write(this.queued[i]!.text);
+    Atomics.store(this.written, 0, BigInt(this.lastNumber));
+    this.forgetWritten();
+  }
+
+  /** The lock, ahead of the thread's next batch: a batch it has begun is finished first. */
+  private take(): void {
+    Atomics.store(this.lock, lockWords.wantedHere, 1);
+    while (Atomics.compareExchange(this.lock, lockWords.holder, lockWords.free, lockWords.heldHere) !== lockWords.free) {
+      Atomics.wait(this.lock, lockWords.holder, lockWords.heldByThread, 50);
+    }
+    Atomics.store(this.lock, lockWords.wantedHere, 0);
+  }
+
+  private release(to: typeof lockWords.free | typeof lockWords.retired): void {
+    Atomics.store(this.lock, lockWords.holder, to);
+    Atomics.notify(this.lock, lockWords.holder);
+    Atomics.notify(this.lock, lockWords.wantedHere);
   }
 
   private forgetWritten(): void {
     const done = Number(Atomics.load(this.written, 0));
     while (this.head < this.queued.length && this.queued[this.head]!.number <= done) {
-      this.queuedBytes -= this.queued[this.head]!.text.length;
+      this.queuedChars -= this.queued[this.head]!.text.length;
       this.head++;
     }
     if (this.head === this.queued.length) {
@@ -134,5 +142,3 @@ export class OffThreadWrites implements Destination {
     }
   }
 }
-
-export const lockHolders = { free, heldByThread, heldHere } as const;

@@ -31,34 +31,51 @@ describe("log batches written off the event loop's thread", () => {
         if (i % 997 === 0) writes.writeNow();
         if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
       }
+      for (let i = 20000; i < 20100; i++) writes.write(i + "\\n");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The thread wrote what came last by itself.
+      console.error(JSON.stringify({ waiting: writes.waitingChars }));
       writes.writeNow(); // as the exit hook does (batched-output.ts)
       process.exit(0);`);
     const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
-    expect(stderr).toBe("");
-    expect(stdout.trimEnd().split("\n")).toEqual(numbered(20000));
+    expect(JSON.parse(stderr)).toEqual({ waiting: 0 });
+    expect(stdout.trimEnd().split("\n")).toEqual(numbered(20100));
     expect(await child.exited).toBe(0);
   });
 
   test("given nobody reads the pipe, then the event loop goes on, and once it is read every line arrives", async () => {
-    // 2 MB of lines: far more than a pipe holds (64 KiB). Written on the event loop's thread, the first write past
-    // that would block it until the pipe is read, 2 s later, and the timer below would fire only then.
+    // 3 MB of lines: far more than a pipe holds (64 KiB). Written on the event loop's thread, the first write past
+    // that would block it until the pipe is read, 2 s later, and the timer below would fire only then. Batches go on
+    // being handed over while the reader wakes and the thread catches up.
     const child = runUnread(
       `import { OffThreadWrites } from ${writesModule};
       const writes = new OffThreadWrites(1);
-      const line = "x".repeat(99) + "\\n";
+      const batch = (i) => (i + ":" + "x".repeat(99) + "\\n").repeat(10);
       const started = performance.now();
-      for (let i = 0; i < 200; i++) writes.write(i + ":" + line.repeat(100));
+      let i = 0;
+      for (; i < 3000; i++) writes.write(batch(i));
       await new Promise((resolve) => setTimeout(resolve, 20));
       console.error(JSON.stringify({ timerAfterMs: performance.now() - started }));
+      while (performance.now() - started < 3_000) {
+        for (let j = 0; j < 2; j++, i++) writes.write(batch(i));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       writes.writeNow();
+      console.error(JSON.stringify({ batches: i, waiting: writes.waitingChars }));
       process.exit(0);`,
       2_000,
     );
     const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
-    expect(JSON.parse(stderr).timerAfterMs).toBeLessThan(1_000);
+    const [timer, total] = stderr
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(timer.timerAfterMs).toBeLessThan(1_000);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines).toHaveLength(200 * 100);
-    expect(lines.filter((_, i) => i % 100 === 0).map((line) => line.split(":")[0])).toEqual(numbered(200));
+    // Counted right through the queue's compactions (the thread catches up while batches keep coming).
+    expect(total.waiting).toBe(0);
+    expect(lines).toHaveLength(total.batches * 10);
+    expect(lines.filter((_, i) => i % 10 === 0).map((line) => line.split(":")[0])).toEqual(numbered(total.batches));
     expect(await child.exited).toBe(0);
   });
 
@@ -66,25 +83,45 @@ describe("log batches written off the event loop's thread", () => {
     // Not read for a while: the thread is stuck on the full pipe, and the batches pile up to the bound.
     const child = runUnread(
       `import { OffThreadWrites } from ${writesModule};
-      const writes = new OffThreadWrites(1, undefined, 100_000);
+      import pino from "pino";
+      const stdout = pino.destination({ dest: 1, sync: true });
+      let writtenHere = 0;
+      const writes = new OffThreadWrites(1, { write: (text) => (writtenHere++, stdout.write(text)) }, 100_000);
       let most = 0;
       for (let i = 0; i < 100; i++) {
         writes.write(i + ":" + "y".repeat(9_990) + "\\n");
-        most = Math.max(most, writes.waitingBytes);
+        most = Math.max(most, writes.waitingChars);
       }
+      const beforeLastWrite = writtenHere;
       writes.writeNow();
-      console.error(JSON.stringify({ most }));
+      console.error(JSON.stringify({ most, beforeLastWrite }));
       process.exit(0);`,
       500,
     );
     const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
-    expect(JSON.parse(stderr).most).toBeLessThanOrEqual(100_000 + 10_000);
+    const { most, beforeLastWrite } = JSON.parse(stderr);
+    // Reached, and never passed by more than the batch that reached it: past it, the writer wrote itself.
+    expect(most).toBeGreaterThan(90_000);
+    expect(most).toBeLessThanOrEqual(100_000 + 10_000);
+    expect(beforeLastWrite).toBeGreaterThan(0);
     expect(
       stdout
         .trimEnd()
         .split("\n")
         .map((line) => line.split(":")[0]),
     ).toEqual(numbered(100));
+    expect(await child.exited).toBe(0);
+  });
+
+  test("given the writer is closed (its thread retired), then what waited and what comes after are written here, in order", async () => {
+    const child = run(`import { OffThreadWrites } from ${writesModule};
+      const writes = new OffThreadWrites(1);
+      for (let i = 0; i < 3000; i++) writes.write(i + "\\n");
+      writes.close();
+      for (let i = 3000; i < 6000; i++) writes.write(i + "\\n");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      process.exit(0);`);
+    expect((await new Response(child.stdout).text()).trimEnd().split("\n")).toEqual(numbered(6000));
     expect(await child.exited).toBe(0);
   });
 
